@@ -1,0 +1,1 @@
+"""kingmaker.ladder: persistence, ratings and league schedules."""

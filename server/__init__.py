@@ -1,0 +1,1 @@
+"""kingmaker.server: the referee, the gRPC services and the command line."""
