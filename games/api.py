@@ -151,14 +151,14 @@ class Game:
     spec: GameSpec
     create: Callable[[int, int, Mapping[str, OptionValue]], GameState]
     """``create(players, seed, options)`` with options already validated and defaulted."""
-    perturb_secrets: Callable[[GameState, Seat | None, int], GameState] | None = field(
-        default=None
-    )
+    perturb_secrets: Callable[[GameState, Seat | None, int], GameState] | None = field(default=None)
     """For the leak test: a copy of a state in which only ``seat``'s secrets (or, for ``None``,
     only what no seat may know, such as the order of a deck) are changed, using the given seed.
     Every other seat's observation and legal actions must come out identical."""
 
-    def new(self, players: int, seed: int, options: Mapping[str, OptionValue] | None = None) -> GameState:
+    def new(
+        self, players: int, seed: int, options: Mapping[str, OptionValue] | None = None
+    ) -> GameState:
         """A new game for ``players`` seats; raises ``OptionsError`` for bad players or options."""
         spec = self.spec
         if not spec.min_players <= players <= spec.max_players:

@@ -65,7 +65,9 @@ def replay(game: Game, playout: Playout) -> GameState:
     state = game.new(playout.players, playout.seed, playout.options)
     for joint in playout.log:
         stored = {str(seat): serial.action_to_data(action) for seat, action in joint.items()}
-        decoded = {int(seat): serial.action_from_data(game.spec, data) for seat, data in stored.items()}
+        decoded = {
+            int(seat): serial.action_from_data(game.spec, data) for seat, data in stored.items()
+        }
         assert decoded == joint, "an action did not survive the JSON log round trip"
         state.apply(decoded)
     return state
@@ -102,7 +104,9 @@ def check_no_leaks(game: Game, playout: Playout, samples: int = 12, seed: int = 
     the check did something (a perturbation that changes nothing proves nothing)."""
     perturb = game.perturb_secrets
     if perturb is None:
-        assert not game.spec.hidden_information, f"{game.spec.name} hides information: give it perturb_secrets"
+        assert not game.spec.hidden_information, (
+            f"{game.spec.name} hides information: give it perturb_secrets"
+        )
         return 0
     chooser = random.Random(seed)
     points = sorted(chooser.sample(range(len(playout.log) + 1), min(samples, len(playout.log) + 1)))

@@ -1,13 +1,13 @@
 """kingmaker.sdk: what a Python bot author imports.
 
-    from kingmaker.sdk import Bot, Request, run
+from kingmaker.sdk import Bot, Request, run
 
-    class MyBot(Bot):
-        def act(self, request: Request) -> int:
-            return 0  # the index of a legal action, or the action itself
+class MyBot(Bot):
+    def act(self, request: Request) -> int:
+        return 0  # the index of a legal action, or the action itself
 
-    if __name__ == "__main__":
-        run(MyBot())
+if __name__ == "__main__":
+    run(MyBot())
 """
 
 from kingmaker.sdk.bot import Bot, FunctionBot, MatchEnd, MatchStart, Reply, Request

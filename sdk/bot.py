@@ -79,7 +79,7 @@ class FunctionBot(Bot):
 
     def __init__(self, choose: Callable[[Request], Reply], name: str | None = None) -> None:
         self._choose = choose
-        self.name = name or getattr(choose, "__name__", "bot")
+        self.name = name or str(getattr(choose, "__name__", "bot"))
 
     def act(self, request: Request) -> Reply:
         return self._choose(request)

@@ -1,0 +1,265 @@
+"""The one place where protobuf meets the game values; the SDK and the server both use it.
+
+Each game's proto (``kingmaker.<game>.v1``) mirrors its dataclasses by name (see
+games/README.md), so one generic mapping serves every game: a dataclass becomes the message of
+the same shape, field by field; tuples are repeated fields; ``None`` is an unset field; enums
+match by member name. The game's ``Action`` message holds a ``oneof`` with one field per
+action class. Encoding plans are cached per (class, message) pair because the referee encodes
+an observation and every legal action for each request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import any_pb2
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from kingmaker.games.api import Action, Game, Observation, OptionValue
+from kingmaker.games.registry import get_game
+from kingmaker.v1 import common_pb2
+
+
+class CodecError(ValueError):
+    """A message that does not decode into a value of the game (a malformed bot reply)."""
+
+
+@dataclass(frozen=True)
+class GameCodec:
+    """Encodes and decodes one game's observations and actions."""
+
+    game: Game
+    observation_message: type[Message]
+    action_message: type[Message]
+
+    @property
+    def action_type_url(self) -> str:
+        return "type.googleapis.com/" + self.action_message.DESCRIPTOR.full_name
+
+    def encode_observation(self, observation: Observation) -> Message:
+        message = self.observation_message()
+        _fill(message, observation)
+        return message
+
+    def decode_observation(self, message: Message) -> Observation:
+        return _decode_message(message, self.game.spec.observation_type)
+
+    def encode_action(self, action: Action) -> Message:
+        message = self.action_message()
+        field = _oneof_field_for(self.action_message.DESCRIPTOR, type(action).__name__)
+        inner = getattr(message, field.name)
+        inner.SetInParent()  # an action with no fields must still be the one chosen
+        _fill(inner, action)
+        return message
+
+    def decode_action(self, message: Message) -> Action:
+        chosen = message.WhichOneof("action")
+        if chosen is None:
+            raise CodecError("the action names no action kind")
+        inner = getattr(message, chosen)
+        name = inner.DESCRIPTOR.name
+        for kind in self.game.spec.action_types:
+            if kind.__name__ == name:
+                return _decode_message(inner, kind)
+        raise CodecError(f"{self.game.spec.name} has no action {name!r}")
+
+    def pack_observation(self, observation: Observation) -> any_pb2.Any:
+        return _pack(self.encode_observation(observation))
+
+    def pack_action(self, action: Action) -> any_pb2.Any:
+        return _pack(self.encode_action(action))
+
+    def unpack_observation(self, packed: any_pb2.Any) -> Observation:
+        return self.decode_observation(_unpack(packed, self.observation_message))
+
+    def unpack_action(self, packed: any_pb2.Any) -> Action:
+        """The action inside ``packed``; ``CodecError`` if it is not a well-formed action."""
+        return self.decode_action(_unpack(packed, self.action_message))
+
+
+@functools.cache
+def codec_for(game_name: str) -> GameCodec:
+    """The codec of a registered game, found by the proto naming convention."""
+    game = get_game(game_name)
+    module = importlib.import_module(f"kingmaker.{game_name}.v1.{game_name}_pb2")
+    return GameCodec(game, module.Observation, module.Action)
+
+
+def options_to_proto(options: Mapping[str, OptionValue]) -> dict[str, common_pb2.OptionValue]:
+    return {name: option_value_to_proto(value) for name, value in options.items()}
+
+
+def option_value_to_proto(value: OptionValue) -> common_pb2.OptionValue:
+    if isinstance(value, bool):
+        return common_pb2.OptionValue(flag=value)
+    if isinstance(value, int):
+        return common_pb2.OptionValue(number=value)
+    return common_pb2.OptionValue(text=value)
+
+
+def options_from_proto(options: Mapping[str, common_pb2.OptionValue]) -> dict[str, OptionValue]:
+    return {name: option_value_from_proto(value) for name, value in options.items()}
+
+
+def option_value_from_proto(value: common_pb2.OptionValue) -> OptionValue:
+    kind = value.WhichOneof("value")
+    if kind is None:
+        raise CodecError("an option value is empty")
+    result: OptionValue = getattr(value, kind)
+    return result
+
+
+# ---- encoding -----------------------------------------------------------------------------------
+
+Setter = Callable[[Message, Any], None]
+
+
+def _fill(message: Message, value: Any) -> None:
+    kind: Any = type(value)
+    for name, setter in _plan(kind, message.DESCRIPTOR):
+        item = getattr(value, name)
+        if item is not None:
+            setter(message, item)
+
+
+@functools.cache
+def _plan(kind: Any, descriptor: Descriptor) -> tuple[tuple[str, Setter], ...]:
+    """How to copy each field of ``kind`` into a ``descriptor`` message, worked out once."""
+    if not dataclasses.is_dataclass(kind):
+        raise TypeError(f"{kind.__name__} is not a dataclass")
+    steps: list[tuple[str, Setter]] = []
+    for field in dataclasses.fields(kind):
+        target = descriptor.fields_by_name.get(field.name)
+        if target is None:
+            raise TypeError(f"message {descriptor.full_name} has no field {field.name!r}")
+        steps.append((field.name, _setter(target)))
+    return tuple(steps)
+
+
+def _setter(field: FieldDescriptor) -> Setter:
+    name = field.name
+    repeated = field.is_repeated
+    if field.message_type is not None:
+        if repeated:
+
+            def add_messages(message: Message, items: Any) -> None:
+                container = getattr(message, name)
+                for item in items:
+                    _fill(container.add(), item)
+
+            return add_messages
+
+        def set_message(message: Message, item: Any) -> None:
+            inner = getattr(message, name)
+            inner.SetInParent()
+            _fill(inner, item)
+
+        return set_message
+    if field.enum_type is not None:
+        numbers = _enum_numbers(field.enum_type)
+        if repeated:
+            return lambda message, items: getattr(message, name).extend(
+                numbers[i.name] for i in items
+            )
+        return lambda message, item: setattr(message, name, numbers[item.name])
+    if repeated:
+        return lambda message, items: getattr(message, name).extend(items)
+    return lambda message, item: setattr(message, name, item)
+
+
+@functools.cache
+def _enum_numbers(descriptor: EnumDescriptor) -> dict[str, int]:
+    """Python member name -> proto number, stripping the SCREAMING_CASE enum prefix."""
+    prefix = _screaming(descriptor.name) + "_"
+    return {value.name.removeprefix(prefix): value.number for value in descriptor.values}
+
+
+def _screaming(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
+
+
+@functools.cache
+def _oneof_field_for(descriptor: Descriptor, class_name: str) -> FieldDescriptor:
+    for field in descriptor.oneofs_by_name["action"].fields:
+        if field.message_type is not None and field.message_type.name == class_name:
+            return field
+    raise TypeError(f"{descriptor.full_name} has no action message {class_name}")
+
+
+def _pack(message: Message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+# ---- decoding -----------------------------------------------------------------------------------
+
+
+def _unpack(packed: any_pb2.Any, message_class: type[Message]) -> Message:
+    message = message_class()
+    if packed.TypeName() != message_class.DESCRIPTOR.full_name:
+        raise CodecError(
+            f"expected a {message_class.DESCRIPTOR.full_name}, got {packed.type_url or 'nothing'}"
+        )
+    try:
+        if not packed.Unpack(message):
+            raise CodecError("the payload does not unpack")
+    except Exception as error:  # a DecodeError from garbage bytes
+        raise CodecError(f"the payload does not decode: {error}") from None
+    return message
+
+
+def _decode_message(message: Message, kind: Any) -> Any:
+    hints = _hints(kind)
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(kind):
+        descriptor = message.DESCRIPTOR.fields_by_name[field.name]
+        values[field.name] = _decode_field(message, descriptor, hints[field.name])
+    return kind(**values)
+
+
+def _decode_field(message: Message, field: Any, hint: Any) -> Any:
+    inner_hint, optional = _unwrap_optional(hint)
+    if field.is_repeated:
+        item_hint = typing.get_args(inner_hint)[0]
+        return tuple(_decode_value(field, item, item_hint) for item in getattr(message, field.name))
+    if optional and field.has_presence and not message.HasField(field.name):
+        return None
+    return _decode_value(field, getattr(message, field.name), inner_hint)
+
+
+def _decode_value(field: FieldDescriptor, raw: Any, hint: Any) -> Any:
+    if field.message_type is not None:
+        return _decode_message(raw, hint)
+    if field.enum_type is not None:
+        name = _enum_names(field.enum_type).get(raw)
+        if name is None or name not in hint.__members__:
+            raise CodecError(f"{raw} is not a valid {hint.__name__}")
+        return hint[name]
+    return raw
+
+
+@functools.cache
+def _enum_names(descriptor: EnumDescriptor) -> dict[int, str]:
+    return {number: name for name, number in _enum_numbers(descriptor).items()}
+
+
+def _unwrap_optional(hint: Any) -> tuple[Any, bool]:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return args[0], True
+    return hint, False
+
+
+@functools.cache
+def _hints(kind: Any) -> dict[str, Any]:
+    return typing.get_type_hints(kind)
