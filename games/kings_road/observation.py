@@ -1,0 +1,56 @@
+"""Building a seat's observation from scratch, field by field.
+
+Nothing in King's Road is secret between decisions: each hand is the eleven cards less the
+Dragon and Witch that were revealed when used, and every other fact is on the table. A seat's
+only secret is the play it is choosing, which exists only inside the joint ``apply``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kingmaker.games.kings_road.data import REGIONS
+from kingmaker.games.kings_road.values import Card, Observation, PlayerView, RegionView
+
+if TYPE_CHECKING:
+    from kingmaker.games.kings_road.state import KingsRoadState
+
+
+def build_observation(state: KingsRoadState, seat: int) -> Observation:
+    board = state.board
+    acting = seat in state.to_act()
+    return Observation(
+        seat=seat,
+        players=state.players,
+        phase=state.phase,
+        round=state.round,
+        king_region=state.king,
+        permanent_nobles=board.permanent_nobles,
+        regions=tuple(
+            RegionView(
+                number=facts.number,
+                name=facts.name,
+                values=facts.values,
+                markers=tuple(board.markers[facts.number]),
+                nobles=tuple(board.nobles[facts.number]),
+            )
+            for facts in REGIONS.values()
+        ),
+        standings=tuple(
+            PlayerView(
+                seat=other,
+                score=state.scores[other],
+                supply=board.supply[other],
+                nobles=board.noble_count(other),
+                has_dragon=Card.DRAGON in state.hands[other],
+                has_witch=Card.WITCH in state.hands[other],
+            )
+            for other in range(state.players)
+        ),
+        hand=tuple(sorted(state.hands[seat], key=lambda card: card.value)),
+        cards_to_play=state.cards_to_play(seat) if acting else 0,
+        revealed=tuple(state.revealed),
+        dragons=state.dragons,
+        last_revealed=state.last_revealed,
+        last_scored=state.last_scored,
+    )
