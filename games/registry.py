@@ -9,6 +9,8 @@ from kingmaker.games.api import Game
 # name -> module that defines ``GAME``; imported on first use so a CLI call loads only what it needs.
 _MODULES: dict[str, str] = {
     "kingdoms": "kingmaker.games.kingdoms",
+    "kingsburg": "kingmaker.games.kingsburg",
+    "kingsville": "kingmaker.games.kingsville",
     "kings_road": "kingmaker.games.kings_road",
 }
 
