@@ -1,0 +1,185 @@
+"""Registering bots, their tokens, and turning them on and off.
+
+A managed bot has a launch command (an argv list, never a shell string) and maybe a working
+directory: the server starts it. A remote bot has neither and connects by itself. Either way the
+bot proves who it is with the token returned once by ``register_bot`` or ``rotate_token``.
+
+Disabling a bot keeps all its matches and ratings; it only stops it from authenticating and
+cancels its matches that have not started. Suspension (see ``faults.py``) is the automatic cousin:
+the bot may still authenticate (so it can be told why), but it is not scheduled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from kingmaker.games.registry import game_names
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.models import Bot, BotGame, Match, MatchSeat, MatchStatus, utc_now
+from kingmaker.ladder.records import BotInfo
+from kingmaker.ladder.tokens import hash_token, new_token, token_matches
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def register_bot(
+    db: Database,
+    name: str,
+    games: Sequence[str],
+    command: Sequence[str] | None = None,
+    working_dir: str | None = None,
+) -> tuple[BotInfo, str]:
+    """Register a bot; returns it and its token (shown this once, stored only as a hash)."""
+    _check_name(name)
+    checked_games = _check_games(games)
+    argv = _check_command(command)
+    if working_dir is not None and argv is None:
+        raise InvalidRequestError("a working directory only makes sense for a managed bot")
+    token = new_token()
+    try:
+        with db.transaction() as session:
+            if session.exec(select(Bot).where(Bot.name == name)).first() is not None:
+                raise ConflictError(f"a bot named {name!r} already exists")
+            bot = Bot(name=name, command=argv, working_dir=working_dir, token_hash=hash_token(token))
+            session.add(bot)
+            session.flush()
+            assert bot.id is not None
+            for game in checked_games:
+                session.add(BotGame(bot_id=bot.id, game=game))
+            session.flush()
+            info = bot_info(session, bot)
+    except IntegrityError:
+        # Another thread registered the same name between our check and our insert.
+        raise ConflictError(f"a bot named {name!r} already exists") from None
+    return info, token
+
+
+def rotate_token(db: Database, name: str) -> str:
+    """Give the bot a new token; the old one stops working at once."""
+    token = new_token()
+    with db.transaction() as session:
+        bot = find_bot(session, name)
+        bot.token_hash = hash_token(token)
+        bot.token_rotated_at = utc_now()
+        session.add(bot)
+    return token
+
+
+def authenticate(db: Database, token: str) -> BotInfo | None:
+    """The enabled bot that holds ``token``, or None. Suspended bots are returned (check .active)."""
+    with db.transaction() as session:
+        bot = session.exec(select(Bot).where(Bot.token_hash == hash_token(token))).first()
+        if bot is None or not token_matches(token, bot.token_hash) or not bot.enabled:
+            return None
+        return bot_info(session, bot)
+
+
+def set_enabled(db: Database, name: str, enabled: bool) -> BotInfo:
+    """Enable or disable a bot. Disabling cancels its matches that have not started."""
+    with db.transaction() as session:
+        bot = find_bot(session, name)
+        bot.enabled = enabled
+        session.add(bot)
+        if not enabled:
+            assert bot.id is not None
+            withdraw_from_schedule(session, bot.id, f"bot {bot.name} was disabled")
+        return bot_info(session, bot)
+
+
+def reinstate(db: Database, name: str) -> BotInfo:
+    """Lift a suspension (the record of it is cleared; its matches stay as they were)."""
+    with db.transaction() as session:
+        bot = find_bot(session, name)
+        bot.suspended_reason = None
+        bot.suspended_stderr = None
+        bot.suspended_at = None
+        session.add(bot)
+        return bot_info(session, bot)
+
+
+def get_bot(db: Database, name: str) -> BotInfo:
+    """The bot named ``name`` (for "bot show"): ``NotFoundError`` if there is none."""
+    with db.transaction() as session:
+        return bot_info(session, find_bot(session, name))
+
+
+def list_bots(db: Database, game: str | None = None) -> list[BotInfo]:
+    """Every bot by name, or only those that play ``game``."""
+    with db.transaction() as session:
+        query = select(Bot).order_by(col(Bot.name))
+        if game is not None:
+            query = query.join(BotGame).where(BotGame.game == game)
+        return [bot_info(session, bot) for bot in session.exec(query).all()]
+
+
+def find_bot(session: Session, name: str) -> Bot:
+    bot = session.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is None:
+        raise NotFoundError(f"no bot named {name!r}")
+    return bot
+
+
+def bot_info(session: Session, bot: Bot) -> BotInfo:
+    games = session.exec(
+        select(BotGame.game).where(BotGame.bot_id == bot.id).order_by(col(BotGame.game))
+    ).all()
+    assert bot.id is not None
+    return BotInfo(
+        id=bot.id,
+        name=bot.name,
+        games=tuple(games),
+        command=tuple(bot.command) if bot.command is not None else None,
+        working_dir=bot.working_dir,
+        enabled=bot.enabled,
+        suspended_reason=bot.suspended_reason,
+        suspended_stderr=bot.suspended_stderr,
+        created_at=bot.created_at,
+    )
+
+
+def withdraw_from_schedule(session: Session, bot_id: int, reason: str) -> int:
+    """Cancel the bot's matches that have not started; returns how many."""
+    waiting = session.exec(
+        select(Match).join(MatchSeat).where(MatchSeat.bot_id == bot_id, Match.status == MatchStatus.SCHEDULED)
+    ).all()
+    for match in waiting:
+        match.status = MatchStatus.CANCELLED
+        match.status_reason = reason
+        session.add(match)
+    return len(waiting)
+
+
+def _check_name(name: str) -> None:
+    if not NAME_PATTERN.fullmatch(name):
+        raise InvalidRequestError(
+            f"bad bot name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit"
+        )
+
+
+def _check_games(games: Sequence[str]) -> list[str]:
+    if isinstance(games, str):
+        games = [games]
+    if not games:
+        raise InvalidRequestError("a bot must play at least one game")
+    known = game_names()
+    for game in games:
+        if game not in known:
+            raise InvalidRequestError(f"unknown game {game!r} (known games: {', '.join(known)})")
+    return sorted(set(games))
+
+
+def _check_command(command: Sequence[str] | None) -> list[str] | None:
+    if command is None:
+        return None
+    if isinstance(command, str):
+        raise InvalidRequestError("the launch command must be an argv list, not one string")
+    argv = list(command)
+    if not argv or not all(isinstance(part, str) and part for part in argv):
+        raise InvalidRequestError("the launch command must be a non-empty list of non-empty strings")
+    return argv

@@ -1,0 +1,162 @@
+"""Opening the ladder database: URL checks, SQLite settings, one short transaction per call.
+
+The URL comes from the argument, else ``KINGMAKER_DATABASE_URL``, else ``sqlite:///kingmaker.db``
+(a file in the working directory). Any SQLAlchemy URL works if its driver is installed.
+
+SQLite is set up for one server process calling from several worker threads:
+
+- WAL journal, so readers never wait for the writer;
+- a 30 s busy timeout, so a writer waits for another instead of failing;
+- foreign keys on (SQLite leaves them off by default);
+- every transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock up front, so two
+  threads that both read and then write serialise cleanly instead of one failing with "database
+  is locked" when it tries to upgrade its read lock.
+
+A bad URL raises ``DatabaseUrlError`` before anything is created: the file's folder must exist and
+be writable, and a non-SQLite server must answer a connection.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+from kingmaker.ladder.errors import DatabaseUrlError
+
+URL_VARIABLE = "KINGMAKER_DATABASE_URL"
+DEFAULT_URL = "sqlite:///kingmaker.db"
+SQLITE_BUSY_TIMEOUT_S = 30
+
+
+class Database:
+    """An open ladder database. Thread-safe: every ``transaction()`` uses its own session."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @property
+    def url(self) -> str:
+        return self.engine.url.render_as_string(hide_password=True)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session in one transaction: committed if the block ends normally, else rolled back."""
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest alembic revision (creating it in an empty database)."""
+        from kingmaker.ladder.migrate import upgrade
+
+        upgrade(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def open_database(url: str | None = None, *, upgrade: bool = True) -> Database:
+    """Open (and by default migrate) the database at ``url``; ``DatabaseUrlError`` if it is bad."""
+    text = url if url is not None else os.environ.get(URL_VARIABLE) or DEFAULT_URL
+    parsed = _parse(text)
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    engine = _sqlite_engine(parsed) if is_sqlite else _server_engine(parsed)
+    database = Database(engine)
+    if upgrade:
+        try:
+            database.upgrade()
+        except DBAPIError as error:
+            engine.dispose()
+            raise DatabaseUrlError(f"cannot use database {_shown(parsed)}: {_first_line(error)}") from None
+    return database
+
+
+def _parse(text: str) -> URL:
+    try:
+        parsed = make_url(text)
+    except ArgumentError:
+        raise DatabaseUrlError(f"not a database URL: {text!r}") from None
+    try:
+        parsed.get_dialect()
+    except NoSuchModuleError:
+        raise DatabaseUrlError(f"unknown database dialect {parsed.drivername!r} in {text!r}") from None
+    return parsed
+
+
+def _sqlite_engine(url: URL) -> Engine:
+    database = url.database
+    in_memory = not database or database == ":memory:"
+    if not in_memory:
+        _check_sqlite_path(Path(str(database)), url)
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
+        # An in-memory database exists only inside one connection: share that one connection.
+        poolclass=StaticPool if in_memory else None,
+    )
+    event.listen(engine, "connect", _configure_sqlite_connection)
+    event.listen(engine, "begin", _begin_immediate)
+    return engine
+
+
+def _check_sqlite_path(path: Path, url: URL) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise DatabaseUrlError(f"cannot open {_shown(url)}: folder {str(folder)!r} does not exist")
+    if path.is_dir():
+        raise DatabaseUrlError(f"cannot open {_shown(url)}: {str(path)!r} is a folder")
+    target = path if path.exists() else folder
+    if not os.access(target, os.W_OK):
+        raise DatabaseUrlError(f"cannot open {_shown(url)}: {str(target)!r} is not writable")
+
+
+def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy's "begin" event issue BEGIN itself (see _begin_immediate).
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+def _begin_immediate(connection: Any) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _server_engine(url: URL) -> Engine:
+    try:
+        engine = create_engine(url, pool_pre_ping=True)
+    except ImportError as error:
+        raise DatabaseUrlError(
+            f"no driver for {url.drivername!r} is installed ({_first_line(error)})"
+        ) from None
+    except ArgumentError as error:
+        raise DatabaseUrlError(f"bad database URL {_shown(url)}: {_first_line(error)}") from None
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as error:
+        engine.dispose()
+        raise DatabaseUrlError(f"cannot connect to {_shown(url)}: {_first_line(error)}") from None
+    return engine
+
+
+def _shown(url: URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def _first_line(error: BaseException) -> str:
+    original = getattr(error, "orig", None) or error
+    lines = str(original).strip().splitlines()
+    return lines[0] if lines else type(original).__name__

@@ -1,0 +1,27 @@
+"""The ladder's exceptions: one base class, each with a one-line message the CLI can print.
+
+Every call that raises one of these has changed nothing in the database (the transaction is rolled
+back), so a caller can report the message and carry on.
+"""
+
+from __future__ import annotations
+
+
+class LadderError(Exception):
+    """Base class: a request the ladder refuses, with a message for people."""
+
+
+class DatabaseUrlError(LadderError):
+    """The database URL is malformed, names an unknown dialect, or cannot be reached."""
+
+
+class NotFoundError(LadderError):
+    """No bot, league or match under that name or id."""
+
+
+class ConflictError(LadderError):
+    """The request clashes with what is stored: a taken name, a match in the wrong state."""
+
+
+class InvalidRequestError(LadderError):
+    """The request itself is wrong: an unknown game, bad options, too few bots."""

@@ -1,0 +1,135 @@
+"""Plain values that cross the ladder's boundary: what the server hands in, what it gets back.
+
+The server fills a ``MatchOutcome`` when a match ends and passes it to
+``matches.finish_match``; everything returned from the ladder is one of the frozen dataclasses
+here, never a live database row, so it can travel between threads freely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kingmaker.games.api import Action, OptionValue, Seat
+from kingmaker.games.serial import action_to_data
+from kingmaker.ladder.outcomes import EndReason
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """How one seat's match ended, as the referee saw it."""
+
+    seat: Seat
+    bot_id: int
+    score: int
+    rank: int
+    """The place the game gave this seat (1 = winner); the ladder moves bot-faulty seats last."""
+    strikes: int = 0
+    end_reason: EndReason = EndReason.FINISHED
+    detail: str = ""
+    """One sentence for people: "finished", "timed out 3 times in round 2", ..."""
+    stderr_tail: str = ""
+    """The last lines the bot wrote to stderr (managed bots), kept for fault reports."""
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """Everything the ladder stores when a match ends, written in one transaction."""
+
+    match_id: int
+    seats: tuple[SeatOutcome, ...]
+    rules_edition: str
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    """The joint actions in order, as ``actions_to_data`` makes them."""
+    digests: list[list[str]] = field(default_factory=list)
+    """Per seat, ``serial.digest`` of each observation it was sent, in order."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Free-form figures for people, e.g. ``{"duration_s": 3.2, "seat0_think_s": 1.1}``."""
+
+
+def actions_to_data(log: Sequence[Mapping[Seat, Action]]) -> list[dict[str, Any]]:
+    """The JSON form of a match's joint actions: ``[{"0": action data, ...}, ...]``."""
+    return [{str(seat): action_to_data(action) for seat, action in sorted(joint.items())} for joint in log]
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    id: int
+    name: str
+    games: tuple[str, ...]
+    command: tuple[str, ...] | None
+    """The launch argv of a managed bot; None for a remote bot."""
+    working_dir: str | None
+    enabled: bool
+    suspended_reason: str | None
+    suspended_stderr: str | None
+    created_at: datetime
+
+    @property
+    def managed(self) -> bool:
+        return self.command is not None
+
+    @property
+    def active(self) -> bool:
+        """May be scheduled: enabled and not suspended."""
+        return self.enabled and self.suspended_reason is None
+
+
+@dataclass(frozen=True)
+class MatchTicket:
+    """A match to run: what the server needs to start it."""
+
+    match_id: int
+    league_id: int | None
+    game: str
+    seed: int
+    options: dict[str, OptionValue]
+    bot_ids: tuple[int, ...]
+    """Seat i is played by ``bot_ids[i]``."""
+    status: str
+    ordinal: int
+    duplicate_group: int | None
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    bot_id: int
+    game: str
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+
+@dataclass(frozen=True)
+class FinishReport:
+    """What finishing a match did."""
+
+    match_id: int
+    status: str
+    """finished, or void if a seat was ABORTED."""
+    already_recorded: bool = False
+    """True when the match had been finished before: nothing was counted again."""
+    ranks: tuple[int, ...] = ()
+    """The ladder rank of each seat (bot faults last)."""
+    rating_changes: tuple[RatingChange, ...] = ()
+    suspended_bot_ids: tuple[int, ...] = ()
+    replay_match_id: int | None = None
+    """For a voided match, the fresh match that replays it."""
+
+
+@dataclass(frozen=True)
+class LeagueInfo:
+    id: int
+    name: str
+    game: str
+    format: str
+    players: int
+    seed: int
+    duplicate: bool
+    options: dict[str, OptionValue]
+    settings: dict[str, Any]
+    bot_ids: tuple[int, ...]
+    finished: bool

@@ -1,0 +1,34 @@
+"""Gauntlet: one bot (the challenger) against a field.
+
+Every match seats the challenger with ``players - 1`` bots of the field, each such set once per
+round; the field never plays without the challenger. Seats are balanced as in the round robin, so
+the challenger sits in every seat about equally often.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from kingmaker.ladder.schedules.base import FixedSchedule
+
+
+class Gauntlet(FixedSchedule):
+    def __init__(
+        self,
+        challenger: int,
+        field: Sequence[int],
+        players: int,
+        league_seed: int,
+        *,
+        duplicate: bool = False,
+        rounds: int = 1,
+    ) -> None:
+        if challenger in field:
+            raise ValueError("the challenger cannot also be in the field")
+        super().__init__([challenger, *field], players, league_seed, duplicate=duplicate, rounds=rounds)
+        self.challenger = challenger
+        self.field = tuple(field)
+
+    def groups(self) -> list[tuple[int, ...]]:
+        return [(self.challenger, *others) for others in itertools.combinations(self.field, self.players - 1)]
