@@ -25,7 +25,7 @@ def test_dark_tower_pays_5_4_2_and_nothing_for_fourth_in_four_players() -> None:
     state.king = DARK_TOWER
     jen, phil, chris, simon = range(4)
     put(state.board, DARK_TOWER, [4, 3, 2, 1])
-    state.apply({seat: ELSEWHERE for seat in range(4)})
+    state.apply(dict.fromkeys(range(4), ELSEWHERE))
     assert state.last_scored == (DARK_TOWER,)
     # Jen also becomes the Dark Tower's noble (single leader) and earns one bonus point for it.
     assert (state.scores[jen], state.scores[phil]) == (5 + 1, 4)
@@ -84,7 +84,8 @@ def test_two_dragons_score_dragons_lair_and_kings_castle_after_the_dark_tower() 
     # The King moves on past the last scored region, to Zin Kai's Deep.
     assert state.king == 1
     # Both Dragons are gone for good.
-    assert Card.DRAGON not in state.hands[0] and Card.DRAGON not in state.hands[1]
+    assert Card.DRAGON not in state.hands[0]
+    assert Card.DRAGON not in state.hands[1]
     assert Card.DRAGON in state.hands[2]
 
 
