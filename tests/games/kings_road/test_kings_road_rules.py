@@ -144,7 +144,7 @@ def test_witch_players_rechoose_together_after_the_others_resolved() -> None:
             2: PlayCards((C.DARK_TOWER, C.KINGS_ALTAR, C.KNIGHT)),
         }
     )
-    assert state.phase is Phase.CHOOSE_CARDS
+    assert state.observation(0).phase is Phase.CHOOSE_CARDS
     assert state.round == 2
     assert state.last_scored == (1, 6)  # one Dragon, played in the re-choice
     assert state.board.markers[7][2] == 2
