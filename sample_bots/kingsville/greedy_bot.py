@@ -127,8 +127,8 @@ class Estimate:
             better = self.income(order, slot.symbols) - self.income(slot.order, slot.symbols)
             return better * self.slot_turns(action.slot) - 0.5
         if isinstance(action, Recruit):
-            slot = next(s.index for s in me.slots if s.person is None)
-            return self.person_value(action.person, slot) - 5 * self.resource
+            empty = next(s.index for s in me.slots if s.person is None)
+            return self.person_value(action.person, empty) - 5 * self.resource
         if isinstance(action, Upgrade):
             slot = me.slots[action.slot]
             new = CARDS.kind(action.into).symbols
