@@ -21,6 +21,7 @@ from kingmaker.games.registry import game_names
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.models import Bot, BotGame, Match, MatchSeat, MatchStatus, utc_now
+from kingmaker.ladder.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.tokens import hash_token, new_token, token_matches
 
@@ -51,6 +52,8 @@ def register_bot(
             assert bot.id is not None
             for game in checked_games:
                 session.add(BotGame(bot_id=bot.id, game=game))
+                # The ladder row exists from the start, so standings list unrated bots too.
+                session.add(new_rating(bot.id, game))
             session.flush()
             info = bot_info(session, bot)
     except IntegrityError:

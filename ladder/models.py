@@ -33,6 +33,7 @@ class MatchStatus:
     """The server failed it (ABORTED); a replay row with the same seed and seats was scheduled."""
     CANCELLED = "cancelled"
     """Will never run: one of its bots was suspended or disabled before it started."""
+    ALL = (SCHEDULED, RUNNING, FINISHED, VOID, CANCELLED)
 
 
 class Bot(SQLModel, table=True):
@@ -74,9 +75,14 @@ class League(SQLModel, table=True):
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     """Format settings: rounds, challenger, max_matches, time_budget_s."""
+    groups_planned: int = 0
+    """How many groups (seeds) the schedule has handed out so far."""
+    matches_planned: int = 0
+    """How many matches the schedule has handed out so far (replays of void matches not counted)."""
     finished: bool = False
     created_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
+    """When its first match started (the time budget of a continuous ladder runs from here)."""
 
 
 class LeagueBot(SQLModel, table=True):

@@ -49,6 +49,8 @@ def upgrade() -> None:
         sa.Column("duplicate", sa.Boolean(), nullable=False),
         sa.Column("options", sa.JSON(), nullable=False),
         sa.Column("settings", sa.JSON(), nullable=False),
+        sa.Column("groups_planned", sa.Integer(), nullable=False),
+        sa.Column("matches_planned", sa.Integer(), nullable=False),
         sa.Column("finished", sa.Boolean(), nullable=False),
         sa.Column("created_at", UTCDateTime(), nullable=False),
         sa.Column("started_at", UTCDateTime(), nullable=True),

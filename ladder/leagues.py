@@ -1,0 +1,382 @@
+"""Leagues: create one, hand its matches to the scheduler, resume it after a crash, re-run it.
+
+Formats (``FORMATS``):
+
+- ``round_robin``: every group of ``players`` bots meets ``rounds`` times;
+- ``gauntlet``: ``challenger`` against every group of ``players - 1`` bots of the field;
+- ``ladder``: continuous matchmaking (``schedules.matchmaking``) until ``max_matches`` or
+  ``time_budget_s`` (counted from the league's first match), or forever if neither is set.
+
+``duplicate=True`` plays each seed once per rotation of the seats, in every format. A round robin or
+gauntlet is planned in full when created (every match row written, status *scheduled*); a ladder
+is planned a group at a time as ``next_matches`` is asked. Seeds derive from the league seed, so a
+league created again with the same seed, bots and settings plans the same matches, and
+``rerun_league`` copies an existing league's planned matches (seeds and seats) into a new one.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from kingmaker.games.api import OptionValue
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.matches import check_game_setup, close_league_if_done, schedule_match, ticket
+from kingmaker.ladder.models import (
+    Bot,
+    BotGame,
+    League,
+    LeagueBot,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    utc_now,
+)
+from kingmaker.ladder.records import LeagueInfo, MatchTicket
+from kingmaker.ladder.schedules import Gauntlet, Matchmaker, PlannedMatch, Progress, RoundRobin
+from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, Schedule
+
+FORMATS = ("round_robin", "gauntlet", "ladder")
+LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
+
+
+def create_league(
+    db: Database,
+    name: str,
+    game: str,
+    bots: Sequence[str],
+    *,
+    format: str = "round_robin",
+    players: int = 2,
+    seed: int | None = None,
+    duplicate: bool = False,
+    rounds: int = 1,
+    options: Mapping[str, OptionValue] | None = None,
+    challenger: str | None = None,
+    max_matches: int | None = None,
+    time_budget_s: float | None = None,
+) -> LeagueInfo:
+    """Create a league and (for round robin and gauntlet) write its whole plan."""
+    if format not in FORMATS:
+        raise InvalidRequestError(f"unknown league format {format!r} (formats: {', '.join(FORMATS)})")
+    if (challenger is None) != (format != "gauntlet"):
+        raise InvalidRequestError("a gauntlet needs a challenger, and only a gauntlet takes one")
+    if rounds < 1:
+        raise InvalidRequestError("rounds must be at least 1")
+    if max_matches is not None and max_matches < 1:
+        raise InvalidRequestError("max_matches must be at least 1")
+    if time_budget_s is not None and time_budget_s <= 0:
+        raise InvalidRequestError("time_budget_s must be positive")
+    resolved = check_game_setup(game, players, options)
+    entrants = ([challenger] if challenger is not None else []) + list(bots)
+    if len(set(entrants)) != len(entrants):
+        raise InvalidRequestError("a bot is entered twice")
+    league_seed = seed if seed is not None else secrets.randbits(SEED_BITS)
+    settings: dict[str, Any] = {
+        "rounds": rounds,
+        "challenger": challenger,
+        "max_matches": max_matches,
+        "time_budget_s": time_budget_s,
+    }
+    with db.transaction() as session:
+        if session.exec(select(League.id).where(League.name == name)).first() is not None:
+            raise ConflictError(f"a league named {name!r} already exists")
+        entered = active_bots_for(session, game, entrants)
+        league = League(
+            name=name,
+            game=game,
+            format=format,
+            players=players,
+            seed=league_seed,
+            duplicate=duplicate,
+            options=resolved,
+            settings=settings,
+        )
+        session.add(league)
+        session.flush()
+        assert league.id is not None
+        for position, bot in enumerate(entered):
+            assert bot.id is not None
+            session.add(LeagueBot(league_id=league.id, bot_id=bot.id, position=position))
+        try:
+            schedule = _schedule(league, [bot.id or 0 for bot in entered])
+        except ValueError as error:
+            raise InvalidRequestError(str(error)) from None
+        if isinstance(schedule, FixedSchedule):
+            plan = schedule.plan()
+            _write_plan(session, league, plan)
+        return _info(session, league)
+
+
+def get_league(db: Database, name: str) -> LeagueInfo:
+    with db.transaction() as session:
+        return _info(session, _league_by_name(session, name))
+
+
+def list_leagues(db: Database) -> list[LeagueInfo]:
+    with db.transaction() as session:
+        leagues = session.exec(select(League).order_by(col(League.id))).all()
+        return [_info(session, league) for league in leagues]
+
+
+def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTicket]:
+    """Up to ``limit`` scheduled matches of the league, in plan order (a ladder plans more as
+    needed). Empty when nothing waits: the league is then finished if nothing runs either."""
+    with db.transaction() as session:
+        league = _league(session, league_id)
+        if league.format == "ladder" and not league.finished:
+            _top_up(session, league, limit)
+        waiting = session.exec(
+            select(Match)
+            .where(Match.league_id == league_id, Match.status == MatchStatus.SCHEDULED)
+            .order_by(col(Match.ordinal), col(Match.id))
+            .limit(limit)
+        ).all()
+        if not waiting:
+            if league.format == "ladder":
+                _close_ladder_if_done(session, league)
+            else:
+                close_league_if_done(session, league.id)
+        return [ticket(session, match) for match in waiting]
+
+
+def resume_league(db: Database, league_id: int) -> int:
+    """After a crash: put the league's interrupted (running) matches back to scheduled so they
+    replay from scratch; finished ones are left alone. Returns how many were reset."""
+    with db.transaction() as session:
+        _league(session, league_id)
+        running = session.exec(
+            select(Match).where(Match.league_id == league_id, Match.status == MatchStatus.RUNNING)
+        ).all()
+        for match in running:
+            match.status = MatchStatus.SCHEDULED
+            match.started_at = None
+            match.status_reason = "reset after an interrupted run"
+            session.add(match)
+        return len(running)
+
+
+def league_progress(db: Database, league_id: int) -> dict[str, int]:
+    """How many of the league's matches are in each status."""
+    with db.transaction() as session:
+        _league(session, league_id)
+        rows = session.exec(
+            select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
+        ).all()
+    return {status: 0 for status in MatchStatus.ALL} | dict(rows)
+
+
+def rerun_league(db: Database, league_id: int, new_name: str) -> LeagueInfo:
+    """A new league that replays the planned matches of ``league_id``: same seeds, same seats."""
+    with db.transaction() as session:
+        old = _league(session, league_id)
+        if session.exec(select(League.id).where(League.name == new_name)).first() is not None:
+            raise ConflictError(f"a league named {new_name!r} already exists")
+        originals = session.exec(
+            select(Match)
+            .where(Match.league_id == league_id, col(Match.replay_of).is_(None))
+            .order_by(col(Match.ordinal))
+        ).all()
+        settings = dict(old.settings)
+        if old.format == "ladder":
+            # Matchmaking depends on results; the re-run plays exactly the recorded plan.
+            settings["max_matches"] = len(originals)
+        league = League(
+            name=new_name,
+            game=old.game,
+            format=old.format,
+            players=old.players,
+            seed=old.seed,
+            duplicate=old.duplicate,
+            options=dict(old.options),
+            settings=settings,
+            groups_planned=old.groups_planned,
+            matches_planned=len(originals),
+        )
+        session.add(league)
+        session.flush()
+        assert league.id is not None
+        for entry in session.exec(select(LeagueBot).where(LeagueBot.league_id == league_id)).all():
+            session.add(LeagueBot(league_id=league.id, bot_id=entry.bot_id, position=entry.position))
+        for match in originals:
+            schedule_match(
+                session,
+                game=match.game,
+                seed=match.seed,
+                options=match.options,
+                bot_ids=ticket(session, match).bot_ids,
+                league_id=league.id,
+                ordinal=match.ordinal,
+                duplicate_group=match.duplicate_group,
+            )
+        return _info(session, league)
+
+
+def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[Bot]:
+    """The named bots, in order, checked to exist, be active and play ``game``."""
+    found: list[Bot] = []
+    for name in names:
+        bot = session.exec(select(Bot).where(Bot.name == name)).first()
+        if bot is None:
+            raise NotFoundError(f"no bot named {name!r}")
+        if not bot.enabled:
+            raise InvalidRequestError(f"bot {name!r} is disabled")
+        if bot.suspended_reason is not None:
+            raise InvalidRequestError(f"bot {name!r} is suspended: {bot.suspended_reason}")
+        plays = session.exec(select(BotGame).where(BotGame.bot_id == bot.id, BotGame.game == game)).first()
+        if plays is None:
+            raise InvalidRequestError(f"bot {name!r} does not play {game}")
+        found.append(bot)
+    return found
+
+
+def _schedule(league: League, bot_ids: list[int]) -> Schedule:
+    settings = league.settings
+    if league.format == "round_robin":
+        return RoundRobin(
+            bot_ids, league.players, league.seed, duplicate=league.duplicate, rounds=settings["rounds"]
+        )
+    if league.format == "gauntlet":
+        return Gauntlet(
+            bot_ids[0],
+            bot_ids[1:],
+            league.players,
+            league.seed,
+            duplicate=league.duplicate,
+            rounds=settings["rounds"],
+        )
+    return Matchmaker(
+        bot_ids,
+        league.players,
+        league.seed,
+        duplicate=league.duplicate,
+        max_matches=settings.get("max_matches"),
+        time_budget_s=settings.get("time_budget_s"),
+    )
+
+
+def _write_plan(session: Session, league: League, plan: Sequence[PlannedMatch]) -> None:
+    assert league.id is not None
+    for planned in plan:
+        schedule_match(
+            session,
+            game=league.game,
+            seed=planned.seed,
+            options=league.options,
+            bot_ids=planned.bots,
+            league_id=league.id,
+            ordinal=planned.ordinal,
+            duplicate_group=planned.duplicate_group,
+        )
+    if plan:
+        league.groups_planned = max(league.groups_planned, plan[-1].group + 1)
+        league.matches_planned = max(league.matches_planned, plan[-1].ordinal + 1)
+    session.add(league)
+    session.flush()
+
+
+def _top_up(session: Session, league: League, wanted: int) -> None:
+    """Ask the matchmaker for groups until ``wanted`` matches wait (or it has no more)."""
+    assert league.id is not None
+    bot_ids = _entrant_ids(session, league.id)
+    schedule = _schedule(league, bot_ids)
+    while _waiting_count(session, league.id) < wanted:
+        batch = schedule.next_matches(_progress(session, league, bot_ids))
+        if not batch:
+            return
+        _write_plan(session, league, batch)
+
+
+def _progress(session: Session, league: League, bot_ids: list[int]) -> Progress:
+    assert league.id is not None
+    counted = session.exec(
+        select(MatchSeat.bot_id, func.count())
+        .join(Match)
+        .where(
+            Match.league_id == league.id,
+            col(Match.status).in_([*LIVE, MatchStatus.FINISHED]),
+        )
+        .group_by(col(MatchSeat.bot_id))
+    ).all()
+    ratings = session.exec(
+        select(Rating).where(Rating.game == league.game, col(Rating.bot_id).in_(bot_ids))
+    ).all()
+    active = session.exec(
+        select(Bot.id).where(
+            col(Bot.id).in_(bot_ids), col(Bot.enabled).is_(True), col(Bot.suspended_reason).is_(None)
+        )
+    ).all()
+    elapsed = 0.0
+    if league.started_at is not None:
+        elapsed = (utc_now() - league.started_at).total_seconds()
+    return Progress(
+        groups_planned=league.groups_planned,
+        matches_planned=league.matches_planned,
+        counts=dict(counted),
+        ratings={row.bot_id: (row.mu, row.sigma) for row in ratings},
+        active=frozenset(bot for bot in active if bot is not None),
+        elapsed_s=elapsed,
+    )
+
+
+def _close_ladder_if_done(session: Session, league: League) -> None:
+    assert league.id is not None
+    running = session.exec(
+        select(Match.id).where(Match.league_id == league.id, col(Match.status).in_(LIVE))
+    ).first()
+    if running is None and not league.finished:
+        league.finished = True
+        session.add(league)
+
+
+def _waiting_count(session: Session, league_id: int) -> int:
+    return session.exec(
+        select(func.count())
+        .select_from(Match)
+        .where(Match.league_id == league_id, Match.status == MatchStatus.SCHEDULED)
+    ).one()
+
+
+def _entrant_ids(session: Session, league_id: int) -> list[int]:
+    return list(
+        session.exec(
+            select(LeagueBot.bot_id).where(LeagueBot.league_id == league_id).order_by(col(LeagueBot.position))
+        ).all()
+    )
+
+
+def _league(session: Session, league_id: int) -> League:
+    league = session.get(League, league_id)
+    if league is None:
+        raise NotFoundError(f"no league {league_id}")
+    return league
+
+
+def _league_by_name(session: Session, name: str) -> League:
+    league = session.exec(select(League).where(League.name == name)).first()
+    if league is None:
+        raise NotFoundError(f"no league named {name!r}")
+    return league
+
+
+def _info(session: Session, league: League) -> LeagueInfo:
+    assert league.id is not None
+    return LeagueInfo(
+        id=league.id,
+        name=league.name,
+        game=league.game,
+        format=league.format,
+        players=league.players,
+        seed=league.seed,
+        duplicate=league.duplicate,
+        options=dict(league.options),
+        settings=dict(league.settings),
+        bot_ids=tuple(_entrant_ids(session, league.id)),
+        finished=league.finished,
+    )

@@ -1,0 +1,431 @@
+"""A match's life in the database, so that no result is ever lost or counted twice.
+
+1. ``schedule_match`` (through a league, or ``create_match`` for a one-off) writes the match and its
+   seats with status *scheduled* before any bot hears of it.
+2. ``mark_running`` flips it to *running* just before the referee starts it.
+3. ``finish_match`` writes, in ONE transaction: the seats' results, the ratings and their counters,
+   the rating history, the match log and the status *finished*. The match row is locked first and
+   a match already finished is reported, not counted again.
+4. If the server failed the match (any seat ``ABORTED``, or ``void_match``), the match becomes
+   *void*, nothing is rated, and a fresh row with the same seed and seats is scheduled to replay it.
+
+After a crash, ``leagues.resume_league`` puts *running* matches back to *scheduled*; they replay
+from scratch because nothing of them was written but their plan.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from kingmaker.games.api import OptionsError, OptionValue
+from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.faults import suspend_if_faulty
+from kingmaker.ladder.models import (
+    League,
+    Match,
+    MatchLog,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    RatingHistory,
+    utc_now,
+)
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings import conservative, ladder_ranks, new_rating, rate
+from kingmaker.ladder.records import (
+    FinishReport,
+    MatchOutcome,
+    MatchTicket,
+    RatingChange,
+    SeatOutcome,
+)
+from kingmaker.ladder.schedules.base import SEED_BITS
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    seat: int
+    bot_id: int
+    score: int | None
+    game_rank: int | None
+    rank: int | None
+    strikes: int | None
+    end_reason: EndReason | None
+    detail: str | None
+    stderr_tail: str | None
+
+
+@dataclass(frozen=True)
+class MatchLogRecord:
+    """What a replay needs: ``serial.action_from_data(spec, data)`` decodes each action."""
+
+    match_id: int
+    game: str
+    rules_edition: str
+    seed: int
+    options: dict[str, OptionValue]
+    actions: list[dict[str, Any]]
+    digests: list[list[str]]
+    timings: dict[str, Any]
+
+
+def check_game_setup(
+    game: str, players: int, options: Mapping[str, OptionValue] | None
+) -> dict[str, OptionValue]:
+    """The game's options with defaults filled in, or ``InvalidRequestError`` saying what is wrong."""
+    try:
+        engine = get_game(game)
+        if not engine.spec.min_players <= players <= engine.spec.max_players:
+            spec = engine.spec
+            raise InvalidRequestError(
+                f"{game} is for {spec.min_players} to {spec.max_players} players, not {players}"
+            )
+        return engine.resolve_options(options or {})
+    except (UnknownGameError, OptionsError) as error:
+        raise InvalidRequestError(str(error)) from None
+
+
+def schedule_match(
+    session: Session,
+    *,
+    game: str,
+    seed: int,
+    options: Mapping[str, OptionValue],
+    bot_ids: Sequence[int],
+    league_id: int | None = None,
+    ordinal: int = 0,
+    duplicate_group: int | None = None,
+    replay_of: int | None = None,
+) -> Match:
+    """Write a scheduled match and its seats (inside the caller's transaction)."""
+    if len(set(bot_ids)) != len(bot_ids):
+        raise InvalidRequestError("a bot may take only one seat in a match")
+    match = Match(
+        league_id=league_id,
+        ordinal=ordinal,
+        game=game,
+        players=len(bot_ids),
+        seed=seed,
+        options=dict(options),
+        duplicate_group=duplicate_group,
+        replay_of=replay_of,
+    )
+    session.add(match)
+    session.flush()
+    assert match.id is not None
+    for seat, bot_id in enumerate(bot_ids):
+        session.add(MatchSeat(match_id=match.id, seat=seat, bot_id=bot_id))
+    session.flush()
+    return match
+
+
+def create_match(
+    db: Database,
+    game: str,
+    bot_names: Sequence[str],
+    seed: int | None = None,
+    options: Mapping[str, OptionValue] | None = None,
+) -> MatchTicket:
+    """A one-off match outside any league (seat i is ``bot_names[i]``)."""
+    from kingmaker.ladder.leagues import active_bots_for
+
+    resolved = check_game_setup(game, len(bot_names), options)
+    if seed is None:
+        seed = secrets.randbits(SEED_BITS)
+    with db.transaction() as session:
+        bots = active_bots_for(session, game, bot_names)
+        match = schedule_match(
+            session, game=game, seed=seed, options=resolved, bot_ids=[bot.id or 0 for bot in bots]
+        )
+        return ticket(session, match)
+
+
+def get_match(db: Database, match_id: int) -> MatchTicket:
+    with db.transaction() as session:
+        return ticket(session, _match(session, match_id))
+
+
+def match_seats(db: Database, match_id: int) -> list[SeatRecord]:
+    """The seats of a match with whatever results are recorded (none before it finishes)."""
+    with db.transaction() as session:
+        _match(session, match_id)
+        return [
+            SeatRecord(
+                seat=row.seat,
+                bot_id=row.bot_id,
+                score=row.score,
+                game_rank=row.game_rank,
+                rank=row.rank,
+                strikes=row.strikes,
+                end_reason=EndReason(row.end_reason) if row.end_reason else None,
+                detail=row.detail,
+                stderr_tail=row.stderr_tail,
+            )
+            for row in _seats(session, match_id)
+        ]
+
+
+def match_log(db: Database, match_id: int) -> MatchLogRecord:
+    with db.transaction() as session:
+        log = session.get(MatchLog, match_id)
+        if log is None:
+            raise NotFoundError(f"no log for match {match_id} (it has not finished)")
+        return MatchLogRecord(
+            match_id=log.match_id,
+            game=log.game,
+            rules_edition=log.rules_edition,
+            seed=log.seed,
+            options=dict(log.options),
+            actions=list(log.actions),
+            digests=list(log.digests),
+            timings=dict(log.timings),
+        )
+
+
+def mark_running(db: Database, match_id: int) -> MatchTicket:
+    """Scheduled -> running, just before the referee starts the match."""
+    with db.transaction() as session:
+        match = _match(session, match_id, lock=True)
+        if match.status != MatchStatus.SCHEDULED:
+            raise ConflictError(f"match {match_id} is {match.status}, not scheduled")
+        match.status = MatchStatus.RUNNING
+        match.started_at = utc_now()
+        session.add(match)
+        if match.league_id is not None:
+            league = session.get(League, match.league_id)
+            if league is not None and league.started_at is None:
+                league.started_at = match.started_at
+                session.add(league)
+        return ticket(session, match)
+
+
+def finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
+    """Record a match's end in one transaction; a second call for the same match counts nothing."""
+    with db.transaction() as session:
+        match = _match(session, outcome.match_id, lock=True)
+        if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
+            return _already_recorded(session, match)
+        if match.status == MatchStatus.CANCELLED:
+            raise ConflictError(f"match {match.id} was cancelled: {match.status_reason}")
+        seats = _seats(session, outcome.match_id)
+        ordered = _check_outcome(outcome, seats)
+        aborted = [s for s in ordered if s.end_reason is EndReason.ABORTED]
+        if aborted:
+            reason = f"seat {aborted[0].seat} aborted: {aborted[0].detail or 'server fault'}"
+            return _void(session, match, seats, reason, ordered)
+        return _record(session, match, seats, ordered, outcome)
+
+
+def void_match(db: Database, match_id: int, reason: str) -> FinishReport:
+    """The server failed this match: void it (nothing rated) and schedule a replay."""
+    with db.transaction() as session:
+        match = _match(session, match_id, lock=True)
+        if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
+            return _already_recorded(session, match)
+        if match.status == MatchStatus.CANCELLED:
+            raise ConflictError(f"match {match_id} was cancelled: {match.status_reason}")
+        return _void(session, match, _seats(session, match_id), reason, None)
+
+
+def ticket(session: Session, match: Match) -> MatchTicket:
+    assert match.id is not None
+    return MatchTicket(
+        match_id=match.id,
+        league_id=match.league_id,
+        game=match.game,
+        seed=match.seed,
+        options=dict(match.options),
+        bot_ids=tuple(seat.bot_id for seat in _seats(session, match.id)),
+        status=match.status,
+        ordinal=match.ordinal,
+        duplicate_group=match.duplicate_group,
+    )
+
+
+def _record(
+    session: Session,
+    match: Match,
+    seats: list[MatchSeat],
+    ordered: list[SeatOutcome],
+    outcome: MatchOutcome,
+) -> FinishReport:
+    assert match.id is not None
+    faulty = [s.end_reason.is_bot_fault for s in ordered]
+    ranks = ladder_ranks([s.rank for s in ordered], faulty)
+    rows = [_rating_row(session, seat.bot_id, match.game) for seat in seats]
+    updated = rate(match.game, [(row.mu, row.sigma) for row in rows], ranks)
+    changes: list[RatingChange] = []
+    for seat, given, rank, fault, row, (mu, sigma) in zip(
+        seats, ordered, ranks, faulty, rows, updated, strict=True
+    ):
+        seat.score, seat.game_rank, seat.rank = given.score, given.rank, rank
+        seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
+        seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
+        changes.append(RatingChange(row.bot_id, match.game, row.mu, row.sigma, mu, sigma))
+        row.mu, row.sigma, row.conservative = mu, sigma, conservative(mu, sigma)
+        row.matches += 1
+        row.wins += rank == 1
+        row.rank_sum += rank
+        row.faults += fault
+        row.updated_at = utc_now()
+        session.add_all([seat, row])
+        session.add(
+            RatingHistory(
+                bot_id=row.bot_id,
+                game=match.game,
+                match_id=match.id,
+                matches=row.matches,
+                mu=mu,
+                sigma=sigma,
+                conservative=row.conservative,
+            )
+        )
+    session.add(
+        MatchLog(
+            match_id=match.id,
+            game=match.game,
+            rules_edition=outcome.rules_edition,
+            seed=match.seed,
+            options=dict(match.options),
+            actions=list(outcome.actions),
+            digests=[list(seat_digests) for seat_digests in outcome.digests],
+            timings=dict(outcome.timings),
+        )
+    )
+    match.status = MatchStatus.FINISHED
+    match.finished_at = utc_now()
+    session.add(match)
+    session.flush()
+    suspended = [
+        seat.bot_id
+        for seat, fault in zip(seats, faulty, strict=True)
+        if fault and suspend_if_faulty(session, seat)
+    ]
+    close_league_if_done(session, match.league_id)
+    return FinishReport(
+        match_id=match.id,
+        status=match.status,
+        ranks=ranks,
+        rating_changes=tuple(changes),
+        suspended_bot_ids=tuple(suspended),
+    )
+
+
+def _void(
+    session: Session,
+    match: Match,
+    seats: list[MatchSeat],
+    reason: str,
+    ordered: list[SeatOutcome] | None,
+) -> FinishReport:
+    assert match.id is not None
+    if ordered is not None:
+        # Kept for the record only: a void match rates nothing and counts toward no suspension.
+        for seat, given in zip(seats, ordered, strict=True):
+            seat.score, seat.game_rank, seat.strikes = given.score, given.rank, given.strikes
+            seat.end_reason, seat.detail = given.end_reason.value, given.detail
+            seat.stderr_tail = given.stderr_tail or None
+            session.add(seat)
+    match.status = MatchStatus.VOID
+    match.status_reason = reason
+    match.finished_at = utc_now()
+    session.add(match)
+    replay = schedule_match(
+        session,
+        game=match.game,
+        seed=match.seed,
+        options=match.options,
+        bot_ids=[seat.bot_id for seat in seats],
+        league_id=match.league_id,
+        ordinal=match.ordinal,
+        duplicate_group=match.duplicate_group,
+        replay_of=match.id,
+    )
+    return FinishReport(match_id=match.id, status=match.status, replay_match_id=replay.id)
+
+
+def _already_recorded(session: Session, match: Match) -> FinishReport:
+    assert match.id is not None
+    replay = None
+    if match.status == MatchStatus.VOID:
+        replay = session.exec(select(Match.id).where(Match.replay_of == match.id)).first()
+    ranks = tuple(seat.rank or 0 for seat in _seats(session, match.id))
+    return FinishReport(
+        match_id=match.id,
+        status=match.status,
+        already_recorded=True,
+        ranks=ranks if match.status == MatchStatus.FINISHED else (),
+        replay_match_id=replay,
+    )
+
+
+def _check_outcome(outcome: MatchOutcome, seats: list[MatchSeat]) -> list[SeatOutcome]:
+    """The outcome's seats in seat order, checked against the planned seats."""
+    by_seat = {seat.seat: seat for seat in outcome.seats}
+    if len(by_seat) != len(outcome.seats) or sorted(by_seat) != [s.seat for s in seats]:
+        raise InvalidRequestError(
+            f"match {outcome.match_id} has seats {[s.seat for s in seats]}, "
+            f"the outcome gives {[s.seat for s in outcome.seats]}"
+        )
+    for planned in seats:
+        given = by_seat[planned.seat]
+        if given.bot_id != planned.bot_id:
+            raise InvalidRequestError(
+                f"seat {planned.seat} of match {outcome.match_id} is bot {planned.bot_id}, not {given.bot_id}"
+            )
+        if given.rank < 1 or given.rank > len(seats):
+            raise InvalidRequestError(f"seat {planned.seat} has rank {given.rank}, not 1 to {len(seats)}")
+    if outcome.digests and len(outcome.digests) != len(seats):
+        raise InvalidRequestError("the outcome must give one digest list per seat (or none)")
+    return [by_seat[planned.seat] for planned in seats]
+
+
+def _rating_row(session: Session, bot_id: int, game: str) -> Rating:
+    row = session.exec(
+        select(Rating).where(Rating.bot_id == bot_id, Rating.game == game).with_for_update()
+    ).first()
+    if row is None:
+        row = new_rating(bot_id, game)
+        session.add(row)
+    return row
+
+
+def close_league_if_done(session: Session, league_id: int | None) -> None:
+    """A round robin or gauntlet ends when nothing of it waits or runs (a ladder asks its matchmaker)."""
+    if league_id is None:
+        return
+    league = session.get(League, league_id)
+    if league is None or league.finished or league.format == "ladder":
+        return
+    waiting = session.exec(
+        select(Match.id).where(
+            Match.league_id == league_id,
+            col(Match.status).in_([MatchStatus.SCHEDULED, MatchStatus.RUNNING]),
+        )
+    ).first()
+    if waiting is None:
+        league.finished = True
+        session.add(league)
+
+
+def _match(session: Session, match_id: int, lock: bool = False) -> Match:
+    query = select(Match).where(Match.id == match_id)
+    match = session.exec(query.with_for_update() if lock else query).first()
+    if match is None:
+        raise NotFoundError(f"no match {match_id}")
+    return match
+
+
+def _seats(session: Session, match_id: int) -> list[MatchSeat]:
+    return list(
+        session.exec(
+            select(MatchSeat).where(MatchSeat.match_id == match_id).order_by(col(MatchSeat.seat))
+        ).all()
+    )
