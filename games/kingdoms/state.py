@@ -72,7 +72,6 @@ class KingdomsState(GameState):
         self.last_scoring = [0] * players
         self.scored_lines: set[Line] = set()
         """Score as You Go: the lines already scored this epoch."""
-        self._legal: tuple[Action, ...] | None = None
         self._begin_epoch(first_player=None)
 
     # --- the interface -------------------------------------------------------------------
@@ -87,16 +86,13 @@ class KingdomsState(GameState):
     def legal_actions(self, seat: Seat) -> tuple[Action, ...]:
         if seat != self.turn:
             return ()
-        if self._legal is None:
-            self._legal = self._compute_legal(seat)
-        return self._legal
+        return self._compute_legal(seat)
 
     def apply(self, actions: Mapping[Seat, Action]) -> None:
         self.check_joint_action(actions)
         seat = self.turn
         assert seat is not None
         action = actions[seat]
-        self._legal = None
         if isinstance(action, DrawTile):
             self.drawn_tile = self.supply.pop(self.rng.randrange(len(self.supply)))
             return  # the same seat now places it
@@ -231,13 +227,13 @@ class KingdomsState(GameState):
         unscored = [line for line in ALL_LINES if line not in self.scored_lines]
         if unscored:
             self.last_scoring = pay_out(self.gold, self.board, unscored)
+        if self._game_ends():
+            self.turn = None  # the final board stays in view, its castles where they stand
+            self.drawn_tile = None
+            return
         for space in self.board:
             if isinstance(space, Castle) and space.rank == 1 and not self.variants.last_castle:
                 self.castles[space.owner][0] += 1
-        if self._game_ends():
-            self.turn = None
-            self.drawn_tile = None
-            return
         self.epoch += 1
         self._begin_epoch(self.richest(next_seat))
 
