@@ -11,15 +11,19 @@ if __name__ == "__main__":
 """
 
 from kingmaker.sdk.bot import Bot, FunctionBot, MatchEnd, MatchStart, Reply, Request
+from kingmaker.sdk.client import ConnectionRefused, play, run
 from kingmaker.sdk.local import LocalMatch, play_local
 
 __all__ = [
     "Bot",
+    "ConnectionRefused",
     "FunctionBot",
     "LocalMatch",
     "MatchEnd",
     "MatchStart",
     "Reply",
     "Request",
+    "play",
     "play_local",
+    "run",
 ]

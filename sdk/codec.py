@@ -167,9 +167,7 @@ def _setter(field: FieldDescriptor) -> Setter:
     if field.enum_type is not None:
         numbers = _enum_numbers(field.enum_type)
         if repeated:
-            return lambda message, items: getattr(message, name).extend(
-                numbers[i.name] for i in items
-            )
+            return lambda message, items: getattr(message, name).extend(numbers[i.name] for i in items)
         return lambda message, item: setattr(message, name, numbers[item.name])
     if repeated:
         return lambda message, items: getattr(message, name).extend(items)

@@ -1,0 +1,75 @@
+"""What every client command shares: reaching the server, and failing with one clear line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import grpc
+import typer
+from rich.console import Console
+
+from kingmaker.server.app import DEFAULT_ADDRESS, admin_token_path
+from kingmaker.v1 import admin_pb2_grpc
+
+console = Console()
+errors = Console(stderr=True)
+
+ServerOption = typer.Option(
+    None,
+    "--server",
+    "-s",
+    help="Server address (host:port or unix:/path). Default: $KINGMAKER_SERVER or 127.0.0.1:50051.",
+)
+TokenOption = typer.Option(
+    None, "--admin-token", help="Admin token. Default: $KINGMAKER_ADMIN_TOKEN, or the file the server wrote."
+)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print one line on stderr and exit non-zero."""
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def server_address(explicit: str | None) -> str:
+    return explicit or os.environ.get("KINGMAKER_SERVER") or DEFAULT_ADDRESS
+
+
+def admin_token(explicit: str | None) -> str:
+    token = explicit or os.environ.get("KINGMAKER_ADMIN_TOKEN")
+    if token:
+        return token
+    path = admin_token_path()
+    if path.exists():
+        return path.read_text().strip()
+    fail(f"no admin token: pass --admin-token, set KINGMAKER_ADMIN_TOKEN, or run where {path} exists")
+
+
+class AdminClient:
+    """Calls the Admin service with the admin token, turning gRPC errors into one clear line."""
+
+    def __init__(self, channel: grpc.Channel, token: str, address: str) -> None:
+        self._stub = admin_pb2_grpc.AdminStub(channel)
+        self._metadata = (("authorization", f"Bearer {token}"),)
+        self._address = address
+
+    def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        try:
+            return getattr(self._stub, method)(request, metadata=self._metadata, timeout=timeout)
+        except grpc.RpcError as error:
+            code = error.code()
+            if code == grpc.StatusCode.UNAVAILABLE:
+                fail(f"cannot reach the server at {self._address} (is `kingmaker serve` running?)")
+            if code == grpc.StatusCode.UNAUTHENTICATED:
+                fail(f"the server refused the admin token: {error.details()}")
+            fail(error.details() or code.name)
+
+
+@contextmanager
+def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]:
+    address = server_address(server)
+    with grpc.insecure_channel(address) as channel:
+        yield AdminClient(channel, admin_token(token), address)

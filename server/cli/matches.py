@@ -1,0 +1,119 @@
+"""``kingmaker match``: run one match through a server, and look at stored matches."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import typer
+from rich.table import Table
+
+from kingmaker.games.api import OptionValue
+from kingmaker.sdk.codec import options_to_proto
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.v1 import admin_pb2, common_pb2
+
+app = typer.Typer(help="Run a match through the server, or show a stored one.", no_args_is_help=True)
+
+_NAMED = re.compile(r"^([\w.-]+)=(.+)$", re.DOTALL)
+
+
+@app.command("run")
+def run(
+    game: str = typer.Argument(..., help="The game's name, as `kingmaker games` lists it."),
+    seat: list[str] = typer.Option(
+        ...,
+        "--seat",
+        help="A bot per seat, in seat order: 'NAME=COMMAND' or just 'COMMAND'. Repeat per seat.",
+    ),
+    seed: int | None = typer.Option(
+        None, min=0, help="Seed of the game's chance (default: random, recorded)."
+    ),
+    option: list[str] = typer.Option([], "--option", "-o", help="A game option as NAME=VALUE. Repeatable."),
+    decision_ms: int | None = typer.Option(
+        None, min=1, help="Time per decision in ms (default: the server's)."
+    ),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Play one match between bot commands through a running server and print the result."""
+    request = admin_pb2.RunMatchRequest(
+        game=game, seats=[parse_seat(text) for text in seat], options=options_to_proto(parse_options(option))
+    )
+    if seed is not None:
+        request.seed = seed
+    if decision_ms is not None:
+        request.time_control.CopyFrom(common_pb2.TimeControl(decision_ms=decision_ms))
+    with admin_client(server, admin_token) as client:
+        games = {info.name: info for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games}
+        if game not in games:
+            fail(f"unknown game {game!r} (known games: {', '.join(sorted(games))})")
+        with console.status(f"playing {game} with {len(seat)} bots"):
+            record = client.call("RunMatch", request)
+    print_record(record, games[game].score_name)
+
+
+@app.command("show")
+def show(
+    match_id: str = typer.Argument(..., help="The match id, as `match run` printed it."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Show a stored match's result."""
+    with admin_client(server, admin_token) as client:
+        record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
+        games = {info.name: info for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games}
+    print_record(record, games[record.game].score_name if record.game in games else "score")
+
+
+def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
+    table = Table(
+        title=f"{record.game} match {record.match_id} (seed {record.seed}, {len(record.decisions)} decisions)"
+    )
+    for column in ("seat", "bot", score_name, "rank", "ended", "strikes", "detail"):
+        table.add_column(column)
+    for seat in record.seats:
+        reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
+        table.add_row(
+            str(seat.seat), seat.bot, str(seat.score), str(seat.rank), reason, str(seat.strikes), seat.detail
+        )
+    console.print(table)
+
+
+def parse_seat(text: str) -> admin_pb2.MatchSeat:
+    named = _NAMED.match(text)
+    name, command_text = (
+        (named.group(1), named.group(2)) if named and " " not in named.group(1) else ("", text)
+    )
+    try:
+        command = shlex.split(command_text)
+    except ValueError as error:
+        raise typer.BadParameter(
+            f"cannot parse the command {command_text!r}: {error}", param_hint="--seat"
+        ) from None
+    if not command:
+        raise typer.BadParameter("a seat needs a command", param_hint="--seat")
+    return admin_pb2.MatchSeat(bot=name or _default_name(command), command=command)
+
+
+def parse_options(texts: list[str]) -> dict[str, OptionValue]:
+    options: dict[str, OptionValue] = {}
+    for text in texts:
+        name, sep, raw = text.partition("=")
+        if not sep or not name:
+            raise typer.BadParameter(f"expected NAME=VALUE, got {text!r}", param_hint="--option")
+        options[name] = _option_value(raw)
+    return options
+
+
+def _option_value(raw: str) -> OptionValue:
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    if re.fullmatch(r"-?\d+", raw):
+        return int(raw)
+    return raw
+
+
+def _default_name(command: list[str]) -> str:
+    last = command[-1].rsplit("/", 1)[-1]
+    return last.removesuffix(".py").removesuffix(".js")

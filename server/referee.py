@@ -1,0 +1,308 @@
+"""The referee: runs one match between connected bots, trusting none of them.
+
+For every decision it asks each acting seat at once (so simultaneous choices stay secret), with
+that seat's own observation, its legal actions and its clock; it checks every reply, applies
+the joint action and records it. The policy for faults:
+
+- a late, illegal or malformed reply earns a strike, an error on the bot's stream, and the
+  seat's default action (the fallback policy's choice) for that decision;
+- at ``max_strikes`` strikes, or at once when the bot disconnects or its process dies, the
+  seat forfeits: the fallback policy plays it to the end so the other seats' game finishes,
+  and it ranks last whatever its score;
+- the fallback policy is a uniformly random legal action drawn from an RNG seeded by the match
+  seed, so a match with faults still replays from its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import cast
+
+from kingmaker.games import serial
+from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, options_to_proto
+from kingmaker.server.deadlines import SeatClock, TimeControl
+from kingmaker.server.sessions import Answer, BotSession
+from kingmaker.v1 import arena_pb2, common_pb2
+
+# What made a seat forfeit, by the kind of fault that reached the strike limit.
+_FORFEIT_REASON = {
+    "late": EndReason.TIMEOUT,
+    "illegal": EndReason.ILLEGAL_ACTION,
+    "malformed": EndReason.MALFORMED_REPLY,
+}
+
+
+@dataclass
+class SeatState:
+    """The referee's book on one seat."""
+
+    bot: str
+    session: BotSession | None
+    clock: SeatClock
+    crashed: Callable[[], Awaitable[bool]] | None = None
+    """Asks whether the bot's process has died (to tell a crash from a disconnection)."""
+    strikes: int = 0
+    end_reason: EndReason = EndReason.FINISHED
+    detail: str = ""
+    digest: hashlib._Hash = field(default_factory=hashlib.sha256)
+
+    @property
+    def forfeited(self) -> bool:
+        return self.end_reason is not EndReason.FINISHED
+
+
+@dataclass(frozen=True)
+class Decision:
+    seat: Seat
+    action: Action
+    source: str
+    """"bot", "default" (after a fault) or "fallback" (for a forfeited seat)."""
+
+
+@dataclass(frozen=True)
+class SeatReport:
+    seat: Seat
+    bot: str
+    score: int
+    rank: int
+    strikes: int
+    end_reason: EndReason
+    detail: str
+    stderr_tail: str = ""
+    """The end of the bot's stderr, kept when its seat ended by a fault."""
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """Everything a finished match leaves behind: enough to store, rate and replay it."""
+
+    match_id: str
+    game: str
+    edition: str
+    seed: int
+    options: Mapping[str, OptionValue]
+    seats: tuple[SeatReport, ...]
+    decisions: tuple[tuple[Decision, ...], ...]
+    observation_digests: tuple[str, ...]
+    started_at: float
+    finished_at: float
+    result: Result | None
+    """The game's own result, before faulty seats were moved to last place; None if aborted."""
+
+
+class Referee:
+    def __init__(
+        self,
+        match_id: str,
+        game: Game,
+        seed: int,
+        options: Mapping[str, OptionValue],
+        seats: list[SeatState],
+        control: TimeControl,
+    ) -> None:
+        self.match_id = match_id
+        self.game = game
+        self.seed = seed
+        self.options = game.resolve_options(options)
+        self.seats = seats
+        self.control = control
+        self.codec: GameCodec = codec_for(game.spec.name)
+        self.fallback = random.Random(seed ^ 0x5EED)
+        self.decisions: list[tuple[Decision, ...]] = []
+        for book in seats:
+            if book.session is None and not book.forfeited:
+                book.end_reason = EndReason.NEVER_CONNECTED
+                book.detail = book.detail or "the bot never connected"
+
+    async def run(self) -> MatchReport:
+        started = time.time()
+        state = self.game.new(len(self.seats), self.seed, self.options)
+        self._send_starts()
+        while not state.is_over():
+            if len(self.decisions) >= self.game.spec.max_decisions:
+                raise RuntimeError(f"{self.game.spec.name} ran past max_decisions: an engine bug")
+            acting = state.to_act()
+            chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
+            state.apply({decision.seat: decision.action for decision in chosen})
+            self.decisions.append(tuple(chosen))
+        report = self._report(state.result(), started)
+        self._send_ends(report)
+        return report
+
+    async def _decide(self, state: GameState, seat: Seat) -> Decision:
+        book = self.seats[seat]
+        legal = state.legal_actions(seat)
+        if book.forfeited or book.session is None:
+            return Decision(seat, self.fallback.choice(legal), "fallback")
+        observation = state.observation(seat)
+        book.digest.update(serial.digest(observation).encode())
+        request = arena_pb2.ActionRequest(
+            match_id=self.match_id,
+            seat=seat,
+            observation=self.codec.pack_observation(observation),
+            legal_actions=[self.codec.pack_action(action) for action in legal],
+            deadline_ms=self.control.decision_ms,
+            time_bank_ms=book.clock.bank_ms,
+        )
+        answer = await book.session.ask(request, book.clock.wait_seconds())
+        action = await self._judge(book, request.request_id, answer, legal)
+        if action is None:
+            return Decision(seat, self.fallback.choice(legal), "fallback" if book.forfeited else "default")
+        return Decision(seat, action, "bot")
+
+    async def _judge(
+        self, book: SeatState, request_id: int, answer: Answer, legal: tuple[Action, ...]
+    ) -> Action | None:
+        """The bot's action if its answer stands; otherwise strike or forfeit and return None."""
+        if answer.reply is None:
+            if answer.closed:
+                crashed = book.crashed is not None and await book.crashed()
+                reason = EndReason.CRASHED if crashed else EndReason.DISCONNECTED
+                self._forfeit(book, reason, "the bot's process exited" if crashed else "the stream closed")
+                return None
+            book.clock.expire()
+            self._strike(book, "late", request_id, f"no reply within {answer.elapsed_ms:.0f} ms")
+            return None
+        if not book.clock.charge(answer.elapsed_ms):
+            self._strike(book, "late", request_id, f"the reply took {answer.elapsed_ms:.0f} ms")
+            return None
+        reply = answer.reply
+        choice = reply.WhichOneof("choice")
+        if choice == "legal_action_index":
+            if reply.legal_action_index < len(legal):
+                return legal[reply.legal_action_index]
+            text = f"index {reply.legal_action_index} is outside the {len(legal)} legal actions"
+            self._strike(book, "malformed", request_id, text)
+            return None
+        if choice == "action":
+            try:
+                action = self.codec.unpack_action(reply.action)
+            except CodecError as error:
+                self._strike(book, "malformed", request_id, str(error))
+                return None
+            if action in legal:
+                return action
+            self._strike(book, "illegal", request_id, f"{action!r} is not a legal action now")
+            return None
+        self._strike(book, "malformed", request_id, "the reply holds neither an index nor an action")
+        return None
+
+    def _strike(self, book: SeatState, kind: str, request_id: int, text: str) -> None:
+        book.strikes += 1
+        code = {
+            "late": arena_pb2.ERROR_CODE_LATE_REPLY,
+            "illegal": arena_pb2.ERROR_CODE_ILLEGAL_ACTION,
+            "malformed": arena_pb2.ERROR_CODE_MALFORMED_REPLY,
+        }[kind]
+        strikes = f"strike {book.strikes} of {self.control.max_strikes}"
+        if book.session is not None:
+            book.session.error(
+                code, f"{text}; a default action was played ({strikes})", self.match_id, request_id
+            )
+        if book.strikes >= self.control.max_strikes:
+            self._forfeit(
+                book, _FORFEIT_REASON[kind], f"forfeited after {book.strikes} strikes; last: {text}"
+            )
+
+    def _forfeit(self, book: SeatState, reason: EndReason, text: str) -> None:
+        if book.forfeited:
+            return
+        book.end_reason = reason
+        book.detail = text
+        if book.session is not None:
+            book.session.error(arena_pb2.ERROR_CODE_FORFEITED, text, self.match_id)
+
+    def _send_starts(self) -> None:
+        names = [book.bot for book in self.seats]
+        control = common_pb2.TimeControl(
+            decision_ms=self.control.decision_ms,
+            bank_ms=self.control.bank_ms,
+            increment_ms=self.control.increment_ms,
+            max_strikes=self.control.max_strikes,
+        )
+        for seat, book in enumerate(self.seats):
+            if book.session is None:
+                continue
+            book.session.matches.add(self.match_id)
+            start = arena_pb2.MatchStart(
+                match_id=self.match_id,
+                game=self.game.spec.name,
+                edition=self.game.spec.edition,
+                seat=seat,
+                players=len(self.seats),
+                options=options_to_proto(self.options),
+                seat_bots=names,
+                time_control=control,
+            )
+            book.session.send(arena_pb2.ServerMessage(match_start=start))
+
+    def _report(self, result: Result, started: float) -> MatchReport:
+        ranks = final_ranks(result, [book.forfeited for book in self.seats])
+        seats = tuple(
+            SeatReport(
+                seat, book.bot, result.scores[seat], ranks[seat], book.strikes, book.end_reason, book.detail
+            )
+            for seat, book in enumerate(self.seats)
+        )
+        return MatchReport(
+            match_id=self.match_id,
+            game=self.game.spec.name,
+            edition=self.game.spec.edition,
+            seed=self.seed,
+            options=self.options,
+            seats=seats,
+            decisions=tuple(self.decisions),
+            observation_digests=tuple(book.digest.hexdigest()[:32] for book in self.seats),
+            started_at=started,
+            finished_at=time.time(),
+            result=result,
+        )
+
+    def _send_ends(self, report: MatchReport) -> None:
+        results = [seat_result_proto(seat) for seat in report.seats]
+        for seat, book in enumerate(self.seats):
+            if book.session is None:
+                continue
+            end = arena_pb2.MatchEnd(
+                match_id=self.match_id,
+                seat=seat,
+                end_reason=end_reason_proto(book.end_reason),
+                results=results,
+            )
+            book.session.send(arena_pb2.ServerMessage(match_end=end))
+            book.session.matches.discard(self.match_id)
+
+
+def final_ranks(result: Result, faulty: list[bool]) -> tuple[int, ...]:
+    """The game's ranks with every faulty seat moved below every sound one (sharing last place)."""
+    sound = [seat for seat, bad in enumerate(faulty) if not bad]
+    ranks = [0] * len(faulty)
+    for seat in sound:
+        ranks[seat] = 1 + sum(1 for other in sound if result.ranks[other] < result.ranks[seat])
+    for seat, bad in enumerate(faulty):
+        if bad:
+            ranks[seat] = len(sound) + 1
+    return tuple(ranks)
+
+
+def end_reason_proto(reason: EndReason) -> common_pb2.EndReason:
+    return cast(common_pb2.EndReason, common_pb2.EndReason.Value("END_REASON_" + reason.name))
+
+
+def seat_result_proto(seat: SeatReport) -> common_pb2.SeatResult:
+    return common_pb2.SeatResult(
+        seat=seat.seat,
+        bot=seat.bot,
+        score=seat.score,
+        rank=seat.rank,
+        end_reason=end_reason_proto(seat.end_reason),
+        strikes=seat.strikes,
+        detail=seat.detail,
+    )

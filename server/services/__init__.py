@@ -1,0 +1,1 @@
+"""The gRPC servicers: thin translations between the wire and the referee, pool and ladder."""

@@ -1,0 +1,193 @@
+"""Connected bots: one ``BotSession`` per open Arena stream, and the pool that admits them.
+
+A session owns the stream's outgoing queue and the requests it has open. It checks replies
+only at the protocol level (is this request open, on this stream, for this match); whether the
+action is legal is the referee's business. Late, duplicate and foreign replies get a clear
+error and are otherwise ignored; a stream that keeps sending what nobody asked for is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kingmaker.v1 import arena_pb2
+
+UNSOLICITED_LIMIT = 20
+"""Messages nobody asked for (unknown requests, repeated hellos) before a stream is closed."""
+
+REMEMBERED_REQUESTS = 256
+"""How many answered or expired request ids a session remembers, to tell late from unknown."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is at the other end of a stream, as established by its token."""
+
+    bot: str
+    bot_id: int | None = None
+    """The registered bot's id; None for a bot launched for a single match."""
+    launch_key: str | None = None
+    """For a launched bot: the one-time token the launcher gave it."""
+
+
+@dataclass
+class Answer:
+    """What became of one request."""
+
+    reply: arena_pb2.ActionReply | None
+    elapsed_ms: float
+    closed: bool = False
+    """True when the stream closed before an answer came."""
+
+
+@dataclass
+class _Open:
+    match_id: str
+    future: asyncio.Future[tuple[arena_pb2.ActionReply, float]]
+    sent_at: float
+
+
+@dataclass(eq=False)  # sessions are compared and hashed by identity (they live in sets)
+class BotSession:
+    identity: Identity
+    games: tuple[str, ...]
+    capacity: int
+    session_id: str = field(default_factory=lambda: secrets.token_hex(6))
+    outbox: asyncio.Queue[arena_pb2.ServerMessage | None] = field(default_factory=asyncio.Queue)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    matches: set[str] = field(default_factory=set)
+    _open: dict[int, _Open] = field(default_factory=dict)
+    _closed_ids: OrderedDict[int, None] = field(default_factory=OrderedDict)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _unsolicited: int = 0
+
+    @property
+    def bot(self) -> str:
+        return self.identity.bot
+
+    def send(self, message: arena_pb2.ServerMessage) -> None:
+        if not self.closed.is_set():
+            self.outbox.put_nowait(message)
+
+    def error(
+        self, code: arena_pb2.ErrorCode, text: str, match_id: str = "", request_id: int = 0
+    ) -> None:
+        error = arena_pb2.Error(code=code, message=text, match_id=match_id, request_id=request_id)
+        self.send(arena_pb2.ServerMessage(error=error))
+
+    async def ask(self, request: arena_pb2.ActionRequest, wait_seconds: float) -> Answer:
+        """Send a request and wait for its reply, at most ``wait_seconds``."""
+        loop = asyncio.get_running_loop()
+        request.request_id = next(self._ids)
+        future: asyncio.Future[tuple[arena_pb2.ActionReply, float]] = loop.create_future()
+        sent_at = loop.time()
+        self._open[request.request_id] = _Open(request.match_id, future, sent_at)
+        self.send(arena_pb2.ServerMessage(action_request=request))
+        closed = asyncio.ensure_future(self.closed.wait())
+        waiting: set[asyncio.Future[Any]] = {future, closed}
+        try:
+            done, _ = await asyncio.wait(waiting, timeout=wait_seconds, return_when="FIRST_COMPLETED")
+        finally:
+            closed.cancel()
+            self._forget(request.request_id)
+        if future in done:
+            reply, received_at = future.result()
+            return Answer(reply, (received_at - sent_at) * 1000)
+        elapsed = (loop.time() - sent_at) * 1000
+        return Answer(None, elapsed, closed=self.closed.is_set())
+
+    def on_message(self, message: arena_pb2.BotMessage) -> None:
+        """Route one message from the bot; protocol faults answer with an error."""
+        kind = message.WhichOneof("message")
+        if kind == "reply":
+            self._on_reply(message.reply)
+        elif kind == "hello":
+            self._unsolicited_message(arena_pb2.ERROR_CODE_BAD_HELLO, "this stream already said hello")
+        else:
+            self._unsolicited_message(arena_pb2.ERROR_CODE_MALFORMED_REPLY, "the message is empty")
+
+    def close(self) -> None:
+        if not self.closed.is_set():
+            self.closed.set()
+            self.outbox.put_nowait(None)
+
+    def _on_reply(self, reply: arena_pb2.ActionReply) -> None:
+        pending = self._open.get(reply.request_id)
+        if pending is not None and pending.match_id == reply.match_id:
+            if not pending.future.done():
+                pending.future.set_result((reply, asyncio.get_running_loop().time()))
+            self._forget(reply.request_id)
+        elif pending is None and reply.request_id in self._closed_ids:
+            text = f"request {reply.request_id} was already closed (late, or answered twice); reply ignored"
+            self._unsolicited_message(arena_pb2.ERROR_CODE_LATE_REPLY, text, reply)
+        else:
+            text = f"request {reply.request_id} of match {reply.match_id!r} is not open on this stream"
+            self._unsolicited_message(arena_pb2.ERROR_CODE_UNKNOWN_REQUEST, text, reply)
+
+    def _unsolicited_message(self, code: arena_pb2.ErrorCode, text: str, reply: Any = None) -> None:
+        self._unsolicited += 1
+        if reply is not None:
+            self.error(code, text, reply.match_id, reply.request_id)
+        else:
+            self.error(code, text)
+        if self._unsolicited > UNSOLICITED_LIMIT:
+            self.error(
+                arena_pb2.ERROR_CODE_FLOODING, f"more than {UNSOLICITED_LIMIT} unsolicited messages; closing"
+            )
+            self.close()
+
+    def _forget(self, request_id: int) -> None:
+        if self._open.pop(request_id, None) is not None:
+            self._closed_ids[request_id] = None
+            while len(self._closed_ids) > REMEMBERED_REQUESTS:
+                self._closed_ids.popitem(last=False)
+
+
+Authenticator = Callable[[str], Awaitable[Identity | None]]
+
+
+class SessionPool:
+    """Admits streams by token and hands sessions to whoever waits for them."""
+
+    def __init__(self, authenticate: Authenticator | None = None) -> None:
+        self._authenticate = authenticate
+        self._launched: dict[str, asyncio.Future[BotSession]] = {}
+        self._names: dict[str, str] = {}
+        self.sessions: set[BotSession] = set()
+
+    def expect(self, token: str, bot: str) -> asyncio.Future[BotSession]:
+        """A launched bot will connect with ``token``; the future gets its session."""
+        future: asyncio.Future[BotSession] = asyncio.get_running_loop().create_future()
+        self._launched[token] = future
+        self._names[token] = bot
+        return future
+
+    def forget(self, token: str) -> None:
+        self._launched.pop(token, None)
+        self._names.pop(token, None)
+
+    async def identify(self, token: str) -> Identity | None:
+        waiting = self._launched.get(token)
+        if waiting is not None and not waiting.done():
+            return Identity(bot=self._names[token], launch_key=token)
+        if self._authenticate is not None and token:
+            return await self._authenticate(token)
+        return None
+
+    def admit(self, session: BotSession) -> None:
+        self.sessions.add(session)
+        key = session.identity.launch_key
+        if key is not None:
+            waiting = self._launched.get(key)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(session)
+
+    def remove(self, session: BotSession) -> None:
+        self.sessions.discard(session)
+        session.close()
