@@ -120,9 +120,7 @@ def _next_reroll(state: KingsburgState) -> None:
             return
         state.queue.pop(0)
     order_turns(state)
-    state.decision = Decision.INFLUENCE
-    state.cursor = 0
-    _next_influencer(state)
+    begin_influence(state)
 
 
 def order_turns(state: KingsburgState) -> None:
@@ -131,6 +129,13 @@ def order_turns(state: KingsburgState) -> None:
 
 
 # -- b) influencing the advisors --------------------------------------------------------------
+
+
+def begin_influence(state: KingsburgState) -> None:
+    """Step b: the first player in turn order starts (tests enter a built position here)."""
+    state.decision = Decision.INFLUENCE
+    state.cursor = 0
+    _next_influencer(state)
 
 
 def _next_influencer(state: KingsburgState) -> None:
@@ -144,8 +149,7 @@ def _next_influencer(state: KingsburgState) -> None:
                 return
             province.passed = True  # no legal placement left: the player must pass
         state.cursor = (state.cursor + 1) % state.players
-    state.gift_advisor, state.gift_group = 1, 0
-    _next_gift(state)
+    begin_gifts(state)
 
 
 def _place(state: KingsburgState, seat: int, action: Influence) -> None:
@@ -163,6 +167,11 @@ def _place(state: KingsburgState, seat: int, action: Influence) -> None:
 
 
 # -- c) the advisors' help, #1 to #18 ----------------------------------------------------------
+
+
+def begin_gifts(state: KingsburgState) -> None:
+    state.gift_advisor, state.gift_group = 1, 0
+    _next_gift(state)
 
 
 def _next_gift(state: KingsburgState) -> None:
@@ -184,11 +193,16 @@ def _next_gift(state: KingsburgState) -> None:
     state.court = [[] for _ in range(19)]  # dice, tokens and white dice go back
     for province in state.provinces:
         province.coloured, province.white = [], []
-    state.queue = list(state.turn_order)
-    _next_builder(state)
+    begin_construction(state)
 
 
 # -- d) construction -------------------------------------------------------------------------
+
+
+def begin_construction(state: KingsburgState) -> None:
+    state.decision = Decision.CONSTRUCT
+    state.queue = list(state.turn_order)
+    _next_builder(state)
 
 
 def _next_builder(state: KingsburgState) -> None:

@@ -136,7 +136,6 @@ class KingsburgState(GameState):
     def begin_year(self) -> None:
         self.phase = Phase.KINGS_AID
         self.revealed = False
-        self.king_die = 0
         behind = self.least_developed()
         if len(behind) == 1:
             self.provinces[behind[0]].aid_die = True

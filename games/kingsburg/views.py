@@ -103,7 +103,7 @@ class Observation:
     envoy_holder: int
     """The seat holding the King's Envoy token, or -1."""
     king_die: int
-    """The King's reinforcement die of this winter, 0 before it is rolled."""
+    """The King's reinforcement die of the latest winter, 0 before the first battle."""
     enemy: EnemyCard | None
     """This year's enemy: public once revealed in winter; before that only if you peeked."""
     past_enemies: tuple[EnemyCard, ...]
