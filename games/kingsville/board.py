@@ -8,7 +8,7 @@ lost), so "slot i has a theatre" is simply ``i < theatres``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kingmaker.games.kingsville.cards import (
     CARDS,
@@ -51,6 +51,10 @@ class Board:
             people=people,
             orders=[None] * slots,
         )
+
+    def copy(self) -> Board:
+        """An independent copy (the cards inside are frozen and shared)."""
+        return replace(self, people=list(self.people), orders=list(self.orders), wonders=list(self.wonders))
 
     def can_pay(self, cost: Resources) -> bool:
         # Costs are gold and wood only; points may be negative and are never spent.

@@ -9,8 +9,9 @@ displays are refilled from the current decks; if a display cannot be filled, the
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from kingmaker.games import rng as chance
 from kingmaker.games.api import GameSpec, GameState, Result, RulesError, Seat, ranks_from_keys
@@ -150,6 +151,21 @@ class KingsvilleState(GameState):
             (score, scoring.tie_break(b)) for score, b in zip(scores, self.boards, strict=True)
         ]
         return Result(scores=tuple(scores), ranks=ranks_from_keys(keys))
+
+    def clone(self) -> Self:
+        """A faster copy than ``deepcopy``: cards are frozen, so only the lists are copied."""
+        other = copy.copy(self)
+        other.rng = copy.deepcopy(self.rng)
+        other.future_wonders = [list(deck) for deck in self.future_wonders]
+        other.future_orders = [list(deck) for deck in self.future_orders]
+        # The current decks are the current age's entries of the future lists (same objects).
+        other.wonder_deck = other.future_wonders[self.age - 1]
+        other.order_deck = other.future_orders[self.age - 1]
+        other.wonder_display = list(self.wonder_display)
+        other.order_display = list(self.order_display)
+        other.supply = dict(self.supply)
+        other.boards = [board.copy() for board in self.boards]
+        return other
 
     # --- the six actions -----------------------------------------------------------------
 
