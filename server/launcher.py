@@ -113,8 +113,10 @@ class BotProcess:
             return ""
 
     async def stop(self, grace: float = 2.0) -> None:
-        """Ask the whole process group to stop, then kill it; always reaps the process."""
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        """Give the bot ``grace`` seconds to leave by itself (its stream has ended), then SIGTERM
+        its whole process group, then SIGKILL it; always reaps the process."""
+        await self.exited(within=grace)
+        for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
             if self.process.returncode is not None:
                 break
             with contextlib.suppress(ProcessLookupError):

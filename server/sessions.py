@@ -75,9 +75,7 @@ class BotSession:
         if not self.closed.is_set():
             self.outbox.put_nowait(message)
 
-    def error(
-        self, code: arena_pb2.ErrorCode, text: str, match_id: str = "", request_id: int = 0
-    ) -> None:
+    def error(self, code: arena_pb2.ErrorCode, text: str, match_id: str = "", request_id: int = 0) -> None:
         error = arena_pb2.Error(code=code, message=text, match_id=match_id, request_id=request_id)
         self.send(arena_pb2.ServerMessage(error=error))
 

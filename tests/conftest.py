@@ -1,0 +1,33 @@
+"""Fixtures shared by the test folders: a real server on loopback, started and always stopped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kingmaker.server.app import ServerConfig
+from kingmaker.server.deadlines import TimeControl
+
+from support import ServerThread
+
+
+@pytest.fixture
+def kingmaker_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("KINGMAKER_HOME", str(home))
+    monkeypatch.delenv("KINGMAKER_ADMIN_TOKEN", raising=False)
+    monkeypatch.delenv("KINGMAKER_SERVER", raising=False)
+    return home
+
+
+@pytest.fixture
+def server(kingmaker_home: Path) -> Iterator[ServerThread]:
+    """A real server on a free loopback port, with short deadlines so faults show quickly."""
+    control = TimeControl(decision_ms=400, max_strikes=3)
+    running = ServerThread(ServerConfig(address="127.0.0.1:0", time_control=control, connect_timeout=10.0))
+    try:
+        yield running
+    finally:
+        running.stop()
