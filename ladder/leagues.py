@@ -169,7 +169,7 @@ def league_progress(db: Database, league_id: int) -> dict[str, int]:
         rows = session.exec(
             select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
         ).all()
-    return {status: 0 for status in MatchStatus.ALL} | dict(rows)
+    return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
 
 
 def rerun_league(db: Database, league_id: int, new_name: str) -> LeagueInfo:

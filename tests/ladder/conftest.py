@@ -1,0 +1,29 @@
+"""Fixtures for the ladder tests: a file database per test and the registered test game."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ladder_support import DICE_DUEL, TEST_GAME
+
+from kingmaker.games import registry
+from kingmaker.ladder.db import Database, open_database
+
+
+@pytest.fixture(autouse=True)
+def dice_duel(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("kingmaker_test_dice_duel")
+    module.GAME = DICE_DUEL  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(registry._MODULES, TEST_GAME, module.__name__)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    database = open_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    yield database
+    database.close()
