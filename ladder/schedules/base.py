@@ -69,11 +69,13 @@ class SeatBalancer:
     (``players * times in that seat - games played``). Greedy over the schedule's order, the
     rotation with the smallest excess in the first seat wins (the first seat matters most in most
     games), then the smallest total excess. So over a round robin each bot takes the first seat
-    about equally often, and no bot keeps it.
+    about equally often, and no bot keeps it. A ``focus`` bot (a gauntlet's challenger) is balanced
+    before everything else, so it cycles through the seats evenly.
     """
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, focus: int | None = None) -> None:
         self.players = players
+        self.focus = focus
         self.seat_counts: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self.games: dict[int, int] = defaultdict(int)
 
@@ -87,9 +89,11 @@ class SeatBalancer:
     def _excess(self, bot: int, seat: int) -> int:
         return self.players * self.seat_counts[bot][seat] - self.games[bot]
 
-    def _cost(self, seated: tuple[int, ...]) -> tuple[int, int]:
+    def _cost(self, seated: tuple[int, ...]) -> tuple[int, int, int]:
+        focus = seated.index(self.focus) if self.focus in seated else None
+        focus_excess = 0 if focus is None else self._excess(seated[focus], focus)
         total = sum(self._excess(bot, seat) for seat, bot in enumerate(seated))
-        return self._excess(seated[0], 0), total
+        return focus_excess, self._excess(seated[0], 0), total
 
 
 class Schedule(ABC):
@@ -149,6 +153,8 @@ class FixedSchedule(Schedule):
         if rounds < 1:
             raise ValueError("rounds must be at least 1")
         self.rounds = rounds
+        self.focus: int | None = None
+        """A bot whose seats are balanced before all others' (see ``SeatBalancer``)."""
         self._seated: list[tuple[int, ...]] | None = None
 
     @abstractmethod
@@ -157,7 +163,7 @@ class FixedSchedule(Schedule):
 
     def seated_groups(self) -> list[tuple[int, ...]]:
         if self._seated is None:
-            balancer = SeatBalancer(self.players)
+            balancer = SeatBalancer(self.players, self.focus)
             one_round = self.groups()
             self._seated = [balancer.seat(group) for _ in range(self.rounds) for group in one_round]
         return self._seated

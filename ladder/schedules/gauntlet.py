@@ -1,8 +1,8 @@
 """Gauntlet: one bot (the challenger) against a field.
 
 Every match seats the challenger with ``players - 1`` bots of the field, each such set once per
-round; the field never plays without the challenger. Seats are balanced as in the round robin, so
-the challenger sits in every seat about equally often.
+round; the field never plays without the challenger. Seats are balanced as in the round robin, the
+challenger's first, so it sits in every seat equally often (within one).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ class Gauntlet(FixedSchedule):
         super().__init__([challenger, *field], players, league_seed, duplicate=duplicate, rounds=rounds)
         self.challenger = challenger
         self.field = tuple(field)
+        self.focus = challenger
 
     def groups(self) -> list[tuple[int, ...]]:
         return [(self.challenger, *others) for others in itertools.combinations(self.field, self.players - 1)]
