@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from kingmaker.server.app import ServerConfig
+from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
-
-from support import ServerThread
 
 
 @pytest.fixture
@@ -23,10 +22,12 @@ def kingmaker_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def server(kingmaker_home: Path) -> Iterator[ServerThread]:
+def server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
     """A real server on a free loopback port, with short deadlines so faults show quickly."""
     control = TimeControl(decision_ms=400, max_strikes=3)
-    running = ServerThread(ServerConfig(address="127.0.0.1:0", time_control=control, connect_timeout=10.0))
+    running = BackgroundServer(
+        ServerConfig(address="127.0.0.1:0", time_control=control, connect_timeout=10.0)
+    )
     try:
         yield running
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.server.cli import games, matches, serve
+from kingmaker.server.cli import demo, games, matches, serve
 
 app = typer.Typer(
     name="kingmaker",
@@ -13,6 +13,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
 app.command("games")(games.games)
 app.add_typer(matches.app, name="match")

@@ -8,12 +8,13 @@ import pytest
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.codec import codec_for
+from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.matches import LaunchedMatchRunner, SeatSpec
 from kingmaker.server.referee import MatchReport
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 
-from support import ServerThread, bot_command
+from support import bot_command
 
 RANDOM = bot_command("random_bot.py")
 GREEDY = bot_command("kingdoms/greedy_bot.py")
@@ -21,7 +22,7 @@ CONTROL = TimeControl(decision_ms=400, max_strikes=3)
 
 
 def run_match(
-    server: ServerThread, seats: list[SeatSpec], seed: int = 7, game: str = "kingdoms"
+    server: BackgroundServer, seats: list[SeatSpec], seed: int = 7, game: str = "kingdoms"
 ) -> MatchReport:
     runner = LaunchedMatchRunner(server.server.pool, server.address, connect_timeout=10.0)
     return server.run(runner.run(game, seats, seed, {}, CONTROL))
@@ -36,7 +37,7 @@ def replayed_scores(report: MatchReport) -> tuple[int, ...]:
     return state.result().scores
 
 
-def test_three_bots_play_kingdoms_through_the_admin_api(server: ServerThread) -> None:
+def test_three_bots_play_kingdoms_through_the_admin_api(server: BackgroundServer) -> None:
     seats = [
         admin_pb2.MatchSeat(bot="random-a", command=list(RANDOM)),
         admin_pb2.MatchSeat(bot="greedy", command=list(GREEDY)),
@@ -73,7 +74,7 @@ def test_three_bots_play_kingdoms_through_the_admin_api(server: ServerThread) ->
     ],
 )
 def test_a_faulty_bot_forfeits_and_the_others_finish(
-    server: ServerThread, bot_file: str, reason: EndReason, error_code: str | None
+    server: BackgroundServer, bot_file: str, reason: EndReason, error_code: str | None
 ) -> None:
     seats = [
         SeatSpec("random-a", RANDOM),
@@ -102,7 +103,7 @@ def test_a_faulty_bot_forfeits_and_the_others_finish(
     assert replayed_scores(report) == tuple(seat.score for seat in report.seats)
 
 
-def test_a_bot_that_never_connects_is_played_by_the_fallback(server: ServerThread) -> None:
+def test_a_bot_that_never_connects_is_played_by_the_fallback(server: BackgroundServer) -> None:
     sleeper = SeatSpec("sleeper", (bot_command("random_bot.py")[0], "-c", "import time; time.sleep(30)"))
     runner = LaunchedMatchRunner(server.server.pool, server.address, connect_timeout=1.0)
     report = server.run(runner.run("kingdoms", [SeatSpec("random", RANDOM), sleeper], 3, {}, CONTROL))
@@ -113,7 +114,7 @@ def test_a_bot_that_never_connects_is_played_by_the_fallback(server: ServerThrea
     assert {d.source for decisions in report.decisions for d in decisions if d.seat == 1} == {"fallback"}
 
 
-def test_the_server_still_plays_after_faults(server: ServerThread) -> None:
+def test_the_server_still_plays_after_faults(server: BackgroundServer) -> None:
     run_match(server, [SeatSpec("crash", bot_command("faulty/crash_bot.py")), SeatSpec("random", RANDOM)])
     report = run_match(server, [SeatSpec("a", RANDOM), SeatSpec("b", RANDOM)], seed=99)
     assert all(seat.end_reason is EndReason.FINISHED for seat in report.seats)
