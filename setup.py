@@ -49,6 +49,11 @@ packages = {**_layer_packages(), **proto_packages(ROOT / "proto")}
 setup(
     packages=sorted(packages),
     package_dir=packages,
-    package_data={"kingmaker.games": ["py.typed"], "kingmaker.sdk": ["py.typed"]},
+    package_data={
+        "kingmaker.games": ["py.typed"],
+        "kingmaker.sdk": ["py.typed"],
+        "kingmaker.games.kingsville": ["*.json"],
+        "kingmaker.ladder.migrations": ["*.mako"],
+    },
     cmdclass={"build_py": BuildPyWithProtos},
 )

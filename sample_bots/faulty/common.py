@@ -14,7 +14,7 @@ class FaultyBot(Bot):
         self.decisions = 0
         self.fault_after = int(os.environ.get("FAULT_AFTER", "2"))
 
-    def act(self, request: Request) -> object:  # type: ignore[override]  # faulty bots break the contract
+    def act(self, request: Request) -> object:  # faulty bots answer what they like
         self.decisions += 1
         if self.decisions <= self.fault_after:
             return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+from collections.abc import Iterator
 
 import grpc
 
@@ -21,7 +22,7 @@ def main() -> None:
         arena_pb2.BotMessage(hello=arena_pb2.Hello(token=os.environ["KINGMAKER_TOKEN"], protocol_version=1))
     )
 
-    def outgoing():  # type: ignore[no-untyped-def]
+    def outgoing() -> Iterator[arena_pb2.BotMessage]:
         while (message := outbox.get()) is not None:
             yield message
 
