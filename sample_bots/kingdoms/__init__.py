@@ -1,0 +1,1 @@
+"""Sample bots for Reiner Knizia's Kingdoms."""
