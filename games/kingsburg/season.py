@@ -216,7 +216,7 @@ def _next_builder(state: KingsburgState) -> None:
             state.ask(seat, Decision.CONSTRUCT, legal)
             return
         state.queue.pop(0)
-    _end_season(state)
+    end_season(state)
 
 
 def _construct(state: KingsburgState, seat: int, building: Building) -> None:
@@ -232,7 +232,8 @@ def _construct(state: KingsburgState, seat: int, building: Building) -> None:
 # -- the end of the season: Inn, Embassy, Town Hall --------------------------------------------
 
 
-def _end_season(state: KingsburgState) -> None:
+def end_season(state: KingsburgState) -> None:
+    """The Inn's token (summer only) and the Embassy's VP, then the Town Hall offers."""
     for province in state.provinces:
         if state.phase is Phase.SUMMER and province.owns(Building.INN):
             province.plus_two += 1

@@ -20,7 +20,8 @@ from kingmaker.games.kingsburg.battle import (
     combat_value,
     outcome,
 )
-from kingmaker.games.kingsburg.data import ENEMIES, YEARS, Building, EnemyCard, Good, cards_of_year
+from kingmaker.games.kingsburg.data import YEARS, Building, EnemyCard, Good, cards_of_year
+from kingmaker.games.kingsburg.observation import observe
 from kingmaker.games.kingsburg.province import Province, goods_choices
 from kingmaker.games.kingsburg.views import Decision, DiceGroup, Observation, Phase
 from kingmaker.games.rng import Rng, roll, shuffle
@@ -101,8 +102,6 @@ class KingsburgState(GameState):
             raise RulesError(f"no decision is open ({self.decision.name})")
 
     def observation(self, seat: Seat) -> Observation:
-        from kingmaker.games.kingsburg.observation import observe
-
         return observe(self, seat)
 
     def is_over(self) -> bool:
@@ -263,6 +262,3 @@ class KingsburgState(GameState):
         self.decision = Decision.NONE
         self.acting = ()
         self.legal = ()
-
-
-assert len(ENEMIES) == 25

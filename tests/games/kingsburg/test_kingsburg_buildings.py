@@ -156,7 +156,7 @@ def test_town_hall_once_a_season_for_a_token_or_one_good() -> None:
     me.coloured = []
     state.provinces[1].gold = 0
     state.queue = [0]
-    season._end_season(state)
+    season.end_season(state)
     offers = set(state.legal_actions(0))
     assert offers == {
         UseTownHall(Offering.PLUS_TWO),
