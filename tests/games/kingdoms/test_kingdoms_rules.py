@@ -15,6 +15,7 @@ from kingmaker.games.kingdoms import (
     PlaceDrawnTile,
     PlaceStartingTile,
 )
+from kingmaker.games.kingdoms.perturb import perturb_secrets
 from kingmaker.games.kingdoms.pieces import TILE_SET, Castle, Tile, TileKind
 from kingmaker.games.kingdoms.scoring import COLUMN_LINES, ROW_LINES, line_payouts, pay_out
 from kingmaker.games.rng import ScriptedRng
@@ -287,3 +288,14 @@ def test_space_tokens_mean_what_the_helper_says() -> None:
     # Guards the other tests' notation: a1 is seat 0's rank-1 castle, -6 the Troll.
     assert space("a1") == Castle(0, 1)
     assert space("-6") == Tile(TileKind.HAZARD, -6, "Troll")
+
+
+def test_perturbing_a_seats_secrets_changes_only_that_seats_view() -> None:
+    state = two_player_state(2)
+    state.apply({0: DrawTile()})  # seat 0 now holds a starting tile and a drawn tile
+    other = perturb_secrets(state, 0, seed=3)
+    assert isinstance(other, KingdomsState)
+    assert other.observation(0).starting_tile != state.observation(0).starting_tile
+    assert other.observation(0).drawn_tile != state.observation(0).drawn_tile
+    assert other.observation(1) == state.observation(1)
+    assert state.observation(0).starting_tile == VILLAGE  # the original is untouched
