@@ -134,6 +134,6 @@ def check_no_leaks(game: Game, playout: Playout, samples: int = 12, seed: int = 
 def _check_result(result: Result, players: int) -> None:
     assert len(result.scores) == players and len(result.ranks) == players
     assert min(result.ranks) == 1
-    for seat, rank in enumerate(result.ranks):
+    for rank in result.ranks:
         better = sum(1 for other in range(players) if result.ranks[other] < rank)
         assert rank == better + 1, f"ranks {result.ranks} are not competition ranks"

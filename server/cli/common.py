@@ -30,7 +30,7 @@ TokenOption = typer.Option(
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one line on stderr and exit non-zero."""
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

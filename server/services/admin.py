@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import hmac
+import os
 import secrets
+import shutil
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -107,6 +109,12 @@ def seat_spec(seat: admin_pb2.MatchSeat) -> SeatSpec:
         raise ValueError(
             f"seat {seat.bot!r} has no command (registered bots are not supported by RunMatch yet)"
         )
+    program = seat.command[0]
+    found = (
+        shutil.which(program) if "/" not in program else (program if os.access(program, os.X_OK) else None)
+    )
+    if found is None:
+        raise ValueError(f"cannot start {program!r}: no such executable")
     return SeatSpec(
         bot=seat.bot or seat.command[-1], command=tuple(seat.command), cwd=seat.working_directory or None
     )

@@ -1,0 +1,76 @@
+"""The command line against a real server: a match, and every bad input as one clear line."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
+
+from support import bot_command
+
+runner = CliRunner()
+RANDOM = " ".join(bot_command("random_bot.py"))
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_match_run_prints_every_seat_and_match_show_finds_it(server: BackgroundServer) -> None:
+    code, out, err = invoke(
+        "match", "run", "kingdoms", "--server", server.address, "--seat", f"alice={RANDOM}",
+        "--seat", f"bob={RANDOM}", "--seed", "4", "--option", "score_as_you_go=true",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "alice" in out and "bob" in out and "finished" in out
+    match_id = out.split("match ", 1)[1].split()[0]
+    code, shown, err = invoke("match", "show", match_id, "--server", server.address)
+    assert code == 0, err
+    assert match_id in shown and "alice" in shown
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["match", "run", "chess", "--seat", RANDOM, "--seat", RANDOM], "unknown game 'chess'"),
+        (["match", "run", "kingdoms", "--seat", RANDOM], "kingdoms is for 2 to 4 players, not 1"),
+        (
+            ["match", "run", "kingdoms", "--seat", RANDOM, "--seat", RANDOM, "-o", "tempo=3"],
+            "no option 'tempo'",
+        ),
+        (["match", "run", "kingdoms", "--seat", RANDOM, "--seat", RANDOM, "-o", "no_luck=3"], "takes a bool"),
+        (
+            ["match", "run", "kingdoms", "--seat", "/no/such/bot", "--seat", RANDOM],
+            "cannot start '/no/such/bot'",
+        ),
+        (["match", "show", "nope"], "no match 'nope'"),
+    ],
+)
+def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(
+    server: BackgroundServer, args: list[str], message: str
+) -> None:
+    code, _, err = invoke(*args, "--server", server.address)
+    assert code != 0
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_wrong_admin_token_is_refused(server: BackgroundServer) -> None:
+    code, _, err = invoke("match", "show", "x", "--server", server.address, "--admin-token", "wrong")
+    assert code != 0
+    assert "refused the admin token" in err
+
+
+def test_an_unreachable_server_is_one_clear_line(kingmaker_home: object) -> None:
+    code, _, err = invoke("match", "show", "x", "--server", "127.0.0.1:1", "--admin-token", "t")
+    assert code == 1
+    assert "cannot reach the server at 127.0.0.1:1" in err
+
+
+def test_a_malformed_option_is_a_usage_error(kingmaker_home: object) -> None:
+    code, _, err = invoke("match", "run", "kingdoms", "--seat", RANDOM, "-o", "novalue", "--admin-token", "t")
+    assert code == 2
+    assert "expected NAME=VALUE" in err
