@@ -156,9 +156,7 @@ class Game:
     only what no seat may know, such as the order of a deck) are changed, using the given seed.
     Every other seat's observation and legal actions must come out identical."""
 
-    def new(
-        self, players: int, seed: int, options: Mapping[str, OptionValue] | None = None
-    ) -> GameState:
+    def new(self, players: int, seed: int, options: Mapping[str, OptionValue] | None = None) -> GameState:
         """A new game for ``players`` seats; raises ``OptionsError`` for bad players or options."""
         spec = self.spec
         if not spec.min_players <= players <= spec.max_players:

@@ -65,9 +65,7 @@ def replay(game: Game, playout: Playout) -> GameState:
     state = game.new(playout.players, playout.seed, playout.options)
     for joint in playout.log:
         stored = {str(seat): serial.action_to_data(action) for seat, action in joint.items()}
-        decoded = {
-            int(seat): serial.action_from_data(game.spec, data) for seat, data in stored.items()
-        }
+        decoded = {int(seat): serial.action_from_data(game.spec, data) for seat, data in stored.items()}
         assert decoded == joint, "an action did not survive the JSON log round trip"
         state.apply(decoded)
     return state
