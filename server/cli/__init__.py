@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.server.cli import demo, games, matches, serve
+from kingmaker.server.cli import bridge, demo, games, matches, serve
 
 app = typer.Typer(
     name="kingmaker",
@@ -16,6 +16,7 @@ app = typer.Typer(
 app.command("demo")(demo.demo)
 app.command("serve")(serve.serve)
 app.command("games")(games.games)
+app.command("bridge")(bridge.bridge)
 app.add_typer(matches.app, name="match")
 
 

@@ -1,0 +1,217 @@
+"""Play through a program that speaks JSON lines on stdin and stdout, for languages without gRPC.
+
+``kingmaker bridge -- COMMAND...`` connects to the server as a bot exactly like ``sdk.client``
+does (address and token from ``KINGMAKER_SERVER`` / ``KINGMAKER_TOKEN`` or the options), starts
+COMMAND, and translates:
+
+- every message the server sends (Welcome, MatchStart, ActionRequest, MatchEnd, Error) becomes
+  one line on the program's stdin: the ``kingmaker.v1.ServerMessage`` in the proto3 JSON mapping,
+  e.g. ``{"actionRequest": {"matchId": "...", "requestId": "7", ...}}`` (uint64 values are JSON
+  strings, enums are names, observations and actions are ``google.protobuf.Any`` objects with an
+  ``"@type"`` key);
+- every line the program writes on stdout is one reply: a ``kingmaker.v1.ActionReply`` in JSON
+  (``{"legalActionIndex": 0}`` is enough), or a ``BotMessage`` holding one (``{"reply": {...}}``).
+
+Decisions the protocol leaves to the bridge:
+
+- A reply without ``matchId`` and ``requestId`` answers the oldest request still open, so the
+  simplest program never has to copy ids; one that names them is routed by them.
+- A request is open for ``deadline_ms + time_bank_ms`` plus ``GRACE_MS`` of transport allowance;
+  after that the bridge stops waiting for it (the server has already played a default action and
+  sent a LATE_REPLY error, which the program also receives). A late line that names its request
+  still goes to the server, which answers LATE_REPLY; one without ids answers the next open
+  request, so a program that may be late should name its request.
+- A line that is not a valid reply is sent on as a reply with no choice for the request it
+  answers, so the server strikes it as MALFORMED_REPLY, exactly as it would a gRPC bot's garbage.
+- The program's stderr is the bridge's stderr (the server keeps its tail when a seat faults).
+- When the program exits, the bridge closes its stream: to the server the bot disconnected.
+  When the server closes the stream, the program's stdin is closed (end of file) and it is
+  given ``EXIT_WAIT_SECONDS`` to exit before it is killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import logging
+import os
+import sys
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import json_format
+
+from kingmaker.games.registry import game_names
+from kingmaker.sdk.client import (
+    CLIENT,
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    ConnectionRefused,
+    server_address,
+)
+from kingmaker.v1 import arena_pb2, arena_pb2_grpc
+
+GRACE_MS = 50
+"""Allowance on top of a request's deadline and bank before the bridge stops waiting for it."""
+
+EXIT_WAIT_SECONDS = 2.0
+"""How long the program may take to exit after its stdin closes."""
+
+LINE_LIMIT_BYTES = MAX_MESSAGE_BYTES
+"""The longest reply line the bridge reads."""
+
+BRIDGE_CLIENT = CLIENT.replace("python-sdk", "bridge")
+
+log = logging.getLogger("kingmaker.bridge")
+
+
+def load_game_messages() -> None:
+    """Import every game's generated messages so Any payloads convert to and from JSON."""
+    for name in game_names():
+        importlib.import_module(f"kingmaker.{name}.v1.{name}_pb2")
+
+
+def to_json_line(message: arena_pb2.ServerMessage) -> bytes:
+    """One server message as one line of proto3 JSON (newlines inside strings are escaped)."""
+    text = json_format.MessageToJson(message, indent=None, ensure_ascii=True)
+    return text.encode("ascii") + b"\n"
+
+
+def parse_reply(line: bytes) -> arena_pb2.ActionReply:
+    """The ActionReply in one line from the program; ``ValueError`` if the line is not one."""
+    try:
+        value = json.loads(line)
+        if not isinstance(value, dict):
+            raise ValueError("a reply must be a JSON object")
+        if "reply" in value:  # a whole BotMessage
+            return json_format.ParseDict(value, arena_pb2.BotMessage()).reply
+        return json_format.ParseDict(value, arena_pb2.ActionReply())
+    except (UnicodeDecodeError, json.JSONDecodeError, json_format.ParseError) as error:
+        raise ValueError(str(error)) from None
+
+
+@dataclass
+class _Bridge:
+    program: asyncio.subprocess.Process
+    outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
+    # request_id -> match_id of the requests waiting for a line, oldest first.
+    open: OrderedDict[int, str] = field(default_factory=OrderedDict)
+
+    async def send_to_program(self, message: arena_pb2.ServerMessage) -> None:
+        stdin = self.program.stdin
+        if stdin is None or stdin.is_closing():
+            return
+        if message.WhichOneof("message") == "action_request":
+            request = message.action_request
+            self.open[request.request_id] = request.match_id
+            wait = (request.deadline_ms + request.time_bank_ms + GRACE_MS) / 1000
+            asyncio.get_running_loop().call_later(wait, self.open.pop, request.request_id, None)
+        try:
+            stdin.write(to_json_line(message))
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            log.info("the program closed its stdin")
+
+    def on_line(self, line: bytes) -> None:
+        """Turn one line from the program into a reply to the server."""
+        try:
+            reply = parse_reply(line)
+        except ValueError as error:
+            if not self.open:
+                print(f"kingmaker bridge: ignoring a line outside any request: {error}", file=sys.stderr)
+                return
+            request_id, match_id = self.open.popitem(last=False)
+            print(f"kingmaker bridge: request {request_id}: not a reply: {error}", file=sys.stderr)
+            # No choice set: the server strikes it as malformed, as it would any garbage reply.
+            reply = arena_pb2.ActionReply(match_id=match_id, request_id=request_id)
+        else:
+            if reply.request_id == 0 and not reply.match_id and self.open:
+                reply.request_id, reply.match_id = self.open.popitem(last=False)
+            else:
+                self.open.pop(reply.request_id, None)
+        self.outbox.put_nowait(arena_pb2.BotMessage(reply=reply))
+
+    async def read_program(self) -> None:
+        """Forward the program's lines until it closes stdout; then the stream closes too."""
+        assert self.program.stdout is not None
+        try:
+            while line := await self.program.stdout.readline():
+                if line.strip():
+                    self.on_line(line)
+        except ValueError:  # a line over LINE_LIMIT_BYTES
+            print("kingmaker bridge: the program wrote an over-long line; disconnecting", file=sys.stderr)
+        finally:
+            self.outbox.put_nowait(None)
+
+    async def outgoing(self) -> AsyncIterator[arena_pb2.BotMessage]:
+        while (message := await self.outbox.get()) is not None:
+            yield message
+
+
+async def bridge(
+    command: Sequence[str],
+    server: str | None = None,
+    token: str | None = None,
+    games: Sequence[str] = (),
+) -> int:
+    """Run ``command`` as a bot until the server or the program ends; return the exit status.
+
+    Raises ``ConnectionRefused`` when the server refuses the hello.
+    """
+    load_game_messages()
+    address = server_address(server)
+    hello = arena_pb2.Hello(
+        token=token or os.environ.get("KINGMAKER_TOKEN", ""),
+        games=list(games),
+        max_concurrent_matches=1,
+        client=BRIDGE_CLIENT,
+        protocol_version=PROTOCOL_VERSION,
+    )
+    program = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=LINE_LIMIT_BYTES,
+    )
+    state = _Bridge(program)
+    state.outbox.put_nowait(arena_pb2.BotMessage(hello=hello))
+    reader = asyncio.ensure_future(state.read_program())
+    options = [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ]
+    try:
+        async with grpc.aio.insecure_channel(address, options=options) as channel:
+            stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]  # generated
+            call = stub.Play(state.outgoing())
+            try:
+                async for message in call:
+                    await state.send_to_program(message)
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                    raise ConnectionRefused(error.details() or "the server refused the token") from None
+                if error.code() != grpc.StatusCode.CANCELLED:
+                    raise
+    finally:
+        state.outbox.put_nowait(None)
+        await _stop(program)
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+    return program.returncode or 0
+
+
+async def _stop(program: asyncio.subprocess.Process) -> None:
+    """Close the program's stdin, give it a moment to exit, then kill it."""
+    if program.stdin is not None and not program.stdin.is_closing():
+        program.stdin.close()
+    try:
+        await asyncio.wait_for(program.wait(), EXIT_WAIT_SECONDS)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            program.kill()
+        await program.wait()

@@ -1,0 +1,34 @@
+"""``kingmaker bridge -- COMMAND...``: play as a bot through a program that speaks JSON lines."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+
+from kingmaker.sdk.bridge import bridge as run_bridge
+from kingmaker.sdk.client import ConnectionRefused
+from kingmaker.server.cli.common import fail
+
+
+def bridge(
+    command: list[str] = typer.Argument(..., help="The program to run, after `--`, with its arguments."),
+    server: str = typer.Option(
+        None, "--server", "-s", help="Server address (host:port). Default: $KINGMAKER_SERVER."
+    ),
+    token: str = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN."),
+    game: list[str] = typer.Option(
+        [], "--game", "-g", help="A game this bot plays (repeat for several). Default: any."
+    ),
+) -> None:
+    """Connect to the server as a bot and let COMMAND play: it reads one JSON request per line on
+    stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge")."""
+    try:
+        status = asyncio.run(run_bridge(command, server, token, game))
+    except ConnectionRefused as error:
+        fail(f"the server refused this bot: {error}", code=2)
+    except OSError as error:  # the command could not be started
+        fail(f"cannot run {command[0]!r}: {error}")
+    except KeyboardInterrupt:
+        status = 130
+    raise typer.Exit(status if status >= 0 else 1)
