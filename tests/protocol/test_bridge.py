@@ -11,11 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from protocol_support import AWK_BOT, PYTHON_RANDOM, bridged, end_reasons, run_match
 
 from kingmaker.games.registry import game_names
 from kingmaker.server.background import BackgroundServer
-
-from protocol_support import AWK_BOT, PYTHON_RANDOM, bridged, end_reasons, run_match
 
 # Reads every line and answers each request with garbage.
 GARBAGE = 'while read -r line; do case "$line" in *actionRequest*) echo "{not json";; esac; done'

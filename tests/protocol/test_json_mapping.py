@@ -82,5 +82,5 @@ def test_a_reply_line_may_be_an_action_reply_or_a_bot_message(line: bytes) -> No
     ],
 )
 def test_a_line_that_is_no_reply_is_rejected(line: bytes) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"."):  # any explanation, but one there must be
         parse_reply(line)

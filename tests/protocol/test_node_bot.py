@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from protocol_support import PYTHON_RANDOM, end_reasons, node_bot_command, run_match
 
 from kingmaker.games.registry import game_names
 from kingmaker.server.background import BackgroundServer
-
-from protocol_support import PYTHON_RANDOM, end_reasons, node_bot_command, run_match
 
 
 @pytest.mark.parametrize("game", game_names())
