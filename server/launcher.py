@@ -2,48 +2,49 @@
 
 Each bot runs in a process group of its own, so stopping it kills everything it started; with
 a scrubbed environment (only what a program needs to run, plus the server address and its
-token); with its stderr kept in a file whose tail explains a crash; and with resource limits
-set before it runs (see ``Limits``).
+token); in a fresh temporary working directory of its own (also its HOME and TMPDIR), removed
+when it stops; with its stderr kept in a file whose tail explains a crash; with resource limits
+set before it runs; and, when its ``SandboxPolicy`` asks for it and bubblewrap works here, in a
+namespace jail with no network (see ``kingmaker.server.sandbox`` and docs/security.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import logging
 import os
-import resource
+import shutil
 import signal
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-# The only variables a bot inherits from the server's environment.
-INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "SYSTEMROOT")
+from kingmaker.server.sandbox import (
+    BOT_UIDS,
+    Limits,
+    SandboxPolicy,
+    bubblewrap,
+    bubblewrap_command,
+    processes_rlimit,
+    running_as_root,
+)
+
+__all__ = ["BotProcess", "LaunchError", "Limits", "SandboxPolicy"]
+
+log = logging.getLogger("kingmaker.server.launcher")
+
+# The only variables a bot inherits from the server's environment (HOME is replaced).
+INHERITED = ("PATH", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "SYSTEMROOT")
+
+_warned: set[str] = set()
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits applied to every bot process (0 means no limit of that kind)."""
-
-    cpu_seconds: int = 0
-    memory_bytes: int = 0
-    processes: int = 0
-    open_files: int = 1024
-    file_bytes: int = 256 * 1024 * 1024
-
-    def apply(self) -> None:
-        """Runs in the child between fork and exec."""
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        for kind, value in (
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_AS, self.memory_bytes),
-            (resource.RLIMIT_NPROC, self.processes),
-            (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_FSIZE, self.file_bytes),
-        ):
-            if value:
-                resource.setrlimit(kind, (value, value))
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
 
 
 class LaunchError(RuntimeError):
@@ -53,9 +54,22 @@ class LaunchError(RuntimeError):
 class BotProcess:
     """One running bot command."""
 
-    def __init__(self, process: asyncio.subprocess.Process, stderr_path: Path) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        stderr_path: Path,
+        workdir: Path | None = None,
+        uid: int | None = None,
+        jailed: bool = False,
+    ) -> None:
         self.process = process
         self.stderr_path = stderr_path
+        self.workdir = workdir
+        """The bot's own directory, removed when it stops."""
+        self.uid = uid
+        """The user id it runs as, when the server (root) gave it one of its own."""
+        self.jailed = jailed
+        """True when it runs under bubblewrap."""
 
     @classmethod
     async def start(
@@ -64,38 +78,78 @@ class BotProcess:
         environment: Mapping[str, str],
         cwd: str | None = None,
         limits: Limits | None = None,
+        sandbox: SandboxPolicy | None = None,
     ) -> BotProcess:
+        """Start ``command`` in ``cwd`` (default: its own working directory) with ``environment``
+        added to the scrubbed one. ``limits`` alone gives the limits without a jail; a
+        ``sandbox`` policy carries its own limits and may ask for the jail."""
         if not command:
             raise LaunchError("the bot has no command")
+        if limits is not None and sandbox is not None:
+            raise ValueError("give the limits inside the sandbox policy, not beside it")
+        policy = sandbox or SandboxPolicy(limits=limits or Limits(), isolate=False)
+        bwrap = _jail_for(policy)
+        workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-"))
+        uid = BOT_UIDS.take() if bwrap is not None and running_as_root() else None
+        start_in = cwd or str(workdir)
+        if uid is not None:
+            os.chown(workdir, uid, uid)
+            if policy.unix_socket is not None:
+                # Another user must be able to connect; a connection still needs a bot token,
+                # exactly as on a TCP port.
+                os.chmod(policy.unix_socket, 0o666)
+        if bwrap is None:
+            argv = list(command)
+            if running_as_root() and policy.limits.processes:
+                _warn_once("bots run as root without bubblewrap: the kernel does not limit their processes")
+        else:
+            argv = bubblewrap_command(bwrap, command, policy, str(workdir), start_in, uid)
+        processes = processes_rlimit(policy.limits, own_uid=uid is not None)
+        limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         env = {name: os.environ[name] for name in INHERITED if name in os.environ}
+        env.update(HOME=str(workdir), TMPDIR=str(workdir))
         env.update(environment)
         # The file outlives this call: the bot writes to it, and its tail explains a crash later.
         stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix="kingmaker-bot-", suffix=".stderr", delete=False
         )
-        chosen = limits or Limits()
         try:
             process = await asyncio.create_subprocess_exec(
-                *command,
+                *argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=stderr_file,
-                cwd=cwd,
+                cwd=str(workdir) if bwrap is not None else start_in,
                 env=env,
                 start_new_session=True,
-                preexec_fn=chosen.apply,
+                preexec_fn=limits_in_child.apply,
             )
         except OSError as error:
-            stderr_file.close()
             Path(stderr_file.name).unlink(missing_ok=True)
+            _remove_tree(workdir)
+            if uid is not None:
+                BOT_UIDS.give_back(uid)
             raise LaunchError(f"cannot start {command[0]!r}: {error.strerror or error}") from None
         finally:
             stderr_file.close()
-        return cls(process, Path(stderr_file.name))
+        return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None)
 
     @property
     def returncode(self) -> int | None:
         return self.process.returncode
+
+    @property
+    def exit_signal(self) -> signal.Signals | None:
+        """The signal that killed the bot (SIGXCPU: CPU limit, SIGKILL: stopped or hard limit).
+        bwrap reports a jailed bot killed by signal N as exit code 128 + N, as shells do."""
+        code = self.process.returncode
+        if code is None:
+            return None
+        number = -code if code < 0 else code - 128 if self.jailed and code > 128 else 0
+        try:
+            return signal.Signals(number) if number else None
+        except ValueError:
+            return None
 
     async def exited(self, within: float = 0.5) -> bool:
         """True if the process has exited, waiting up to ``within`` seconds for it to do so."""
@@ -126,6 +180,35 @@ class BotProcess:
         # The leader may be gone while children it started linger in its group.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
+        if self.workdir is not None:
+            _remove_tree(self.workdir)
+        if self.uid is not None:
+            BOT_UIDS.give_back(self.uid)
+            self.uid = None
 
     def discard_logs(self) -> None:
         self.stderr_path.unlink(missing_ok=True)
+
+
+def _jail_for(policy: SandboxPolicy) -> str | None:
+    """The bwrap path when this policy wants the jail and bubblewrap works here; else None,
+    with the reason logged once."""
+    if not policy.isolate:
+        return None
+    status = bubblewrap()
+    if not status.usable or status.path is None:
+        _warn_once(f"bots run without a namespace jail (no network isolation): {status.reason}")
+        return None
+    return status.path
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a bot's directory, even where the bot took away its own write permission."""
+    if not running_as_root():
+        for folder, subfolders, _files in os.walk(path):
+            for name in subfolders:
+                inner = os.path.join(folder, name)
+                if not os.path.islink(inner):
+                    with contextlib.suppress(OSError):
+                        os.chmod(inner, 0o700)
+    shutil.rmtree(path, ignore_errors=True)

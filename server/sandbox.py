@@ -1,0 +1,298 @@
+"""What a managed bot may use: resource limits, and, where bubblewrap works, a namespace jail.
+
+Two layers, applied by ``kingmaker.server.launcher``:
+
+- ``Limits``: kernel resource limits (setrlimit) set in the bot's process before it runs. They
+  work everywhere, with one big exception: RLIMIT_NPROC counts every process *of the user*, and
+  the kernel never enforces it for root. So the process limit is made to mean "per bot" where
+  it can be (see ``processes_rlimit`` and ``BotUids``) and is documented where it cannot.
+- ``SandboxPolicy``: the launcher runs the bot under bubblewrap (``bwrap``) when it is installed
+  and a probe shows it works here (unprivileged user namespaces are often disabled, and
+  containers often forbid mounts). The bot then sees only read-only system and Python folders,
+  the kingmaker code, its own working directory and the server's Unix socket; it has no network
+  (a new, empty network namespace), no view of other processes (a new PID namespace, whose
+  processes all die with it) and no way back to the server but that socket.
+
+When the server runs as root, bubblewrap is run as root (without a user namespace, which would
+map the bot back to root) and the bot is switched to a user id of its own inside the jail, so
+that RLIMIT_NPROC is enforced and counts this bot alone. docs/security.md has the threat model.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger("kingmaker.server.sandbox")
+
+GiB = 1024**3
+MiB = 1024**2
+
+# The kingmaker code (the folder holding games/, sdk/, server/ ...): bots import the SDK from it.
+KINGMAKER_ROOT = Path(__file__).resolve().parent.parent
+
+# Folders every program needs, bound read-only; on merged-/usr systems most are symlinks.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# The few files of /etc a program needs to start; the rest of /etc (passwords, keys) stays out.
+SYSTEM_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+)
+
+# Run inside the jail as root: become the bot's own user, enter its directory (only that user
+# may), then run the bot. Changing to a non-zero uid clears every capability, and bubblewrap has
+# already set no_new_privs.
+DROP_TO_UID = (
+    "import os, sys; uid = int(sys.argv[1]); os.setgroups([]); os.setgid(uid); os.setuid(uid); "
+    "os.chdir(sys.argv[2]); os.execvp(sys.argv[3], sys.argv[3:])"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one bot process and each process it starts (0 means no limit).
+
+    The defaults let a Python bot with gRPC threads and a search tree run a long league (the
+    process lives across matches) while a runaway bot is stopped long before the machine
+    suffers. A Python + grpc bot reserves ~0.5-1 GiB of address space for thread stacks and
+    malloc arenas before it allocates anything, hence 2 GiB rather than less.
+    """
+
+    cpu_seconds: int = 3600
+    """CPU time over the process's life; SIGXCPU at the limit, SIGKILL two seconds later."""
+    memory_bytes: int = 2 * GiB
+    """Address space (RLIMIT_AS): an allocation beyond it fails (MemoryError, ENOMEM)."""
+    processes: int = 64
+    """Processes and threads (RLIMIT_NPROC), see ``processes_rlimit``: fork fails with EAGAIN."""
+    open_files: int = 256
+    """File descriptors: open fails with EMFILE."""
+    file_bytes: int = 256 * MiB
+    """Largest file the bot may write (RLIMIT_FSIZE): write fails with EFBIG (SIGXFSZ)."""
+
+    def apply(self) -> None:
+        """Runs in the child between fork and exec."""
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if self.cpu_seconds:
+            # A hard limit above the soft one: the bot gets SIGXCPU (which says why), not SIGKILL.
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 2))
+        for kind, value in (
+            (resource.RLIMIT_AS, self.memory_bytes),
+            (resource.RLIMIT_NPROC, self.processes),
+            (resource.RLIMIT_NOFILE, self.open_files),
+            (resource.RLIMIT_FSIZE, self.file_bytes),
+        ):
+            if value:
+                resource.setrlimit(kind, (value, value))
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """How to confine a managed bot. ``isolate`` asks for bubblewrap; without it (or when it does
+    not work here) the bot still gets the limits, its own directory and a scrubbed environment."""
+
+    limits: Limits = field(default_factory=Limits)
+    isolate: bool = True
+    unix_socket: str | None = None
+    """The server's socket, bound into the jail: the only way out. Give the bot ``server_address``."""
+    read_only_paths: tuple[str, ...] = ()
+    """Extra folders the bot needs to read (its own code, when not inside the kingmaker tree)."""
+    tmp_bytes: int = 64 * MiB
+    """Size of the jail's private /tmp (memory-backed), so many small files cannot fill memory."""
+
+    @property
+    def server_address(self) -> str:
+        """The address a bot in this sandbox must be given (KINGMAKER_SERVER)."""
+        if self.unix_socket is None:
+            raise ValueError("this policy has no unix_socket: a jailed bot has no other way out")
+        return f"unix:{self.unix_socket}"
+
+
+@dataclass(frozen=True)
+class Bubblewrap:
+    """Whether bubblewrap can be used on this machine, and if not, why."""
+
+    path: str | None
+    usable: bool
+    reason: str
+
+
+def running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+@functools.cache
+def bubblewrap() -> Bubblewrap:
+    """Find bwrap and prove it works here by jailing ``true`` with the flags bots get."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return Bubblewrap(None, False, "bwrap is not installed (apt-get install bubblewrap)")
+    probe = [*namespace_flags(), *system_binds(), "--", "true"]
+    try:
+        done = subprocess.run([path, *probe], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return Bubblewrap(path, False, f"bwrap could not run: {error}")
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
+        return Bubblewrap(path, False, f"bwrap does not work here: {message}")
+    return Bubblewrap(path, True, "bwrap works")
+
+
+def namespace_flags() -> list[str]:
+    """New PID, network, IPC, UTS and cgroup namespaces; a user namespace unless we are root."""
+    flags = ["--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    flags.append("--unshare-cgroup-try")
+    if running_as_root():
+        # Keep only what the jail's first step needs to switch to the bot's own user.
+        flags += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        flags.append("--unshare-user")
+    return flags
+
+
+def system_binds() -> list[str]:
+    flags = ["--proc", "/proc", "--dev", "/dev"]
+    for name in SYSTEM_PATHS:
+        if os.path.islink(name):
+            flags += ["--symlink", os.readlink(name), name]
+        elif os.path.isdir(name):
+            flags += ["--ro-bind", name, name]
+    # /etc itself is made world-readable first: bwrap would create it 0700 for the files below.
+    flags += ["--perms", "0755", "--dir", "/etc"]
+    for name in SYSTEM_FILES:
+        flags += ["--ro-bind-try", name, name]
+    return flags
+
+
+def python_paths() -> list[str]:
+    """The interpreter the server runs (and its virtualenv) and the kingmaker code."""
+    found = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, str(KINGMAKER_ROOT)}
+    return sorted(found)
+
+
+def bubblewrap_command(
+    bwrap: str,
+    command: Sequence[str],
+    policy: SandboxPolicy,
+    workdir: str,
+    cwd: str,
+    uid: int | None,
+) -> list[str]:
+    """The bwrap command line that runs ``command`` jailed; ``uid`` is the user to switch to
+    inside (needed when we are root, see the module docstring)."""
+    flags = [bwrap, *namespace_flags(), *system_binds()]
+    flags += ["--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
+    read_only = [*python_paths(), *policy.read_only_paths]
+    if cwd != workdir:
+        read_only.append(cwd)
+    made: set[str] = {"/", "/tmp"}
+    bound: list[str] = []
+    for path in _outermost(read_only):
+        flags += [*_parent_dirs(path, made, bound), "--ro-bind", path, path]
+        bound.append(path)
+    flags += [*_parent_dirs(workdir, made, bound), "--bind", workdir, workdir]
+    if policy.unix_socket is not None:
+        socket = os.path.abspath(policy.unix_socket)
+        flags += [*_parent_dirs(socket, made, bound), "--bind", socket, socket]
+    if uid is None:
+        return [*flags, "--chdir", cwd, "--", *command]
+    return [*flags, "--", sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), cwd, *command]
+
+
+def _inside(path: str, folders: Sequence[str]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
+
+
+def _outermost(paths: Sequence[str]) -> list[str]:
+    """The absolute paths, without those inside another one (binding the outer one covers them),
+    and without those the system binds already cover."""
+    chosen: list[str] = []
+    system = [name for name in SYSTEM_PATHS if os.path.isdir(name)]
+    for path in sorted({os.path.abspath(path) for path in paths}):
+        if not _inside(path, [*chosen, *system]):
+            chosen.append(path)
+    return chosen
+
+
+def _parent_dirs(path: str, made: set[str], bound: Sequence[str]) -> list[str]:
+    """Create a bound path's parents as world-readable folders: bwrap would make them 0700, and
+    a bot switched to its own user could not walk through them. Parents inside an already bound
+    (read-only) folder exist there and are left alone."""
+    flags: list[str] = []
+    for parent in (str(parent) for parent in reversed(Path(path).parents)):
+        if parent not in made and not _inside(parent, bound):
+            made.add(parent)
+            flags += ["--perms", "0755", "--dir", parent]
+    return flags
+
+
+def processes_rlimit(limits: Limits, own_uid: bool) -> int:
+    """The RLIMIT_NPROC value that gives the bot ``limits.processes`` processes of its own.
+
+    The kernel counts every process and thread of the bot's *user*. With a user of its own
+    (root server, see ``BotUids``) that is the bot alone. Otherwise the bot shares the server's
+    user, so it gets the user's current count plus its allowance: a fork bomb stops after
+    ``limits.processes`` more, though that budget is shared with anything else the user starts
+    meanwhile. For root without a user of its own, the kernel enforces nothing (0: not set).
+    """
+    if not limits.processes:
+        return 0
+    if own_uid:
+        return limits.processes
+    if running_as_root():
+        return 0
+    return count_tasks_of_user(os.getuid()) + limits.processes
+
+
+def count_tasks_of_user(uid: int) -> int:
+    """Processes and threads whose real user is ``uid`` (what RLIMIT_NPROC counts)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue  # it exited meanwhile
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("Uid", "-1").split()[0]) == uid:
+            total += int(fields.get("Threads", "1"))
+    return total
+
+
+class BotUids:
+    """User ids for jailed bots when the server is root: one per running bot, so that the process
+    limit counts that bot alone and no bot can read another's files. They come from a block far
+    above ordinary and container user ids; a random start keeps two servers on one machine from
+    handing out the same ids in practice (a clash would only make two bots share a budget)."""
+
+    FIRST = 1_500_000_000
+    COUNT = 1_000_000
+
+    def __init__(self) -> None:
+        self._random = random.Random()
+        self._taken: set[int] = set()
+
+    def take(self) -> int:
+        while True:
+            uid = self.FIRST + self._random.randrange(self.COUNT)
+            if uid not in self._taken:
+                self._taken.add(uid)
+                return uid
+
+    def give_back(self, uid: int) -> None:
+        self._taken.discard(uid)
+
+
+BOT_UIDS = BotUids()
