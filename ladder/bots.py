@@ -111,6 +111,15 @@ def get_bot(db: Database, name: str) -> BotInfo:
         return bot_info(session, find_bot(session, name))
 
 
+def get_bot_by_id(db: Database, bot_id: int) -> BotInfo:
+    """The bot with this id (the server looks seats up by id): ``NotFoundError`` if there is none."""
+    with db.transaction() as session:
+        bot = session.get(Bot, bot_id)
+        if bot is None:
+            raise NotFoundError(f"no bot with id {bot_id}")
+        return bot_info(session, bot)
+
+
 def list_bots(db: Database, game: str | None = None) -> list[BotInfo]:
     """Every bot by name, or only those that play ``game``."""
     with db.transaction() as session:

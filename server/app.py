@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,13 +11,16 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from kingmaker.ladder import bots
+from kingmaker.ladder.db import Database, open_database
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
-from kingmaker.server.matches import LaunchedMatchRunner
+from kingmaker.server.roster import Roster
+from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
 from kingmaker.server.services.arena import ArenaService
-from kingmaker.server.sessions import SessionPool
+from kingmaker.server.sessions import Identity, SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
@@ -30,6 +34,11 @@ def home_directory() -> Path:
 
 def admin_token_path() -> Path:
     return home_directory() / "admin-token"
+
+
+def default_database_url() -> str:
+    """$KINGMAKER_DATABASE_URL, or an SQLite file in the server's home directory."""
+    return os.environ.get("KINGMAKER_DATABASE_URL") or f"sqlite:///{home_directory() / 'kingmaker.db'}"
 
 
 def load_or_create_admin_token(explicit: str | None = None) -> str:
@@ -53,9 +62,15 @@ class ServerConfig:
     address: str = DEFAULT_ADDRESS
     """host:port (port 0 picks a free one) or unix:/path/to/socket."""
     admin_token: str | None = None
+    database_url: str | None = None
+    """Any SQLAlchemy URL; None means ``default_database_url()``."""
     time_control: TimeControl = field(default_factory=TimeControl)
     connect_timeout: float = 15.0
     limits: Limits = field(default_factory=Limits)
+    concurrency: int = 2
+    """Matches a league plays at the same time, unless its run asks for another number."""
+    resume_leagues: bool = True
+    """Start again, at start-up, every league a previous run left unfinished."""
 
 
 class KingmakerServer:
@@ -63,12 +78,20 @@ class KingmakerServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        home_directory().mkdir(parents=True, exist_ok=True)
+        self.db: Database = open_database(config.database_url or default_database_url())
         self.admin_token = load_or_create_admin_token(config.admin_token)
-        self.pool = SessionPool()
+        self.pool = SessionPool(self._authenticate)
         self.archive = MemoryArchive()
         self.address = config.address
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
+        self.roster: Roster | None = None
+        self.leagues: LeagueRunner | None = None
+
+    async def _authenticate(self, token: str) -> Identity | None:
+        bot = await asyncio.to_thread(bots.authenticate, self.db, token)
+        return Identity(bot=bot.name, bot_id=bot.id) if bot is not None else None
 
     async def start(self) -> str:
         options = [
@@ -80,9 +103,13 @@ class KingmakerServer:
         if not self.config.address.startswith("unix:"):
             host = self.config.address.rsplit(":", 1)[0]
             self.address = f"{host}:{port}"
-        runner = LaunchedMatchRunner(self.pool, self.address, self.config.connect_timeout, self.config.limits)
+        config = self.config
+        self.roster = Roster(self.pool, self.address, config.connect_timeout, config.limits)
+        self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
         arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
-        admin = AdminService(self.admin_token, runner, self.archive, self.config.time_control)
+        admin = AdminService(
+            self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive, config.time_control
+        )
         admin_pb2_grpc.add_AdminServicer_to_server(admin, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names = (
@@ -96,6 +123,8 @@ class KingmakerServer:
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
+        if config.resume_leagues:
+            await self.leagues.resume_unfinished()
         return self.address
 
     async def wait(self) -> None:
@@ -107,7 +136,12 @@ class KingmakerServer:
         if self._server is None:
             return
         await self._health.enter_graceful_shutdown()
+        if self.leagues is not None:
+            await self.leagues.stop()
+        if self.roster is not None:
+            await self.roster.close()
         for session in list(self.pool.sessions):
             self.pool.remove(session)
         await self._server.stop(grace)
         self._server = None
+        self.db.close()

@@ -16,7 +16,6 @@ the joint action and records it. The policy for faults:
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -51,7 +50,8 @@ class SeatState:
     strikes: int = 0
     end_reason: EndReason = EndReason.FINISHED
     detail: str = ""
-    digest: hashlib._Hash = field(default_factory=hashlib.sha256)
+    digests: list[str] = field(default_factory=list)
+    """``serial.digest`` of every observation the seat was shown, in order."""
 
     @property
     def forfeited(self) -> bool:
@@ -90,7 +90,7 @@ class MatchReport:
     options: Mapping[str, OptionValue]
     seats: tuple[SeatReport, ...]
     decisions: tuple[tuple[Decision, ...], ...]
-    observation_digests: tuple[str, ...]
+    observation_digests: tuple[tuple[str, ...], ...]
     started_at: float
     finished_at: float
     result: Result | None
@@ -142,7 +142,7 @@ class Referee:
         if book.forfeited or book.session is None:
             return Decision(seat, self.fallback.choice(legal), "fallback")
         observation = state.observation(seat)
-        book.digest.update(serial.digest(observation).encode())
+        book.digests.append(serial.digest(observation))
         request = arena_pb2.ActionRequest(
             match_id=self.match_id,
             seat=seat,
@@ -259,7 +259,7 @@ class Referee:
             options=self.options,
             seats=seats,
             decisions=tuple(self.decisions),
-            observation_digests=tuple(book.digest.hexdigest()[:32] for book in self.seats),
+            observation_digests=tuple(tuple(book.digests) for book in self.seats),
             started_at=started,
             finished_at=time.time(),
             result=result,

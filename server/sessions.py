@@ -155,25 +155,22 @@ class SessionPool:
 
     def __init__(self, authenticate: Authenticator | None = None) -> None:
         self._authenticate = authenticate
-        self._launched: dict[str, asyncio.Future[BotSession]] = {}
-        self._names: dict[str, str] = {}
+        self._launched: dict[str, tuple[Identity, asyncio.Future[BotSession]]] = {}
         self.sessions: set[BotSession] = set()
 
-    def expect(self, token: str, bot: str) -> asyncio.Future[BotSession]:
-        """A launched bot will connect with ``token``; the future gets its session."""
+    def expect(self, token: str, identity: Identity) -> asyncio.Future[BotSession]:
+        """A bot the server launched will connect with this one-time ``token``."""
         future: asyncio.Future[BotSession] = asyncio.get_running_loop().create_future()
-        self._launched[token] = future
-        self._names[token] = bot
+        self._launched[token] = (identity, future)
         return future
 
     def forget(self, token: str) -> None:
         self._launched.pop(token, None)
-        self._names.pop(token, None)
 
     async def identify(self, token: str) -> Identity | None:
-        waiting = self._launched.get(token)
-        if waiting is not None and not waiting.done():
-            return Identity(bot=self._names[token], launch_key=token)
+        launched = self._launched.get(token)
+        if launched is not None and not launched[1].done():
+            return launched[0]
         if self._authenticate is not None and token:
             return await self._authenticate(token)
         return None
@@ -181,10 +178,9 @@ class SessionPool:
     def admit(self, session: BotSession) -> None:
         self.sessions.add(session)
         key = session.identity.launch_key
-        if key is not None:
-            waiting = self._launched.get(key)
-            if waiting is not None and not waiting.done():
-                waiting.set_result(session)
+        launched = self._launched.get(key) if key is not None else None
+        if launched is not None and not launched[1].done():
+            launched[1].set_result(session)
 
     def remove(self, session: BotSession) -> None:
         self.sessions.discard(session)

@@ -1,123 +1,325 @@
-"""The Admin service the command line talks to. Every call needs the admin token."""
+"""The Admin service the command line talks to. Every call needs the admin token.
+
+Each method translates: it checks the request, calls the ladder (in a worker thread, since the
+database is blocking) or the match machinery, and turns the answer into messages. Ladder
+errors become the matching gRPC status with the ladder's own sentence as details.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
 import os
 import secrets
 import shutil
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
-from kingmaker.games.api import Game, OptionsError
+from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.sdk.codec import (
-    CodecError,
-    codec_for,
-    option_value_to_proto,
-    options_from_proto,
-    options_to_proto,
-)
+from kingmaker.ladder import bots, history, leagues, standings
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import ConflictError, LadderError, NotFoundError
+from kingmaker.ladder.matches import create_match, mark_running, match_log
+from kingmaker.ladder.models import MatchStatus
+from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.launcher import LaunchError
-from kingmaker.server.matches import LaunchedMatchRunner, SeatSpec
-from kingmaker.server.referee import MatchReport, seat_result_proto
+from kingmaker.server.matches import play_match
+from kingmaker.server.rated import play_ticket
+from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.scheduler import LeagueRunner, Progress
+from kingmaker.server.services import convert
 from kingmaker.server.services.errors import abort
+from kingmaker.server.sessions import SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 
-Reply = TypeVar("Reply")
-Handler = Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Reply]]
+T = TypeVar("T")
+Context: TypeAlias = grpc.aio.ServicerContext
+
+_STATUS = {
+    NotFoundError: grpc.StatusCode.NOT_FOUND,
+    ConflictError: grpc.StatusCode.ALREADY_EXISTS,
+}
 
 
-def admin_only(method: Handler[Reply]) -> Handler[Reply]:
+def admin_only(method: Callable[..., T]) -> Callable[..., T]:
     """Refuse the call with UNAUTHENTICATED unless it carries the admin token."""
 
-    @functools.wraps(method)
-    async def checked(self: AdminService, request: Any, context: grpc.aio.ServicerContext) -> Reply:
+    def authorised(self: AdminService, context: Context) -> bool:
         metadata = dict(context.invocation_metadata() or ())
         offered = str(metadata.get("authorization", "")).removeprefix("Bearer ").strip()
-        if not hmac.compare_digest(offered.encode(), self.admin_token.encode()):
-            await abort(context, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
-        return await method(self, request, context)
+        return hmac.compare_digest(offered.encode(), self.admin_token.encode())
 
-    return checked
+    if asyncio.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def checked(self: AdminService, request: Any, context: Context) -> Any:
+            if not authorised(self, context):
+                await abort(context, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
+            try:
+                return await method(self, request, context)
+            except LadderError as error:
+                await abort(context, _STATUS.get(type(error), grpc.StatusCode.INVALID_ARGUMENT), str(error))
+
+        return checked  # type: ignore[return-value]
+
+    @functools.wraps(method)
+    async def streamed(self: AdminService, request: Any, context: Context) -> AsyncIterator[Any]:
+        if not authorised(self, context):
+            await abort(context, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
+        try:
+            async for item in method(self, request, context):  # type: ignore[attr-defined]
+                yield item
+        except LadderError as error:
+            await abort(context, _STATUS.get(type(error), grpc.StatusCode.INVALID_ARGUMENT), str(error))
+
+    return streamed  # type: ignore[return-value]
 
 
 class AdminService(admin_pb2_grpc.AdminServicer):
     def __init__(
         self,
         admin_token: str,
-        runner: LaunchedMatchRunner,
+        db: Database,
+        pool: SessionPool,
+        roster: Roster,
+        league_runner: LeagueRunner,
         archive: MemoryArchive,
         default_control: TimeControl,
     ) -> None:
         self.admin_token = admin_token
-        self.runner = runner
+        self.db = db
+        self.pool = pool
+        self.roster = roster
+        self.league_runner = league_runner
         self.archive = archive
         self.default_control = default_control
 
-    @admin_only
-    async def ListGames(
-        self, request: admin_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
-    ) -> admin_pb2.ListGamesResponse:
-        return admin_pb2.ListGamesResponse(games=[game_info(game) for game in all_games()])
+    # ---- games and matches -------------------------------------------------------------------
 
     @admin_only
-    async def RunMatch(
-        self, request: admin_pb2.RunMatchRequest, context: grpc.aio.ServicerContext
-    ) -> admin_pb2.MatchRecord:
+    async def ListGames(
+        self, request: admin_pb2.ListGamesRequest, context: Context
+    ) -> admin_pb2.ListGamesResponse:
+        return admin_pb2.ListGamesResponse(games=[convert.game_info(game) for game in all_games()])
+
+    @admin_only
+    async def RunMatch(self, request: admin_pb2.RunMatchRequest, context: Context) -> admin_pb2.MatchRecord:
         try:
             game = get_game(request.game)
             options = options_from_proto(request.options)
-            seats = [seat_spec(seat) for seat in request.seats]
             control = (
                 time_control(request.time_control)
                 if request.HasField("time_control")
                 else self.default_control
             )
-            seed = request.seed if request.HasField("seed") else secrets.randbits(63)
-            game.new(len(seats), seed, options)
+            seed = request.seed if request.HasField("seed") else secrets.randbits(62)
+            game.new(len(request.seats), seed, options)
+            ad_hoc = [bool(seat.command) for seat in request.seats]
+            if any(ad_hoc) and not all(ad_hoc):
+                raise ValueError("a match takes either registered bots or commands, not both")
+            entrants = [entrant(seat) for seat in request.seats] if all(ad_hoc) else []
         except (UnknownGameError, OptionsError, CodecError, ValueError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        try:
-            report = await self.runner.run(game.spec.name, seats, seed, options, control)
-        except LaunchError as error:
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        if not entrants:  # registered bots: a one-off match, stored and rated like any other
+            names = [seat.bot for seat in request.seats]
+            ticket = await asyncio.to_thread(create_match, self.db, game.spec.name, names, seed, options)
+            ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
+            await play_ticket(self.db, self.roster, ticket, control)
+            return await self._stored(ticket.match_id, with_log=True)
+        match_id = uuid.uuid4().hex[:12]
+        report = await play_match(self.roster, game.spec.name, entrants, seed, options, control, match_id)
         self.archive.add(report)
-        return match_record(report)
+        return convert.report_record(report)
 
     @admin_only
-    async def GetMatch(
-        self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext
-    ) -> admin_pb2.MatchRecord:
+    async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: Context) -> admin_pb2.MatchRecord:
         report = self.archive.get(request.match_id)
-        if report is None:
+        if report is not None:
+            return convert.report_record(report)
+        if not request.match_id.isdigit():
             await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-        return match_record(report)
+        return await self._stored(int(request.match_id), with_log=True)
+
+    @admin_only
+    async def ListMatches(
+        self, request: admin_pb2.ListMatchesRequest, context: Context
+    ) -> admin_pb2.ListMatchesResponse:
+        found = await asyncio.to_thread(
+            history.list_matches, self.db, request.league or None, request.game or None, request.limit or 50
+        )
+        return admin_pb2.ListMatchesResponse(matches=[convert.stored_record(summary) for summary in found])
+
+    async def _stored(self, match_id: int, with_log: bool) -> admin_pb2.MatchRecord:
+        summary = await asyncio.to_thread(history.match_summary, self.db, match_id)
+        log = None
+        if with_log and summary.status == MatchStatus.FINISHED:
+            log = await asyncio.to_thread(match_log, self.db, match_id)
+        return convert.stored_record(summary, log)
+
+    # ---- bots --------------------------------------------------------------------------------
+
+    @admin_only
+    async def AddBot(self, request: admin_pb2.AddBotRequest, context: Context) -> admin_pb2.AddBotResponse:
+        bot, token = await asyncio.to_thread(
+            bots.register_bot,
+            self.db,
+            request.name,
+            list(request.games),
+            list(request.command) or None,
+            request.working_directory or None,
+        )
+        return admin_pb2.AddBotResponse(bot=convert.bot_message(bot), token=token)
+
+    @admin_only
+    async def ListBots(
+        self, request: admin_pb2.ListBotsRequest, context: Context
+    ) -> admin_pb2.ListBotsResponse:
+        found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None)
+        return admin_pb2.ListBotsResponse(
+            bots=[convert.bot_message(bot, self._connected(bot.id)) for bot in found]
+        )
+
+    @admin_only
+    async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @admin_only
+    async def SetBotEnabled(
+        self, request: admin_pb2.SetBotEnabledRequest, context: Context
+    ) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.set_enabled, self.db, request.name, request.enabled)
+        if not bot.enabled:  # a disabled bot's open streams end now, not at their next match
+            for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+                self.pool.remove(session)
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @admin_only
+    async def RotateToken(
+        self, request: admin_pb2.RotateTokenRequest, context: Context
+    ) -> admin_pb2.RotateTokenResponse:
+        token = await asyncio.to_thread(bots.rotate_token, self.db, request.name)
+        return admin_pb2.RotateTokenResponse(token=token)
+
+    def _connected(self, bot_id: int) -> bool:
+        return any(session.identity.bot_id == bot_id for session in self.pool.sessions)
+
+    # ---- leagues and the ladder --------------------------------------------------------------
+
+    @admin_only
+    async def CreateLeague(
+        self, request: admin_pb2.CreateLeagueRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        try:
+            game = get_game(request.game)
+            options = options_from_proto(request.options)
+        except (UnknownGameError, CodecError) as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        info = await asyncio.to_thread(
+            leagues.create_league,
+            self.db,
+            request.name,
+            request.game,
+            list(request.bots),
+            format=request.format or "round_robin",
+            players=request.players or game.spec.min_players,
+            seed=request.seed if request.HasField("seed") else None,
+            duplicate=request.duplicate,
+            rounds=request.rounds or 1,
+            options=options,
+            challenger=request.challenger or None,
+            max_matches=request.max_matches or None,
+            time_budget_s=request.time_budget_seconds or None,
+        )
+        return await self._league(info.name)
+
+    @admin_only
+    async def RunLeague(
+        self, request: admin_pb2.RunLeagueRequest, context: Context
+    ) -> AsyncIterator[admin_pb2.LeagueProgress]:
+        async for progress in self.league_runner.watch(request.name, request.concurrency):
+            yield await self._progress(progress)
+
+    @admin_only
+    async def GetLeague(self, request: admin_pb2.GetLeagueRequest, context: Context) -> admin_pb2.LeagueInfo:
+        return await self._league(request.name)
+
+    @admin_only
+    async def ListLeagues(
+        self, request: admin_pb2.ListLeaguesRequest, context: Context
+    ) -> admin_pb2.ListLeaguesResponse:
+        found = await asyncio.to_thread(leagues.list_leagues, self.db)
+        return admin_pb2.ListLeaguesResponse(leagues=[await self._league(info.name) for info in found])
+
+    @admin_only
+    async def GetStandings(
+        self, request: admin_pb2.GetStandingsRequest, context: Context
+    ) -> admin_pb2.GetStandingsResponse:
+        try:
+            get_game(request.game)
+        except UnknownGameError as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        rows = await asyncio.to_thread(standings.standings, self.db, request.game, request.limit or None)
+        return admin_pb2.GetStandingsResponse(
+            game=request.game, standings=[convert.standing_message(r) for r in rows]
+        )
+
+    @admin_only
+    async def GetRatingHistory(
+        self, request: admin_pb2.GetRatingHistoryRequest, context: Context
+    ) -> admin_pb2.GetRatingHistoryResponse:
+        try:
+            get_game(request.game)
+        except UnknownGameError as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        series = await asyncio.to_thread(standings.rating_history, self.db, request.game, request.top or 5)
+        return admin_pb2.GetRatingHistoryResponse(
+            series=[convert.rating_series(bot, points) for bot, points in series.items()]
+        )
+
+    async def _league(self, name: str) -> admin_pb2.LeagueInfo:
+        info = await asyncio.to_thread(leagues.get_league, self.db, name)
+        counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
+        names = [
+            (await asyncio.to_thread(bots.get_bot_by_id, self.db, bot_id)).name for bot_id in info.bot_ids
+        ]
+        return convert.league_message(info, names, counts)
+
+    async def _progress(self, progress: Progress) -> admin_pb2.LeagueProgress:
+        counts = progress.counts
+        message = admin_pb2.LeagueProgress(
+            league=progress.league,
+            finished=counts.get(MatchStatus.FINISHED, 0),
+            running=counts.get(MatchStatus.RUNNING, 0),
+            waiting=counts.get(MatchStatus.SCHEDULED, 0),
+            void=counts.get(MatchStatus.VOID, 0),
+            done=progress.done,
+        )
+        if progress.last is not None:
+            message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
+        return message
 
 
 def new_admin_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def seat_spec(seat: admin_pb2.MatchSeat) -> SeatSpec:
-    if not seat.command:
-        raise ValueError(
-            f"seat {seat.bot!r} has no command (registered bots are not supported by RunMatch yet)"
-        )
+def entrant(seat: admin_pb2.MatchSeat) -> Entrant:
+    """An ad hoc seat: a command the server runs for this match only."""
     program = seat.command[0]
     found = (
         shutil.which(program) if "/" not in program else (program if os.access(program, os.X_OK) else None)
     )
     if found is None:
         raise ValueError(f"cannot start {program!r}: no such executable")
-    return SeatSpec(
-        bot=seat.bot or seat.command[-1], command=tuple(seat.command), cwd=seat.working_directory or None
-    )
+    name = seat.bot or program.rsplit("/", 1)[-1]
+    return Entrant(name=name, command=tuple(seat.command), cwd=seat.working_directory or None)
 
 
 def time_control(message: common_pb2.TimeControl) -> TimeControl:
@@ -126,53 +328,4 @@ def time_control(message: common_pb2.TimeControl) -> TimeControl:
         bank_ms=message.bank_ms,
         increment_ms=message.increment_ms,
         max_strikes=message.max_strikes or TimeControl.max_strikes,
-    )
-
-
-def game_info(game: Game) -> admin_pb2.GameInfo:
-    spec = game.spec
-    return admin_pb2.GameInfo(
-        name=spec.name,
-        title=spec.title,
-        edition=spec.edition,
-        min_players=spec.min_players,
-        max_players=spec.max_players,
-        chance=spec.chance,
-        hidden_information=spec.hidden_information,
-        simultaneous=spec.simultaneous,
-        score_name=spec.score_name,
-        options=[
-            admin_pb2.OptionInfo(
-                name=option.name,
-                default=option_value_to_proto(option.default),
-                help=option.help,
-                choices=[option_value_to_proto(choice) for choice in option.choices],
-            )
-            for option in spec.options
-        ],
-    )
-
-
-def match_record(report: MatchReport) -> admin_pb2.MatchRecord:
-    codec = codec_for(report.game)
-    return admin_pb2.MatchRecord(
-        match_id=report.match_id,
-        game=report.game,
-        edition=report.edition,
-        seed=report.seed,
-        options=options_to_proto(report.options),
-        seats=[seat_result_proto(seat) for seat in report.seats],
-        decisions=[
-            admin_pb2.JointAction(
-                actions=[
-                    admin_pb2.SeatAction(seat=d.seat, action=codec.pack_action(d.action), source=d.source)
-                    for d in decisions
-                ]
-            )
-            for decisions in report.decisions
-        ],
-        status="finished",
-        started_at=report.started_at,
-        finished_at=report.finished_at,
-        observation_digests=list(report.observation_digests),
     )

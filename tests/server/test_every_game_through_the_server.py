@@ -8,9 +8,8 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import LaunchedMatchRunner, SeatSpec
 
-from support import bot_command
+from support import ad_hoc, bot_command, play
 
 RANDOM = bot_command("random_bot.py")
 STRONGER = {
@@ -26,11 +25,8 @@ STRONGER = {
     [("kingsburg", 5), ("kingsburg", 2), ("kings_road", 5), ("kingsville", 4), ("kingdoms", 4)],
 )
 def test_a_full_match_between_bot_processes(server: BackgroundServer, game: str, players: int) -> None:
-    seats = [SeatSpec("stronger", STRONGER[game])] + [
-        SeatSpec(f"random-{i}", RANDOM) for i in range(1, players)
-    ]
-    runner = LaunchedMatchRunner(server.server.pool, server.address, connect_timeout=15.0)
-    report = server.run(runner.run(game, seats, 5, {}, TimeControl(decision_ms=2000)))
+    seats = [ad_hoc("stronger", STRONGER[game])] + [ad_hoc(f"random-{i}", RANDOM) for i in range(1, players)]
+    report = play(server, game, seats, 5, TimeControl(decision_ms=2000))
     assert [seat.end_reason for seat in report.seats] == [EndReason.FINISHED] * players
     assert all(seat.strikes == 0 for seat in report.seats)
     assert all(d.source == "bot" for decisions in report.decisions for d in decisions)

@@ -10,22 +10,19 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.codec import codec_for
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import LaunchedMatchRunner, SeatSpec
 from kingmaker.server.referee import MatchReport
+from kingmaker.server.roster import Entrant
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 
-from support import bot_command
+from support import ad_hoc, bot_command, play
 
 RANDOM = bot_command("random_bot.py")
 GREEDY = bot_command("kingdoms/greedy_bot.py")
 CONTROL = TimeControl(decision_ms=400, max_strikes=3)
 
 
-def run_match(
-    server: BackgroundServer, seats: list[SeatSpec], seed: int = 7, game: str = "kingdoms"
-) -> MatchReport:
-    runner = LaunchedMatchRunner(server.server.pool, server.address, connect_timeout=10.0)
-    return server.run(runner.run(game, seats, seed, {}, CONTROL))
+def run_match(server: BackgroundServer, seats: list[Entrant], seed: int = 7) -> MatchReport:
+    return play(server, "kingdoms", seats, seed, CONTROL)
 
 
 def replayed_scores(report: MatchReport) -> tuple[int, ...]:
@@ -77,9 +74,9 @@ def test_a_faulty_bot_forfeits_and_the_others_finish(
     server: BackgroundServer, bot_file: str, reason: EndReason, error_code: str | None
 ) -> None:
     seats = [
-        SeatSpec("random-a", RANDOM),
-        SeatSpec("faulty", bot_command(bot_file)),
-        SeatSpec("random-b", RANDOM),
+        ad_hoc("random-a", RANDOM),
+        ad_hoc("faulty", bot_command(bot_file)),
+        ad_hoc("random-b", RANDOM),
     ]
     report = run_match(server, seats)
     faulty = report.seats[1]
@@ -104,9 +101,8 @@ def test_a_faulty_bot_forfeits_and_the_others_finish(
 
 
 def test_a_bot_that_never_connects_is_played_by_the_fallback(server: BackgroundServer) -> None:
-    sleeper = SeatSpec("sleeper", (bot_command("random_bot.py")[0], "-c", "import time; time.sleep(30)"))
-    runner = LaunchedMatchRunner(server.server.pool, server.address, connect_timeout=1.0)
-    report = server.run(runner.run("kingdoms", [SeatSpec("random", RANDOM), sleeper], 3, {}, CONTROL))
+    sleeper = ad_hoc("sleeper", (bot_command("random_bot.py")[0], "-c", "import time; time.sleep(30)"))
+    report = play(server, "kingdoms", [ad_hoc("random", RANDOM), sleeper], 3, CONTROL, connect_timeout=1.0)
     assert report.seats[1].end_reason is EndReason.NEVER_CONNECTED
     assert "did not say hello" in report.seats[1].detail
     assert report.seats[0].end_reason is EndReason.FINISHED
@@ -115,7 +111,7 @@ def test_a_bot_that_never_connects_is_played_by_the_fallback(server: BackgroundS
 
 
 def test_the_server_still_plays_after_faults(server: BackgroundServer) -> None:
-    run_match(server, [SeatSpec("crash", bot_command("faulty/crash_bot.py")), SeatSpec("random", RANDOM)])
-    report = run_match(server, [SeatSpec("a", RANDOM), SeatSpec("b", RANDOM)], seed=99)
+    run_match(server, [ad_hoc("crash", bot_command("faulty/crash_bot.py")), ad_hoc("random", RANDOM)])
+    report = run_match(server, [ad_hoc("a", RANDOM), ad_hoc("b", RANDOM)], seed=99)
     assert all(seat.end_reason is EndReason.FINISHED for seat in report.seats)
     assert not server.server.pool.sessions, "every session is closed once its match is over"

@@ -1,0 +1,92 @@
+"""Reading stored matches back: one match with its seats and bot names, or a filtered list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from kingmaker.games.api import OptionValue
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.matches import SeatRecord
+from kingmaker.ladder.models import Bot, League, Match, MatchSeat
+from kingmaker.ladder.outcomes import EndReason
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    match_id: int
+    league: str | None
+    game: str
+    seed: int
+    options: dict[str, OptionValue]
+    status: str
+    status_reason: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    bots: tuple[str, ...]
+    """The bot name at each seat."""
+    seats: tuple[SeatRecord, ...]
+
+
+def match_summary(db: Database, match_id: int) -> MatchSummary:
+    with db.transaction() as session:
+        match = session.get(Match, match_id)
+        if match is None:
+            raise NotFoundError(f"no match {match_id}")
+        return _summary(session, match)
+
+
+def list_matches(
+    db: Database, league: str | None = None, game: str | None = None, limit: int = 50
+) -> list[MatchSummary]:
+    """Matches, newest first; ``NotFoundError`` for a league that does not exist."""
+    with db.transaction() as session:
+        query = select(Match).order_by(col(Match.id).desc()).limit(limit)
+        if league:
+            league_id = session.exec(select(League.id).where(League.name == league)).first()
+            if league_id is None:
+                raise NotFoundError(f"no league named {league!r}")
+            query = query.where(Match.league_id == league_id)
+        if game:
+            query = query.where(Match.game == game)
+        return [_summary(session, match) for match in session.exec(query).all()]
+
+
+def _summary(session: Session, match: Match) -> MatchSummary:
+    assert match.id is not None
+    rows = session.exec(
+        select(MatchSeat, Bot.name)
+        .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
+        .where(MatchSeat.match_id == match.id)
+        .order_by(col(MatchSeat.seat))
+    ).all()
+    league = session.get(League, match.league_id) if match.league_id is not None else None
+    return MatchSummary(
+        match_id=match.id,
+        league=league.name if league is not None else None,
+        game=match.game,
+        seed=match.seed,
+        options=dict(match.options),
+        status=match.status,
+        status_reason=match.status_reason,
+        started_at=match.started_at,
+        finished_at=match.finished_at,
+        bots=tuple(name for _, name in rows),
+        seats=tuple(
+            SeatRecord(
+                seat=row.seat,
+                bot_id=row.bot_id,
+                score=row.score,
+                game_rank=row.game_rank,
+                rank=row.rank,
+                strikes=row.strikes,
+                end_reason=EndReason(row.end_reason) if row.end_reason else None,
+                detail=row.detail,
+                stderr_tail=row.stderr_tail,
+            )
+            for row, _ in rows
+        ),
+    )

@@ -1,0 +1,68 @@
+"""Playing a stored match (one the ladder scheduled) and writing its result back in one go.
+
+The match row says *running* before any bot hears of it; the result, the ratings and the log are
+written in one transaction when it ends. A failure of the server or the engine voids the match
+(nothing is rated) and the ladder schedules a replay. If the server dies mid-match the row stays
+*running*, and resuming the league replays it from scratch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.matches import finish_match, void_match
+from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
+from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.matches import play_match
+from kingmaker.server.referee import MatchReport
+from kingmaker.server.roster import Entrant, Roster
+
+log = logging.getLogger("kingmaker.server")
+
+
+async def play_ticket(
+    db: Database, roster: Roster, ticket: MatchTicket, control: TimeControl
+) -> FinishReport:
+    """Play a match the ladder has already marked running, and record how it ended."""
+    entrants = [await asyncio.to_thread(_entrant, db, bot_id) for bot_id in ticket.bot_ids]
+    try:
+        report = await play_match(
+            roster, ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
+        )
+    except Exception as error:  # the engine or the server failed, not a bot: void and replay
+        log.exception("match %s failed", ticket.match_id)
+        return await asyncio.to_thread(void_match, db, ticket.match_id, f"server error: {error}")
+    return await asyncio.to_thread(finish_match, db, outcome(ticket, report))
+
+
+def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
+    seats = tuple(
+        SeatOutcome(
+            seat=seat.seat,
+            bot_id=bot_id,
+            score=seat.score,
+            rank=report.result.ranks[seat.seat] if report.result is not None else seat.rank,
+            strikes=seat.strikes,
+            end_reason=seat.end_reason,
+            detail=seat.detail,
+            stderr_tail=seat.stderr_tail,
+        )
+        for seat, bot_id in zip(report.seats, ticket.bot_ids, strict=True)
+    )
+    log_actions = [{decision.seat: decision.action for decision in joint} for joint in report.decisions]
+    return MatchOutcome(
+        match_id=ticket.match_id,
+        seats=seats,
+        rules_edition=report.edition,
+        actions=actions_to_data(log_actions),
+        digests=[list(seat) for seat in report.observation_digests],
+        timings={"duration_s": round(report.finished_at - report.started_at, 3)},
+    )
+
+
+def _entrant(db: Database, bot_id: int) -> Entrant:
+    bot = ladder_bots.get_bot_by_id(db, bot_id)
+    return Entrant(name=bot.name, bot_id=bot.id, command=bot.command, cwd=bot.working_dir)

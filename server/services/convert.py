@@ -1,0 +1,163 @@
+"""Translations between the server's and the ladder's values and the Admin service's messages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from kingmaker.games import serial
+from kingmaker.games.api import Game
+from kingmaker.games.registry import get_game
+from kingmaker.ladder.history import MatchSummary
+from kingmaker.ladder.matches import MatchLogRecord
+from kingmaker.ladder.records import BotInfo, LeagueInfo
+from kingmaker.ladder.standings import HistoryPoint, Standing
+from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
+from kingmaker.server.referee import MatchReport, end_reason_proto, seat_result_proto
+from kingmaker.v1 import admin_pb2, common_pb2
+
+
+def game_info(game: Game) -> admin_pb2.GameInfo:
+    spec = game.spec
+    return admin_pb2.GameInfo(
+        name=spec.name,
+        title=spec.title,
+        edition=spec.edition,
+        min_players=spec.min_players,
+        max_players=spec.max_players,
+        chance=spec.chance,
+        hidden_information=spec.hidden_information,
+        simultaneous=spec.simultaneous,
+        score_name=spec.score_name,
+        options=[
+            admin_pb2.OptionInfo(
+                name=option.name,
+                default=option_value_to_proto(option.default),
+                help=option.help,
+                choices=[option_value_to_proto(choice) for choice in option.choices],
+            )
+            for option in spec.options
+        ],
+    )
+
+
+def report_record(report: MatchReport) -> admin_pb2.MatchRecord:
+    """A match the server played for the caller without storing it in the ladder."""
+    codec = codec_for(report.game)
+    return admin_pb2.MatchRecord(
+        match_id=report.match_id,
+        game=report.game,
+        edition=report.edition,
+        seed=report.seed,
+        options=options_to_proto(report.options),
+        seats=[seat_result_proto(seat) for seat in report.seats],
+        decisions=[
+            admin_pb2.JointAction(
+                actions=[
+                    admin_pb2.SeatAction(seat=d.seat, action=codec.pack_action(d.action), source=d.source)
+                    for d in decisions
+                ]
+            )
+            for decisions in report.decisions
+        ],
+        status="finished",
+        started_at=report.started_at,
+        finished_at=report.finished_at,
+        observation_digests=[admin_pb2.SeatDigests(digests=seat) for seat in report.observation_digests],
+    )
+
+
+def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> admin_pb2.MatchRecord:
+    """A match from the ladder's database, with its decisions when its log is given."""
+    record = admin_pb2.MatchRecord(
+        match_id=str(summary.match_id),
+        game=summary.game,
+        seed=summary.seed,
+        options=options_to_proto(summary.options),
+        status=summary.status,
+        started_at=_seconds(summary.started_at),
+        finished_at=_seconds(summary.finished_at),
+        league=summary.league or "",
+    )
+    for seat, bot in zip(summary.seats, summary.bots, strict=True):
+        result = common_pb2.SeatResult(seat=seat.seat, bot=bot, detail=seat.detail or "")
+        if seat.end_reason is not None:
+            result.end_reason = end_reason_proto(seat.end_reason)
+            result.score = seat.score or 0
+            result.rank = seat.rank or 0
+            result.strikes = seat.strikes or 0
+        record.seats.append(result)
+    if log is not None:
+        record.edition = log.rules_edition
+        spec = get_game(summary.game).spec
+        codec = codec_for(summary.game)
+        for joint in log.actions:
+            record.decisions.append(
+                admin_pb2.JointAction(
+                    actions=[
+                        admin_pb2.SeatAction(
+                            seat=int(seat), action=codec.pack_action(serial.action_from_data(spec, data))
+                        )
+                        for seat, data in sorted(joint.items(), key=lambda item: int(item[0]))
+                    ]
+                )
+            )
+        record.observation_digests.extend(admin_pb2.SeatDigests(digests=seat) for seat in log.digests)
+    return record
+
+
+def bot_message(bot: BotInfo, connected: bool = False) -> admin_pb2.BotInfo:
+    return admin_pb2.BotInfo(
+        name=bot.name,
+        games=list(bot.games),
+        command=list(bot.command or ()),
+        working_directory=bot.working_dir or "",
+        enabled=bot.enabled,
+        suspended_reason=bot.suspended_reason or "",
+        suspended_stderr=bot.suspended_stderr or "",
+        created_at=_seconds(bot.created_at),
+        connected=connected,
+    )
+
+
+def league_message(info: LeagueInfo, bot_names: list[str], counts: dict[str, int]) -> admin_pb2.LeagueInfo:
+    return admin_pb2.LeagueInfo(
+        name=info.name,
+        game=info.game,
+        format=info.format,
+        players=info.players,
+        seed=info.seed,
+        duplicate=info.duplicate,
+        options=options_to_proto(info.options),
+        bots=bot_names,
+        finished=info.finished,
+        matches=counts,
+    )
+
+
+def standing_message(row: Standing) -> admin_pb2.Standing:
+    return admin_pb2.Standing(
+        position=row.position,
+        bot=row.bot,
+        mu=row.mu,
+        sigma=row.sigma,
+        conservative=row.conservative,
+        matches=row.matches,
+        wins=row.wins,
+        average_rank=row.average_rank,
+        faults=row.faults,
+        active=row.active,
+    )
+
+
+def rating_series(bot: str, points: list[HistoryPoint]) -> admin_pb2.RatingSeries:
+    return admin_pb2.RatingSeries(
+        bot=bot,
+        points=[
+            admin_pb2.RatingPoint(matches=p.matches, mu=p.mu, sigma=p.sigma, conservative=p.conservative)
+            for p in points
+        ],
+    )
+
+
+def _seconds(moment: datetime | None) -> float:
+    return moment.timestamp() if moment is not None else 0.0
