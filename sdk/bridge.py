@@ -8,7 +8,9 @@ COMMAND, and translates:
   one line on the program's stdin: the ``kingmaker.v1.ServerMessage`` in the proto3 JSON mapping,
   e.g. ``{"actionRequest": {"matchId": "...", "requestId": "7", ...}}`` (uint64 values are JSON
   strings, enums are names, observations and actions are ``google.protobuf.Any`` objects with an
-  ``"@type"`` key);
+  ``"@type"`` key). Fields at their zero value are printed too where the protobuf library
+  can (``"seat": 0``), to spare simple programs; it leaves them out at the top level of an
+  ``Any``, so a program must still read a missing field as its zero value;
 - every line the program writes on stdout is one reply: a ``kingmaker.v1.ActionReply`` in JSON
   (``{"legalActionIndex": 0}`` is enough), or a ``BotMessage`` holding one (``{"reply": {...}}``).
 
@@ -76,8 +78,11 @@ def load_game_messages() -> None:
 
 
 def to_json_line(message: arena_pb2.ServerMessage) -> bytes:
-    """One server message as one line of proto3 JSON (newlines inside strings are escaped)."""
-    text = json_format.MessageToJson(message, indent=None, ensure_ascii=True)
+    """One server message as one line of proto3 JSON, zero values included (newlines inside
+    strings are escaped, so a line is always one message)."""
+    text = json_format.MessageToJson(
+        message, indent=None, ensure_ascii=True, always_print_fields_with_no_presence=True
+    )
     return text.encode("ascii") + b"\n"
 
 
