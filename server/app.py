@@ -78,8 +78,10 @@ class KingmakerServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        home_directory().mkdir(parents=True, exist_ok=True)
-        self.db: Database = open_database(config.database_url or default_database_url())
+        url = config.database_url or default_database_url()
+        if url == default_database_url():
+            home_directory().mkdir(parents=True, exist_ok=True)
+        self.db: Database = open_database(url)
         self.admin_token = load_or_create_admin_token(config.admin_token)
         self.pool = SessionPool(self._authenticate)
         self.archive = MemoryArchive()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.server.cli import bridge, demo, games, matches, serve
+from kingmaker.server.cli import bots, bridge, demo, games, ladder, leagues, matches, replay, serve
 
 app = typer.Typer(
     name="kingmaker",
@@ -18,6 +18,10 @@ app.command("serve")(serve.serve)
 app.command("games")(games.games)
 app.command("bridge")(bridge.bridge)
 app.add_typer(matches.app, name="match")
+app.add_typer(bots.app, name="bot")
+app.add_typer(leagues.app, name="league")
+app.command("ladder")(ladder.ladder)
+app.command("replay")(replay.replay)
 
 
 def main() -> None:

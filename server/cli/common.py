@@ -60,12 +60,22 @@ class AdminClient:
         try:
             return getattr(self._stub, method)(request, metadata=self._metadata, timeout=timeout)
         except grpc.RpcError as error:
-            code = error.code()
-            if code == grpc.StatusCode.UNAVAILABLE:
-                fail(f"cannot reach the server at {self._address} (is `kingmaker serve` running?)")
-            if code == grpc.StatusCode.UNAUTHENTICATED:
-                fail(f"the server refused the admin token: {error.details()}")
-            fail(error.details() or code.name)
+            self._fail(error)
+
+    def stream(self, method: str, request: Any) -> Iterator[Any]:
+        """The messages of a server-streaming call, with errors turned into one line."""
+        try:
+            yield from getattr(self._stub, method)(request, metadata=self._metadata)
+        except grpc.RpcError as error:
+            self._fail(error)
+
+    def _fail(self, error: grpc.RpcError) -> NoReturn:
+        code = error.code()
+        if code == grpc.StatusCode.UNAVAILABLE:
+            fail(f"cannot reach the server at {self._address} (is `kingmaker serve` running?)")
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            fail(f"the server refused the admin token: {error.details()}")
+        fail(error.details() or code.name)
 
 
 @contextmanager

@@ -1,17 +1,34 @@
-"""``kingmaker demo``: the main job in one command, through a real server on loopback."""
+"""``kingmaker demo``: the main job in one command, through a real server on loopback.
+
+Starts a server on the embedded database (SQLite in a fresh folder), registers the sample bots
+as managed bots, runs a small round-robin league of every game with a live progress bar, and
+prints each game's standings.
+"""
 
 from __future__ import annotations
 
 import sys
+import tempfile
+from pathlib import Path
 
 import grpc
 import typer
 
+from kingmaker.games.registry import all_games
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli.common import AdminClient, console
-from kingmaker.server.cli.matches import print_record
+from kingmaker.server.cli.ladder import print_standings
+from kingmaker.server.cli.leagues import run_with_progress
 from kingmaker.v1 import admin_pb2
+
+# The stronger sample bot of each game (module under kingmaker.sample_bots).
+STRONGER = {
+    "kingdoms": "kingdoms.greedy_bot",
+    "kingsburg": "kingsburg.heuristic_bot",
+    "kings_road": "kings_road.greedy_bot",
+    "kingsville": "kingsville.greedy_bot",
+}
 
 
 def sample_bot(module: str) -> list[str]:
@@ -20,24 +37,42 @@ def sample_bot(module: str) -> list[str]:
 
 
 def demo(
-    seed: int = typer.Option(1, min=0, help="Seed of the demo match."),
+    home: Path | None = typer.Option(
+        None, help="Keep the server's database here (default: a fresh temporary folder)."
+    ),
+    seed: int = typer.Option(1, min=0, help="Seed of every league."),
+    rounds: int = typer.Option(2, min=1, help="How many times each league's round robin is played."),
 ) -> None:
-    """Start a server on a free loopback port, play a 3-player Kingdoms match between the sample
-    bots (three separate processes), print the final gold of each seat, and stop the server."""
-    seats = [
-        admin_pb2.MatchSeat(bot="greedy", command=sample_bot("kingdoms.greedy_bot")),
-        admin_pb2.MatchSeat(bot="random-1", command=sample_bot("random_bot")),
-        admin_pb2.MatchSeat(bot="random-2", command=sample_bot("random_bot")),
-    ]
-    server = BackgroundServer(ServerConfig(address="127.0.0.1:0"))
-    try:
-        console.print(f"server listening on {server.address}")
-        with grpc.insecure_channel(server.address) as channel:
-            client = AdminClient(channel, server.admin_token, server.address)
-            with console.status("playing kingdoms: greedy vs random vs random"):
-                record = client.call(
-                    "RunMatch", admin_pb2.RunMatchRequest(game="kingdoms", seats=seats, seed=seed)
-                )
-        print_record(record, "gold")
-    finally:
-        server.stop()
+    """Start a server, register the sample bots, run a small league of every game, print the standings."""
+    with tempfile.TemporaryDirectory(prefix="kingmaker-demo-") as scratch:
+        folder = home or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        config = ServerConfig(
+            address="127.0.0.1:0", database_url=f"sqlite:///{folder / 'kingmaker.db'}", admin_token="demo"
+        )
+        server = BackgroundServer(config)
+        try:
+            console.print(f"server on {server.address}, database {folder / 'kingmaker.db'}")
+            with grpc.insecure_channel(server.address) as channel:
+                _play_leagues(AdminClient(channel, server.admin_token, server.address), seed, rounds)
+        finally:
+            server.stop()
+
+
+def _play_leagues(client: AdminClient, seed: int, rounds: int) -> None:
+    games = [game.spec.name for game in all_games()]
+    for name in ("random-1", "random-2"):
+        client.call(
+            "AddBot", admin_pb2.AddBotRequest(name=name, games=games, command=sample_bot("random_bot"))
+        )
+    for game in games:
+        stronger = f"{game.replace('_', '-')}-{STRONGER[game].split('.')[-1].removesuffix('_bot')}"
+        request = admin_pb2.AddBotRequest(name=stronger, games=[game], command=sample_bot(STRONGER[game]))
+        client.call("AddBot", request)
+        league = admin_pb2.CreateLeagueRequest(
+            name=f"{game}-demo", game=game, format="round_robin", bots=[stronger, "random-1", "random-2"],
+            rounds=rounds, seed=seed,
+        )  # fmt: skip
+        client.call("CreateLeague", league)
+        run_with_progress(client, league.name, concurrency=2)
+        print_standings(client.call("GetStandings", admin_pb2.GetStandingsRequest(game=game)))

@@ -117,3 +117,26 @@ def _option_value(raw: str) -> OptionValue:
 def _default_name(command: list[str]) -> str:
     last = command[-1].rsplit("/", 1)[-1]
     return last.removesuffix(".py").removesuffix(".js")
+
+
+@app.command("list")
+def list_(
+    league: str | None = typer.Option(None, "--league", "-l", help="Only this league's matches."),
+    game: str | None = typer.Option(None, "--game", "-g", help="Only this game's matches."),
+    limit: int = typer.Option(20, min=1, help="At most this many, newest first."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """List stored matches, newest first."""
+    request = admin_pb2.ListMatchesRequest(league=league or "", game=game or "", limit=limit)
+    with admin_client(server, admin_token) as client:
+        found = client.call("ListMatches", request).matches
+    table = Table(title="Matches")
+    for column in ("id", "league", "game", "status", "seats (score, rank)"):
+        table.add_column(column)
+    for record in found:
+        seats = ", ".join(
+            f"{seat.bot} ({seat.score}, {seat.rank})" if seat.rank else seat.bot for seat in record.seats
+        )
+        table.add_row(record.match_id, record.league or "-", record.game, record.status, seats)
+    console.print(table)

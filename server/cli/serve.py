@@ -7,6 +7,7 @@ import signal
 
 import typer
 
+from kingmaker.ladder.errors import LadderError
 from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ServerConfig, admin_token_path
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
@@ -16,20 +17,31 @@ def serve(
     address: str = typer.Option(
         DEFAULT_ADDRESS, "--address", "-a", help="host:port to listen on, or unix:/path."
     ),
+    database_url: str | None = typer.Option(
+        None,
+        "--database-url",
+        help="Any SQLAlchemy URL. Default: $KINGMAKER_DATABASE_URL, else SQLite in $KINGMAKER_HOME.",
+    ),
     decision_ms: int = typer.Option(2000, min=1, help="Default time for one decision, in ms."),
     bank_ms: int = typer.Option(0, min=0, help="Default time bank per seat, in ms."),
     increment_ms: int = typer.Option(0, min=0, help="Default bank increment per decision, in ms."),
     max_strikes: int = typer.Option(3, min=1, help="Faults after which a seat forfeits."),
-    admin_token: str = typer.Option(
-        None, "--admin-token", help="Admin token (default: generated and saved)."
+    concurrency: int = typer.Option(2, min=1, help="Matches a league plays at the same time by default."),
+    admin_token: str | None = typer.Option(
+        None, "--admin-token", help="Admin token (default: generated, saved)."
     ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
-    control = TimeControl(decision_ms, bank_ms, increment_ms, max_strikes)
-    config = ServerConfig(address=address, admin_token=admin_token, time_control=control)
+    config = ServerConfig(
+        address=address,
+        admin_token=admin_token,
+        database_url=database_url,
+        time_control=TimeControl(decision_ms, bank_ms, increment_ms, max_strikes),
+        concurrency=concurrency,
+    )
     try:
         asyncio.run(_serve(config))
-    except OSError as error:
+    except (OSError, LadderError) as error:
         fail(str(error))
 
 
@@ -39,7 +51,8 @@ async def _serve(config: ServerConfig) -> None:
         address = await server.start()
     except RuntimeError as error:
         fail(f"cannot listen on {config.address}: {error}")
-    console.print(f"kingmaker serving on [bold]{address}[/] (admin token in {admin_token_path()})")
+    console.print(f"kingmaker serving on [bold]{address}[/]", soft_wrap=True)
+    console.print(f"database {server.db.url}; admin token in {admin_token_path()}", soft_wrap=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

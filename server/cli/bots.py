@@ -1,0 +1,126 @@
+"""``kingmaker bot``: register bots, look at them, disable them, rotate their tokens."""
+
+from __future__ import annotations
+
+import shlex
+from datetime import UTC, datetime
+
+import typer
+from rich.table import Table
+
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
+from kingmaker.v1 import admin_pb2
+
+app = typer.Typer(help="Register and manage bots.", no_args_is_help=True)
+
+
+@app.command("add")
+def add(
+    name: str = typer.Argument(..., help="A unique name: letters, digits, '.', '_' and '-'."),
+    game: list[str] = typer.Option(..., "--game", "-g", help="A game the bot plays. Repeatable."),
+    command: str | None = typer.Option(
+        None, "--command", "-c", help="The command that starts a managed bot. Leave out for a remote bot."
+    ),
+    workdir: str | None = typer.Option(None, "--workdir", help="Working directory for the command."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Register a bot and print its token (shown only this once)."""
+    argv = shlex.split(command) if command else []
+    request = admin_pb2.AddBotRequest(name=name, games=game, command=argv, working_directory=workdir or "")
+    with admin_client(server, admin_token) as client:
+        answer = client.call("AddBot", request)
+    kind = "managed" if argv else "remote"
+    console.print(f"registered {kind} bot [bold]{name}[/] for {', '.join(answer.bot.games)}")
+    console.print(f"token (shown once; keep it secret): [bold]{answer.token}[/]", soft_wrap=True)
+
+
+@app.command("list")
+def list_(
+    game: str | None = typer.Option(None, "--game", "-g", help="Only bots that play this game."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """List the registered bots."""
+    with admin_client(server, admin_token) as client:
+        found = client.call("ListBots", admin_pb2.ListBotsRequest(game=game or "")).bots
+    table = Table(title="Bots")
+    for column in ("name", "games", "kind", "state", "connected"):
+        table.add_column(column)
+    for bot in found:
+        table.add_row(
+            bot.name, ", ".join(bot.games), _kind(bot), _state(bot), "yes" if bot.connected else "no"
+        )
+    console.print(table)
+
+
+@app.command("show")
+def show(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Show one bot, and why it is suspended if it is (with the end of its stderr)."""
+    with admin_client(server, admin_token) as client:
+        bot = client.call("GetBot", admin_pb2.GetBotRequest(name=name))
+    console.print(f"[bold]{bot.name}[/] ({_kind(bot)}), {_state(bot)}")
+    console.print(f"games: {', '.join(bot.games)}")
+    if bot.command:
+        console.print(f"command: {shlex.join(bot.command)}", soft_wrap=True)
+    if bot.working_directory:
+        console.print(f"working directory: {bot.working_directory}")
+    console.print(f"registered: {datetime.fromtimestamp(bot.created_at, UTC):%Y-%m-%d %H:%M} UTC")
+    console.print(f"connected now: {'yes' if bot.connected else 'no'}")
+    if bot.suspended_reason:
+        console.print(f"[bold red]suspended:[/] {bot.suspended_reason}", soft_wrap=True)
+        if bot.suspended_stderr:
+            console.print("end of its stderr in that match:")
+            console.print(bot.suspended_stderr, markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command("disable")
+def disable(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Disable a bot: it can no longer connect or be scheduled; its history stays."""
+    _set_enabled(name, False, server, admin_token)
+
+
+@app.command("enable")
+def enable(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Enable a disabled bot again."""
+    _set_enabled(name, True, server, admin_token)
+
+
+@app.command("rotate-token")
+def rotate_token(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Give a bot a new token; the old one stops working at once."""
+    with admin_client(server, admin_token) as client:
+        token = client.call("RotateToken", admin_pb2.RotateTokenRequest(name=name)).token
+    console.print(f"new token for [bold]{name}[/] (shown once): [bold]{token}[/]", soft_wrap=True)
+
+
+def _set_enabled(name: str, enabled: bool, server: str | None, admin_token: str | None) -> None:
+    with admin_client(server, admin_token) as client:
+        bot = client.call("SetBotEnabled", admin_pb2.SetBotEnabledRequest(name=name, enabled=enabled))
+    console.print(f"{bot.name} is now {_state(bot)}")
+
+
+def _kind(bot: admin_pb2.BotInfo) -> str:
+    return "managed" if bot.command else "remote"
+
+
+def _state(bot: admin_pb2.BotInfo) -> str:
+    if not bot.enabled:
+        return "disabled"
+    return "suspended" if bot.suspended_reason else "active"

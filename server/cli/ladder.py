@@ -1,0 +1,79 @@
+"""``kingmaker ladder``: a game's standings as a table, and its rating history as a plot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.v1 import admin_pb2
+
+
+def ladder(
+    game: str = typer.Argument(..., help="The game whose ladder to show."),
+    limit: int = typer.Option(0, min=0, help="Only the top N (default: all)."),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="Also write a PNG of the top bots' rating over their matches to this file."
+    ),
+    top: int = typer.Option(5, min=1, help="How many bots the plot shows."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot."""
+    with admin_client(server, admin_token) as client:
+        answer = client.call("GetStandings", admin_pb2.GetStandingsRequest(game=game, limit=limit))
+        series = []
+        if plot is not None:
+            series = client.call(
+                "GetRatingHistory", admin_pb2.GetRatingHistoryRequest(game=game, top=top)
+            ).series
+    print_standings(answer)
+    if plot is not None:
+        write_plot(game, series, plot)
+
+
+def print_standings(answer: admin_pb2.GetStandingsResponse) -> None:
+    table = Table(title=f"{answer.game} ladder")
+    for column in ("#", "bot", "mu-3σ", "mu", "sigma", "matches", "wins", "avg rank", "faults"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in answer.standings:
+        name = row.bot if row.active else f"{row.bot} (inactive)"
+        table.add_row(
+            str(row.position), name, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
+            str(row.matches), str(row.wins), f"{row.average_rank:.2f}", str(row.faults),
+        )  # fmt: skip
+    console.print(table)
+
+
+def write_plot(game: str, series: Sequence[admin_pb2.RatingSeries], output: Path) -> None:
+    """Conservative rating over matches for each bot, with a band of one sigma, as a PNG."""
+    if not series:
+        fail(f"no rated matches of {game} yet: nothing to plot")
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: write the file only
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(9, 5))
+    for bot in series:
+        x = [point.matches for point in bot.points]
+        rating = [point.conservative for point in bot.points]
+        axes.plot(x, rating, label=bot.bot)
+        low = [r - p.sigma for r, p in zip(rating, bot.points, strict=True)]
+        high = [r + p.sigma for r, p in zip(rating, bot.points, strict=True)]
+        axes.fill_between(x, low, high, alpha=0.2)
+    axes.set(
+        title=f"{game}: conservative rating (mu - 3 sigma), band of one sigma",
+        xlabel="matches",
+        ylabel="rating",
+    )
+    axes.legend()
+    figure.tight_layout()
+    try:
+        figure.savefig(output)
+    except OSError as error:
+        fail(f"cannot write {output}: {error.strerror or error}")
+    console.print(f"wrote {output}")

@@ -1,0 +1,135 @@
+"""``kingmaker league``: create leagues, run them with a live progress bar, see where they stand."""
+
+from __future__ import annotations
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kingmaker.sdk.codec import options_to_proto
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
+from kingmaker.server.cli.matches import parse_options
+from kingmaker.v1 import admin_pb2
+
+app = typer.Typer(help="Create, run and follow leagues.", no_args_is_help=True)
+
+FORMATS = ("round_robin", "gauntlet", "ladder")
+
+
+@app.command("create")
+def create(
+    name: str = typer.Argument(..., help="A unique name for the league."),
+    game: str = typer.Option(..., "--game", "-g", help="The game the league plays."),
+    bot: list[str] = typer.Option(..., "--bot", "-b", help="A registered bot taking part. Repeatable."),
+    format: str = typer.Option("round_robin", "--format", "-f", help="round_robin, gauntlet or ladder."),
+    players: int = typer.Option(
+        0, "--players", "-p", min=0, help="Seats per match (default: the game's minimum)."
+    ),
+    rounds: int = typer.Option(1, min=1, help="How many times the plan is played (round robin, gauntlet)."),
+    duplicate: bool = typer.Option(False, help="Play each seed once per rotation of the seats."),
+    challenger: str | None = typer.Option(None, help="For a gauntlet: the bot that plays the field."),
+    max_matches: int = typer.Option(0, min=0, help="For a ladder: stop after this many matches."),
+    time_budget: float = typer.Option(0.0, min=0.0, help="For a ladder: stop after this many seconds."),
+    seed: int | None = typer.Option(None, min=0, help="League seed (default: random, recorded)."),
+    option: list[str] = typer.Option([], "--option", "-o", help="A game option as NAME=VALUE. Repeatable."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Create a league and plan its matches."""
+    if format not in FORMATS:
+        raise typer.BadParameter(f"must be one of {', '.join(FORMATS)}", param_hint="--format")
+    request = admin_pb2.CreateLeagueRequest(
+        name=name,
+        game=game,
+        format=format,
+        bots=bot,
+        players=players,
+        rounds=rounds,
+        duplicate=duplicate,
+        challenger=challenger or "",
+        max_matches=max_matches,
+        time_budget_seconds=time_budget,
+        options=options_to_proto(parse_options(option)),
+    )
+    if seed is not None:
+        request.seed = seed
+    with admin_client(server, admin_token) as client:
+        league = client.call("CreateLeague", request)
+    planned = sum(league.matches.values())
+    console.print(
+        f"created league [bold]{league.name}[/]: {league.game}, {league.format}, {planned} matches planned"
+    )
+
+
+@app.command("run")
+def run(
+    name: str = typer.Argument(..., help="The league's name."),
+    concurrency: int = typer.Option(0, min=0, help="Matches at the same time (default: the server's)."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Run a league on the server, showing matches done, running and left, until it is done."""
+    with admin_client(server, admin_token) as client:
+        run_with_progress(client, name, concurrency)
+        league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
+    print_league(league)
+
+
+def run_with_progress(client: object, name: str, concurrency: int) -> None:
+    """Follow a league run with a progress bar (shared with `kingmaker demo`)."""
+    request = admin_pb2.RunLeagueRequest(name=name, concurrency=concurrency)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]} running, {task.fields[waiting]} left"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task(name, total=None, running=0, waiting="?")
+        for update in client.stream("RunLeague", request):  # type: ignore[attr-defined]
+            total = update.finished + update.running + update.waiting
+            progress.update(
+                task, completed=update.finished, total=total, running=update.running, waiting=update.waiting
+            )
+
+
+@app.command("status")
+def status(
+    name: str = typer.Argument(..., help="The league's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Where a league stands: its matches by status."""
+    with admin_client(server, admin_token) as client:
+        league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
+    print_league(league)
+
+
+@app.command("list")
+def list_(server: str | None = ServerOption, admin_token: str | None = TokenOption) -> None:
+    """List the leagues."""
+    with admin_client(server, admin_token) as client:
+        found = client.call("ListLeagues", admin_pb2.ListLeaguesRequest()).leagues
+    table = Table(title="Leagues")
+    for column in ("name", "game", "format", "players", "bots", "finished", "matches done"):
+        table.add_column(column)
+    for league in found:
+        done = league.matches.get("finished", 0)
+        total = sum(league.matches.values()) - league.matches.get("cancelled", 0)
+        table.add_row(
+            league.name, league.game, league.format, str(league.players), str(len(league.bots)),
+            "yes" if league.finished else "no", f"{done}/{total}",
+        )  # fmt: skip
+    console.print(table)
+
+
+def print_league(league: admin_pb2.LeagueInfo) -> None:
+    state = "finished" if league.finished else "not finished"
+    console.print(
+        f"league [bold]{league.name}[/]: {league.game}, {league.format}, {league.players} seats, {state}"
+    )
+    console.print(f"bots: {', '.join(league.bots)}")
+    console.print(
+        "matches: " + ", ".join(f"{count} {status}" for status, count in sorted(league.matches.items()))
+    )

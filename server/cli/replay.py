@@ -1,0 +1,117 @@
+"""``kingmaker replay``: re-run a stored match with the engine, move by move.
+
+The match comes from the server (seed, options, every decision); the engine here plays it again.
+``--verify`` fails loudly unless the replay reaches the recorded scores and places, and every
+seat was shown exactly the observations whose digests the server recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import typer
+from rich.table import Table
+
+from kingmaker.games import serial
+from kingmaker.games.api import Action, GameState
+from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.sdk.codec import CodecError, codec_for, options_from_proto
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.server.referee import final_ranks
+from kingmaker.v1 import admin_pb2, common_pb2
+
+
+class ReplayMismatch(Exception):
+    """The replay did not reach what the server recorded."""
+
+
+def replay(
+    match_id: str = typer.Argument(..., help="The match id (see `kingmaker match list`)."),
+    verify: bool = typer.Option(False, "--verify", help="Fail unless the replay matches the record exactly."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print every move."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Step through a stored match, re-run by the engine, printing each move and the scores."""
+    with admin_client(server, admin_token) as client:
+        record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
+    if record.status != "finished":
+        fail(f"match {match_id} is {record.status}: only finished matches can be replayed")
+    try:
+        state, shown = run_again(record, None if quiet else _print_move)
+        problems = differences(record, state, shown) if verify else []
+    except (UnknownGameError, CodecError, ValueError) as error:
+        fail(f"cannot replay match {match_id}: {error}")
+    _print_scores(record, state)
+    if problems:
+        for problem in problems:
+            console.print(f"[bold red]mismatch:[/] {problem}", soft_wrap=True)
+        fail(f"replay of match {match_id} does not match the record ({len(problems)} differences)")
+    if verify:
+        console.print(
+            f"[bold green]verified:[/] match {match_id} replays to the recorded end", soft_wrap=True
+        )
+
+
+def run_again(
+    record: admin_pb2.MatchRecord, on_move: Callable[[int, int, str, Action], None] | None = None
+) -> tuple[GameState, list[list[str]]]:
+    """Play the record's decisions from its seed; return the final state and, per seat, the digest
+    of every observation it had at each decision it took part in."""
+    game = get_game(record.game)
+    if record.edition and record.edition != game.spec.edition:
+        raise ValueError(f"it was played under rules {record.edition}, this engine is {game.spec.edition}")
+    codec = codec_for(record.game)
+    state = game.new(len(record.seats), record.seed, options_from_proto(record.options))
+    shown: list[list[str]] = [[] for _ in record.seats]
+    for number, decision in enumerate(record.decisions, start=1):
+        joint = {}
+        for seat_action in decision.actions:
+            seat = seat_action.seat
+            shown[seat].append(serial.digest(state.observation(seat)))
+            joint[seat] = codec.unpack_action(seat_action.action)
+            if on_move is not None:
+                on_move(number, seat, record.seats[seat].bot, joint[seat])
+        state.apply(joint)
+    return state, shown
+
+
+def differences(record: admin_pb2.MatchRecord, state: GameState, shown: list[list[str]]) -> list[str]:
+    """Everything in which the replay differs from the record."""
+    problems = []
+    if not state.is_over():
+        return ["the recorded decisions end before the game does"]
+    result = state.result()
+    faulty = [seat.end_reason not in (common_pb2.END_REASON_FINISHED,) for seat in record.seats]
+    ranks = final_ranks(result, faulty)
+    for seat in record.seats:
+        if seat.score != result.scores[seat.seat]:
+            problems.append(
+                f"seat {seat.seat} ({seat.bot}) scored {result.scores[seat.seat]}, recorded {seat.score}"
+            )
+        if seat.rank != ranks[seat.seat]:
+            problems.append(f"seat {seat.seat} ({seat.bot}) placed {ranks[seat.seat]}, recorded {seat.rank}")
+    for seat, recorded in enumerate(record.observation_digests):
+        sent = list(recorded.digests)
+        # A seat is shown an observation at each decision until it forfeits, and none after.
+        if sent != shown[seat][: len(sent)]:
+            first = next(i for i, (a, b) in enumerate(zip(sent, shown[seat], strict=False)) if a != b)
+            problems.append(f"seat {seat} was shown something else at its decision {first + 1}")
+        elif not faulty[seat] and len(sent) != len(shown[seat]):
+            problems.append(f"seat {seat} was asked {len(sent)} times, the replay asks {len(shown[seat])}")
+    return problems
+
+
+def _print_move(number: int, seat: int, bot: str, action: object) -> None:
+    console.print(f"{number:>4}  seat {seat} ({bot}): {action}", highlight=False, soft_wrap=True)
+
+
+def _print_scores(record: admin_pb2.MatchRecord, state: GameState) -> None:
+    result = state.result() if state.is_over() else None
+    table = Table(title=f"replay of {record.game} match {record.match_id} (seed {record.seed})")
+    for column in ("seat", "bot", "replayed score", "recorded score", "recorded rank"):
+        table.add_column(column)
+    for seat in record.seats:
+        replayed = str(result.scores[seat.seat]) if result is not None else "-"
+        table.add_row(str(seat.seat), seat.bot, replayed, str(seat.score), str(seat.rank))
+    console.print(table)
