@@ -184,7 +184,6 @@ class BotProcess:
             _remove_tree(self.workdir)
         if self.uid is not None:
             BOT_UIDS.give_back(self.uid)
-            self.uid = None
 
     def discard_logs(self) -> None:
         self.stderr_path.unlink(missing_ok=True)

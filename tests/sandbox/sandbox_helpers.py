@@ -1,0 +1,60 @@
+"""Helpers for the sandbox tests: run one bot to its end under a policy, read what it reported."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pytest
+
+from kingmaker.server.launcher import BotProcess, SandboxPolicy
+from kingmaker.server.sandbox import bubblewrap
+
+from support import PYTHON, REPO
+
+HOSTILE = REPO / "sample_bots" / "hostile"
+
+
+def hostile(name: str, *arguments: object) -> tuple[str, ...]:
+    """The command that runs a hostile sample bot."""
+    return (PYTHON, str(HOSTILE / name), *(str(argument) for argument in arguments))
+
+
+def outcomes(stderr: str) -> list[str]:
+    """The ``hostile: ...`` lines a hostile bot reported."""
+    prefix = "hostile: "
+    return [line[len(prefix) :] for line in stderr.splitlines() if line.startswith(prefix)]
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int | None
+    exit_signal: object
+    stderr: str
+    jailed: bool
+
+    @property
+    def outcomes(self) -> list[str]:
+        return outcomes(self.stderr)
+
+
+def run_to_end(
+    command: Sequence[str], policy: SandboxPolicy, environment: Mapping[str, str] | None = None
+) -> Finished:
+    """Start the bot, let it finish by itself (a contained bot does, well within 60 s), stop it."""
+
+    async def play() -> Finished:
+        process = await BotProcess.start(command, environment or {}, sandbox=policy)
+        try:
+            await process.exited(within=60)
+        finally:
+            await process.stop(grace=0)
+        finished = Finished(process.returncode, process.exit_signal, process.stderr_tail(), process.jailed)
+        process.discard_logs()
+        return finished
+
+    return asyncio.run(play())
+
+
+needs_jail = pytest.mark.skipif(not bubblewrap().usable, reason=f"bubblewrap unusable: {bubblewrap().reason}")
