@@ -1,0 +1,137 @@
+"""Leagues through the real server and real bot processes, driven by the command line."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kingmaker.ladder import leagues, standings
+from kingmaker.ladder.history import list_matches
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
+
+runner = CliRunner()
+RANDOM = "-m kingmaker.sample_bots.random_bot"
+GREEDY = "-m kingmaker.sample_bots.kingdoms.greedy_bot"
+
+
+def cli(server: BackgroundServer, *args: str) -> str:
+    result = runner.invoke(app, [*args, "--server", server.address])
+    assert result.exit_code == 0, result.stderr or result.output
+    return result.stdout
+
+
+def register(server: BackgroundServer, name: str, module_args: str, game: str = "kingdoms") -> None:
+    import sys
+
+    cli(server, "bot", "add", name, "--game", game, "--command", f"{sys.executable} {module_args}")
+
+
+def test_a_round_robin_of_six_bots_rates_every_match_once(server: BackgroundServer) -> None:
+    names = ["greedy-1", "greedy-2", "random-1", "random-2", "random-3", "random-4"]
+    for name in names:
+        register(server, name, GREEDY if name.startswith("greedy") else RANDOM)
+    cli(
+        server, "league", "create", "six", "--game", "kingdoms", *[f"--bot={n}" for n in names], "--seed", "3"
+    )
+    out = cli(server, "league", "run", "six")
+    assert "15 finished" in out  # 6 bots, every pairing once
+
+    db = server.server.db
+    matches = list_matches(db, league="six", limit=100)
+    assert len(matches) == 15
+    pairings = {frozenset(m.bots) for m in matches}
+    assert len(pairings) == 15, "every pairing exactly once"
+    for match in matches:
+        assert match.status == "finished"
+        assert sorted(seat.rank for seat in match.seats) in ([1, 2], [1, 1])
+    table = {row.bot: row for row in standings.standings(db, "kingdoms")}
+    assert all(row.matches == 5 for row in table.values())
+    # Ratings moved the right way: greedy bots gained, random bots lost, from the prior 25.
+    for name in names:
+        if name.startswith("greedy"):
+            assert table[name].mu > 25 and table[name].wins >= 3
+        else:
+            assert table[name].mu < 28
+    assert min(table[g].conservative for g in ("greedy-1", "greedy-2")) > max(
+        table[r].conservative for r in names[2:]
+    )
+    shown = cli(server, "ladder", "kingdoms")
+    assert shown.index("greedy-") < shown.index("random-")
+    assert leagues.get_league(db, "six").finished
+
+
+def test_replay_verify_reaches_the_recorded_end(server: BackgroundServer, tmp_path: Path) -> None:
+    register(server, "g", GREEDY)
+    register(server, "r", RANDOM)
+    cli(server, "league", "create", "two", "--game", "kingdoms", "--bot=g", "--bot=r", "--rounds", "2")
+    cli(server, "league", "run", "two")
+    match_id = str(list_matches(server.server.db, league="two")[0].match_id)
+    out = cli(server, "replay", match_id, "--verify")
+    assert "verified" in out
+    assert "seat 0" in out and "seat 1" in out  # every move is printed
+    # Tamper with the stored log: the replay must now fail loudly.
+    url = server.server.db.url.removeprefix("sqlite:///")
+    with sqlite3.connect(url) as connection:
+        connection.execute(
+            "UPDATE matchseat SET score = score + 1 WHERE match_id = ? AND seat = 0", (match_id,)
+        )
+    result = runner.invoke(app, ["replay", match_id, "--verify", "--server", server.address])
+    assert result.exit_code == 1
+    assert "does not match the record" in result.stderr
+    plot = tmp_path / "ratings.png"
+    cli(server, "ladder", "kingdoms", "--plot", str(plot))
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bot", "add", "x", "--game", "chess"], "unknown game 'chess'"),
+        (["bot", "add", "taken", "--game", "kingdoms"], "already exists"),
+        (["bot", "show", "nobody"], "nobody"),
+        (["league", "create", "l", "--game", "kingdoms", "--bot", "taken", "--bot", "ghost"], "ghost"),
+        (["league", "create", "l", "--game", "kingdoms", "--bot", "taken"], "cannot fill a 2-seat match"),
+        (
+            ["league", "create", "l", "--game", "chess", "--bot", "taken", "--bot", "other"],
+            "unknown game 'chess'",
+        ),
+        (["league", "run", "nothing"], "nothing"),
+        (["ladder", "chess"], "unknown game 'chess'"),
+        (["replay", "999"], "no match 999"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_changes_nothing(
+    server: BackgroundServer, args: list[str], message: str
+) -> None:
+    cli(server, "bot", "add", "taken", "--game", "kingdoms")
+    cli(server, "bot", "add", "other", "--game", "kingdoms")
+    before = snapshot(server)
+    result = runner.invoke(app, [*args, "--server", server.address])
+    assert result.exit_code != 0
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert snapshot(server) == before
+
+
+def test_a_wrong_admin_token_changes_nothing(server: BackgroundServer) -> None:
+    before = snapshot(server)
+    args = ["bot", "add", "x", "--game", "kingdoms", "--server", server.address, "--admin-token", "nope"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "refused the admin token" in result.stderr
+    assert snapshot(server) == before
+
+
+def snapshot(server: BackgroundServer) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table of the server's database."""
+    path = server.server.db.url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {
+            table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+            for table in tables
+        }
