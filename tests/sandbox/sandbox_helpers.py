@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +57,26 @@ def run_to_end(
         return finished
 
     return asyncio.run(play())
+
+
+async def wait_for(condition: Callable[[], object], what: str, within: float = 20.0) -> None:
+    """Poll a condition (a callable) until it holds; fail the test if it never does."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not condition():
+        if loop.time() > deadline:
+            pytest.fail(f"never happened: {what}")
+        await asyncio.sleep(0.05)
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
 
 
 needs_jail = pytest.mark.skipif(not bubblewrap().usable, reason=f"bubblewrap unusable: {bubblewrap().reason}")

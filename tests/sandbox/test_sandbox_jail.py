@@ -5,7 +5,6 @@ bot without the jail too, to show that the jail is what stops it."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import secrets
 import signal
@@ -15,7 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import hostile, needs_jail, outcomes, run_to_end
+from sandbox_helpers import hostile, needs_jail, outcomes, processes_with, run_to_end, wait_for
 
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -30,16 +29,6 @@ pytestmark = needs_jail
 JAIL = SandboxPolicy()
 PLAIN = SandboxPolicy(isolate=False)
 VICTIM = (PYTHON, "-c", "open('secret.txt', 'w').write('my plan'); import time; time.sleep(60)")
-
-
-async def wait_for(condition: object, what: str, within: float = 20.0) -> None:
-    """Poll a condition (a callable) until it holds; fail the test if it never does."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while not condition():  # type: ignore[operator]
-        if loop.time() > deadline:
-            pytest.fail(f"never happened: {what}")
-        await asyncio.sleep(0.05)
 
 
 def read_attempts(paths: list[str], policy: SandboxPolicy) -> list[str]:
@@ -89,16 +78,6 @@ def test_a_jailed_bot_has_no_network() -> None:
         listener.accept()[0].close()
 
 
-def processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-    return found
-
-
 def leave_a_child_behind(policy: SandboxPolicy, marker: str) -> None:
     async def attempt() -> None:
         process = await BotProcess.start(hostile("escape_bot.py", marker), {}, sandbox=policy)
@@ -107,9 +86,9 @@ def leave_a_child_behind(policy: SandboxPolicy, marker: str) -> None:
         finally:
             await process.stop(grace=0)
             process.discard_logs()
-        # The jail's PID namespace dies with its first process; give the kernel a moment.
-        with contextlib.suppress(BaseException):
-            await wait_for(lambda: not processes_with(marker), "the child is gone", within=10)
+        if policy.isolate:
+            # The jail's PID namespace dies with its first process; give the kernel a moment.
+            await wait_for(lambda: not processes_with(marker), "the escaped child is gone", within=10)
 
     asyncio.run(attempt())
 
