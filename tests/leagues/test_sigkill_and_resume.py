@@ -1,0 +1,130 @@
+"""Kill the server with SIGKILL in the middle of a league, start it again: the league resumes,
+finished matches are neither lost nor counted twice, interrupted ones are replayed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
+
+TOKEN = "test-admin-token"
+METADATA = (("authorization", f"Bearer {TOKEN}"),)
+
+
+class ServerProcess:
+    """`kingmaker serve` in a child process on a Unix socket."""
+
+    def __init__(self, home: Path, socket: Path, database: Path) -> None:
+        self.address = f"unix:{socket}"
+        command = [
+            sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
+            "--database-url", f"sqlite:///{database}", "--admin-token", TOKEN, "--concurrency", "2",
+        ]  # fmt: skip
+        environment = {**os.environ, "KINGMAKER_HOME": str(home)}
+        socket.unlink(missing_ok=True)  # a killed server leaves its socket file behind
+        self.process = subprocess.Popen(
+            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + 30
+        while not socket.exists():
+            assert self.process.poll() is None, (
+                self.process.stdout.read().decode() if self.process.stdout else ""
+            )
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+
+    def stub(self, channel: grpc.Channel) -> admin_pb2_grpc.AdminStub:
+        return admin_pb2_grpc.AdminStub(channel)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> tuple[Path, Path, Path]:
+    return tmp_path / "home", tmp_path / "server.sock", tmp_path / "league.db"
+
+
+def rows(database: Path, query: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(database) as connection:
+        return connection.execute(query).fetchall()
+
+
+def test_a_league_survives_sigkill(paths: tuple[Path, Path, Path]) -> None:
+    home, socket, database = paths
+    server = ServerProcess(home, socket, database)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            admin = server.stub(channel)
+            names = [f"random-{i}" for i in range(5)]
+            for name in names:
+                command = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+                admin.AddBot(
+                    admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=command), metadata=METADATA
+                )
+            request = admin_pb2.CreateLeagueRequest(name="l", game="kingdoms", bots=names, rounds=2, seed=9)
+            planned = sum(admin.CreateLeague(request, metadata=METADATA).matches.values())
+            assert planned == 20
+            # Follow the run until a few matches are finished, then kill the server mid-league.
+            for progress in admin.RunLeague(admin_pb2.RunLeagueRequest(name="l"), metadata=METADATA):
+                if progress.finished >= 4 and progress.running > 0:
+                    break
+        server.kill()
+    finally:
+        server.kill()
+
+    finished_before = rows(database, "SELECT id, seed FROM match WHERE status = 'finished' ORDER BY id")
+    seats_before = rows(
+        database,
+        "SELECT s.match_id, s.seat, s.bot_id, s.score, s.rank FROM matchseat s"
+        " JOIN match m ON m.id = s.match_id WHERE m.status = 'finished' ORDER BY 1, 2",
+    )
+    interrupted = rows(database, "SELECT id FROM match WHERE status = 'running'")
+    assert 4 <= len(finished_before) < planned
+    assert interrupted, "the kill landed in the middle of a match"
+
+    server = ServerProcess(home, socket, database)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            admin = server.stub(channel)
+            updates = list(admin.RunLeague(admin_pb2.RunLeagueRequest(name="l"), metadata=METADATA))
+            last = updates[-1]
+            assert last.done
+            assert last.finished == planned
+    finally:
+        server.kill()
+
+    # Nothing finished before the kill changed; every planned match has exactly one result.
+    assert set(rows(database, "SELECT id, seed FROM match WHERE status = 'finished'")) >= set(finished_before)
+    after = rows(
+        database,
+        "SELECT s.match_id, s.seat, s.bot_id, s.score, s.rank FROM matchseat s"
+        f" WHERE s.match_id IN ({','.join(str(m) for m, _ in finished_before)}) ORDER BY 1, 2",
+    )
+    assert after == seats_before
+    assert rows(database, "SELECT status, count(*) FROM match GROUP BY status") == [("finished", planned)]
+    for (match_id,) in interrupted:
+        assert rows(database, f"SELECT status FROM match WHERE id = {match_id}") == [("finished",)]
+    # Ratings counted each match once: per bot, its counter equals the matches it finished.
+    counters = dict(rows(database, "SELECT b.name, r.matches FROM rating r JOIN bot b ON b.id = r.bot_id"))
+    played = dict(
+        rows(
+            database,
+            "SELECT b.name, count(*) FROM matchseat s JOIN bot b ON b.id = s.bot_id GROUP BY b.name",
+        )
+    )
+    assert counters == played
+    assert sum(played.values()) == 2 * planned
+    history = rows(database, "SELECT count(*), count(DISTINCT match_id || '-' || bot_id) FROM ratinghistory")
+    assert history[0][0] == history[0][1] == 2 * planned
