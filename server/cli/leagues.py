@@ -94,6 +94,21 @@ def run_with_progress(client: object, name: str, concurrency: int) -> None:
             )
 
 
+@app.command("rerun")
+def rerun(
+    name: str = typer.Argument(..., help="The league whose recorded plan to play again."),
+    new_name: str = typer.Argument(..., help="The new league's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Create a league that replays another's plan (same seeds, same seats); then `league run` it."""
+    with admin_client(server, admin_token) as client:
+        league = client.call("RerunLeague", admin_pb2.RerunLeagueRequest(name=name, new_name=new_name))
+    console.print(
+        f"created league [bold]{league.name}[/] with {sum(league.matches.values())} matches from {name}"
+    )
+
+
 @app.command("status")
 def status(
     name: str = typer.Argument(..., help="The league's name."),

@@ -251,6 +251,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         return await self._league(request.name)
 
     @admin_only
+    async def RerunLeague(
+        self, request: admin_pb2.RerunLeagueRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        old = await asyncio.to_thread(leagues.get_league, self.db, request.name)
+        info = await asyncio.to_thread(leagues.rerun_league, self.db, old.id, request.new_name)
+        return await self._league(info.name)
+
+    @admin_only
     async def ListLeagues(
         self, request: admin_pb2.ListLeaguesRequest, context: Context
     ) -> admin_pb2.ListLeaguesResponse:

@@ -135,3 +135,42 @@ def snapshot(server: BackgroundServer) -> dict[str, list[tuple[object, ...]]]:
             table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
             for table in tables
         }
+
+
+def test_a_crashing_bot_is_suspended_and_its_owner_reads_why(server: BackgroundServer) -> None:
+    register(server, "crashy", "-m kingmaker.sample_bots.faulty.crash_bot")
+    register(server, "steady", RANDOM)
+    cli(
+        server,
+        "league",
+        "create",
+        "faults",
+        "--game",
+        "kingdoms",
+        "--bot=crashy",
+        "--bot=steady",
+        "--rounds",
+        "3",
+    )
+    cli(server, "league", "run", "faults")
+    table = {row.bot: row for row in standings.standings(server.server.db, "kingdoms")}
+    assert table["crashy"].faults == 3
+    assert table["steady"].wins == 3, "a faulty seat ranks last"
+    shown = cli(server, "bot", "show", "crashy")
+    assert "suspended" in shown
+    assert "crashed" in shown
+    listed = cli(server, "match", "list", "--league", "faults")
+    assert listed.count("finished") == 3
+
+
+def test_a_league_reruns_from_its_seeds(server: BackgroundServer) -> None:
+    register(server, "a", RANDOM)
+    register(server, "b", RANDOM)
+    cli(server, "league", "create", "first", "--game", "kingdoms", "--bot=a", "--bot=b", "--rounds", "2")
+    cli(server, "league", "run", "first")
+    cli(server, "league", "rerun", "first", "second")
+    cli(server, "league", "run", "second")
+    db = server.server.db
+    first = sorted((m.seed, m.bots) for m in list_matches(db, league="first"))
+    second = sorted((m.seed, m.bots) for m in list_matches(db, league="second"))
+    assert first == second
