@@ -84,21 +84,21 @@ def differences(record: admin_pb2.MatchRecord, state: GameState, shown: list[lis
     result = state.result()
     faulty = [seat.end_reason not in (common_pb2.END_REASON_FINISHED,) for seat in record.seats]
     ranks = final_ranks(result, faulty)
-    for seat in record.seats:
-        if seat.score != result.scores[seat.seat]:
+    for row in record.seats:
+        if row.score != result.scores[row.seat]:
             problems.append(
-                f"seat {seat.seat} ({seat.bot}) scored {result.scores[seat.seat]}, recorded {seat.score}"
+                f"seat {row.seat} ({row.bot}) scored {result.scores[row.seat]}, recorded {row.score}"
             )
-        if seat.rank != ranks[seat.seat]:
-            problems.append(f"seat {seat.seat} ({seat.bot}) placed {ranks[seat.seat]}, recorded {seat.rank}")
+        if row.rank != ranks[row.seat]:
+            problems.append(f"seat {row.seat} ({row.bot}) placed {ranks[row.seat]}, recorded {row.rank}")
     for seat, recorded in enumerate(record.observation_digests):
-        sent = list(recorded.digests)
+        sent, replayed = list(recorded.digests), shown[seat]
         # A seat is shown an observation at each decision until it forfeits, and none after.
-        if sent != shown[seat][: len(sent)]:
-            first = next(i for i, (a, b) in enumerate(zip(sent, shown[seat], strict=False)) if a != b)
+        if len(sent) > len(replayed) or (not faulty[seat] and len(sent) != len(replayed)):
+            problems.append(f"seat {seat} was asked {len(sent)} times, the replay asks {len(replayed)}")
+        elif sent != replayed[: len(sent)]:
+            first = next(i for i, (a, b) in enumerate(zip(sent, replayed, strict=False)) if a != b)
             problems.append(f"seat {seat} was shown something else at its decision {first + 1}")
-        elif not faulty[seat] and len(sent) != len(shown[seat]):
-            problems.append(f"seat {seat} was asked {len(sent)} times, the replay asks {len(shown[seat])}")
     return problems
 
 
