@@ -62,8 +62,9 @@ function kingdoms(observation, action) {
   }
 }
 
-// ---- King's Road: back the regions that pay most, keep the Dragon and Witch for late -----------
+// ---- King's Road: add markers where they lift my place most, above all in the King's region --
 
+// Region cards in banner order: CARD_ZIN_KAIS_DEEP is region 1.
 const REGION_CARDS = [
   "CARD_ZIN_KAIS_DEEP",
   "CARD_DRAGONS_LAIR",
@@ -75,19 +76,32 @@ const REGION_CARDS = [
   "CARD_KINGS_CASTLE",
 ];
 
+// The points a seat with `mine` markers would take in a region (ties share the lower place).
+function placePoints(region, seat, mine) {
+  const ahead = region.markers.filter((count, other) => other !== seat && count >= mine).length;
+  return mine > 0 ? region.values[ahead] || 0 : 0;
+}
+
 function kingsRoad(observation, action) {
+  const added = new Map(); // region number -> markers this play adds
+  const cards = action.play_cards.cards;
   let score = 0;
-  for (const card of action.play_cards.cards) {
+  cards.forEach((card, position) => {
     const number = REGION_CARDS.indexOf(card) + 1;
     if (number > 0) {
-      const region = observation.regions[number - 1];
-      score += region.values[0] || 0;
-      if (number === observation.king_region) score += region.values[0] || 0; // it scores now
-    } else if (card === "CARD_KNIGHT") {
-      score += 2;
+      added.set(number, (added.get(number) || 0) + 1);
+    } else if (card === "CARD_KNIGHT" && position > 0) {
+      const reinforced = REGION_CARDS.indexOf(cards[position - 1]) + 1;
+      if (reinforced > 0) added.set(reinforced, (added.get(reinforced) || 0) + 1);
     } else {
-      score += observation.round >= 6 ? 4 : -6; // Dragon and Witch are once a game
+      score += observation.round >= 6 ? 2 : -4; // Dragon and Witch are once a game: keep them
     }
+  });
+  for (const [number, extra] of added) {
+    const region = observation.regions[number - 1];
+    const mine = region.markers[observation.seat] || 0;
+    const gain = placePoints(region, observation.seat, mine + extra) - placePoints(region, observation.seat, mine);
+    score += number === observation.king_region ? 2 * gain : gain; // the King's region scores now
   }
   return score;
 }
