@@ -21,9 +21,10 @@ one per region, the Knight, the Dragon and the Witch. Each round:
    connected chain of that owner's nobles along the roads. Other markers go back to supply.
 4. The King moves to the region after the last one scored. Route: 1, 6, 4, 7, 3, 5, 2, 8.
 
-The round in which someone reaches 40 is the last: every region not scored in it is scored
-for influence only (no nobles made or paid; standing nobles still count as influence). Most
-points wins, then most nobles on the board; a tie beyond that is shared (equal ranks).
+The round in which someone reaches 40 (or round 100, see below) is the last: every region
+not scored in it is scored for influence only (no nobles made or paid; standing nobles still
+count as influence). Most points wins, then most nobles on the board; a tie beyond that is
+shared (equal ranks).
 
 Option ``permanent_nobles`` (the rulebook's variant): nobles are never removed, a new leader's
 noble stacks on the others, one per player per region, and every noble there earns its chain.
@@ -52,8 +53,12 @@ Decisions where the rulebook is silent or ambiguous
 - Ties for the lead with nothing placed (every count zero) crown no noble.
 - Banner values: only the Dark Tower (5-4-2-1) is printed; the others are the project's
   edition from rules-data (see ``data.py``).
-- There is no chance: the seed is accepted and ignored. ``max_decisions`` bounds a game in
-  which players keep tying (ties of two in a two-player game pay nothing) so it cannot stall.
+- There is no chance: the seed is accepted and ignored.
+- The book's game can stall: two players who mirror each other tie everywhere, and a tie of two
+  in a two-player game pays nothing, so nobody ever reaches 40. So round 100 (``ROUND_LIMIT``)
+  is always the last: the game then ends as if someone had reached 40, final scoring included.
+  Ordinary games end by round 20, so this never touches them; it lets every game end on its
+  own rules instead of at the referee's ``max_decisions`` adjudication.
 """
 
 from __future__ import annotations

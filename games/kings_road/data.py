@@ -15,6 +15,8 @@ from dataclasses import dataclass
 MARKERS_PER_PLAYER = 20
 WINNING_SCORE = 40
 CARDS_PER_ROUND = 3
+ROUND_LIMIT = 100
+"""The project's own end: the last round if nobody has reached 40 by then (see the package doc)."""
 START_REGION = 1
 """The King starts in Zin Kai's Deep, the region with 1 on its banner."""
 

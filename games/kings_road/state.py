@@ -13,6 +13,7 @@ from kingmaker.games.api import Action, GameSpec, GameState, OptionSpec, Result,
 from kingmaker.games.kings_road.board import Board
 from kingmaker.games.kings_road.data import (
     CARDS_PER_ROUND,
+    ROUND_LIMIT,
     ROUTE,
     START_REGION,
     WINNING_SCORE,
@@ -37,9 +38,8 @@ SPEC = GameSpec(
     simultaneous=True,
     action_types=(PlayCards,),
     observation_type=Observation,
-    # A round is at most two decisions; random games last about 10 rounds. Players who keep
-    # tying could stall for ever, so the referee adjudicates past this bound.
-    max_decisions=400,
+    # A round is at most two decisions and the game ends by round ROUND_LIMIT at the latest.
+    max_decisions=2 * ROUND_LIMIT,
     options=(
         OptionSpec(
             PERMANENT_NOBLES,
@@ -123,7 +123,7 @@ class KingsRoadState(GameState):
         self.revealed = []
         self.dragons = 0
         self.witch_seats = ()
-        if max(self.scores) >= WINNING_SCORE:
+        if max(self.scores) >= WINNING_SCORE or self.round >= ROUND_LIMIT:
             final = tuple(region for region in route_from(self.king, len(ROUTE)) if region not in scored)
             for region in final:
                 self._add(score_region(self.board, region, with_nobles=False))

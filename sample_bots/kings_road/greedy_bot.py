@@ -6,11 +6,15 @@ minus what the others would earn there, weighting each region by how soon it sco
 regions scoring this round count in full, the next ones less and less. A Dragon is worth
 playing when the region it brings forward pays this bot more now than later; the Witch is
 kept for a round whose King's region is rich, where choosing last (after seeing every other
-play on the board) is worth the most. Run it against a server with
+play on the board) is worth the most. A little random noise picks among plays of nearly equal
+worth: two copies of a deterministic bot would mirror each other, tie in every region and never
+score (see the round limit in the game's docstring). Run it against a server with
 ``python sample_bots/kings_road/greedy_bot.py`` (``KINGMAKER_SERVER`` and ``KINGMAKER_TOKEN`` set).
 """
 
 from __future__ import annotations
+
+import random
 
 from kingmaker.games.kings_road import Card, Observation, Phase, PlayCards
 from kingmaker.games.kings_road.data import REGIONS, ROUTE, WINNING_SCORE, route_from
@@ -27,15 +31,23 @@ SPECIAL_COST = 1.5
 """The Dragon and the Witch can be played once: spend them only for a clear gain."""
 WITCH_REGION_PRIZE = 7
 """Play the Witch when the King stands in a region whose first prize is at least this."""
+OPPONENT_ADDS = ((0, 0.35), (1, 0.3), (2, 0.25), (3, 0.1))
+"""Markers each other seat may add, at the same time, to a region scoring this round."""
+NOISE = 0.3
+"""Up to this much random worth is added to each play, to break ties and mirroring."""
 
 
 class GreedyBot(Bot):
     name = "kings_road_greedy"
 
+    def __init__(self, seed: int | None = None) -> None:
+        self._random = random.Random(seed)
+
     def act(self, request: Request) -> int:
         observation: Observation = request.observation
         plays: tuple[PlayCards, ...] = request.legal_actions
-        values = [self.value(observation, play) for play in plays]
+        noise = self._random.uniform
+        values = [self.value(observation, play) + noise(0, NOISE) for play in plays]
         return max(range(len(plays)), key=values.__getitem__)
 
     def value(self, observation: Observation, play: PlayCards) -> float:
@@ -53,10 +65,14 @@ class GreedyBot(Bot):
                 markers[target][seat] += 1
                 placed += 1
         dragons = observation.dragons + (1 if Card.DRAGON in play.cards else 0)
-        total = sum(
-            weight * self.region_edge(observation, region, markers[region])
-            for region, weight in self.weights(observation, dragons).items()
-        )
+        scored_now = route_from(observation.king_region, 1 + dragons)
+        total = 0.0
+        for region, weight in self.weights(observation, dragons).items():
+            if region in scored_now and observation.phase is Phase.CHOOSE_CARDS:
+                edge = self.contested_edge(observation, region, markers[region])
+            else:
+                edge = self.region_edge(observation, region, markers[region])
+            total += weight * edge
         total -= MARKER_COST * placed
         if Card.DRAGON in play.cards:
             total -= SPECIAL_COST
@@ -74,6 +90,18 @@ class GreedyBot(Bot):
                 # Near the end every region may score in the final scoring: keep them dear.
                 weights[region] = 0.8 if ending else DECAY ** (wait - len(scored) + 1)
         return weights
+
+    def contested_edge(self, observation: Observation, region: int, markers: list[int]) -> float:
+        """The edge in a region scoring this round, expected over what the others add to it."""
+        seat = observation.seat
+        expected = 0.0
+        for added, chance in OPPONENT_ADDS:
+            reply = [
+                count if other == seat else count + min(added, observation.standings[other].supply)
+                for other, count in enumerate(markers)
+            ]
+            expected += chance * self.region_edge(observation, region, reply)
+        return expected
 
     def region_edge(self, observation: Observation, region: int, markers: list[int]) -> float:
         """This bot's points in ``region`` minus the best other seat's, if it scored now."""

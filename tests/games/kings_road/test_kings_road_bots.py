@@ -16,7 +16,7 @@ def test_the_greedy_bot_wins_clearly_more_than_half_against_random_bots(players:
     for seed in range(games):
         greedy_seat = seed % players
         bots: list[Bot] = [RandomBot(seed * 10 + seat) for seat in range(players)]
-        bots[greedy_seat] = GreedyBot()
+        bots[greedy_seat] = GreedyBot(seed)
         result = play_local("kings_road", bots, seed=seed).result
         if result.ranks[greedy_seat] == 1:
             shared = result.ranks.count(1)
@@ -29,7 +29,7 @@ def test_the_greedy_bot_plays_the_witch_and_its_re_choice_legally() -> None:
     # The local runner raises on an illegal reply, so finishing is the legality check.
     match = play_local(
         "kings_road",
-        [GreedyBot(), GreedyBot(), RandomBot(1)],
+        [GreedyBot(1), GreedyBot(2), RandomBot(3)],
         seed=3,
         options={"permanent_nobles": True},
     )

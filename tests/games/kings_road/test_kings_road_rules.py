@@ -265,3 +265,14 @@ def test_permanent_nobles_stack_one_per_player_and_are_never_removed() -> None:
 def test_permanent_nobles_is_a_match_option() -> None:
     assert GAME.new(2, 0, {"permanent_nobles": True}).observation(0).permanent_nobles
     assert not GAME.new(2, 0).observation(0).permanent_nobles
+
+
+def test_players_who_mirror_each_other_cannot_stall_the_game_past_round_one_hundred() -> None:
+    # Both seats always take the first legal play, so they play the same cards, tie everywhere
+    # and, as a two-player tie pays nothing, never score.
+    state = KingsRoadState(2)
+    while not state.is_over():
+        state.apply({seat: state.legal_actions(seat)[0] for seat in state.to_act()})
+    assert state.round == 100
+    assert state.scores == [0, 0]
+    assert state.result().ranks == (1, 1)
