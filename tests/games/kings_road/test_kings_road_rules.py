@@ -276,3 +276,13 @@ def test_players_who_mirror_each_other_cannot_stall_the_game_past_round_one_hund
     assert state.round == 100
     assert state.scores == [0, 0]
     assert state.result().ranks == (1, 1)
+
+
+def test_in_a_two_card_play_the_knight_reinforces_the_first_card() -> None:
+    state = KingsRoadState(2)
+    state.king = 8
+    put(state.board, 1, [18, 0])
+    state.apply({0: PlayCards((C.DARK_TOWER, C.KNIGHT)), 1: ELSEWHERE})
+    assert state.board.markers[5][0] == 2
+    assert state.board.supply[0] == 0
+    assert state.legal_actions(0) == (PlayCards(()),)
