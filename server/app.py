@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
 from kingmaker.server.roster import Roster
+from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
 from kingmaker.server.services.arena import ArenaService
@@ -71,6 +74,9 @@ class ServerConfig:
     """Matches a league plays at the same time, unless its run asks for another number."""
     resume_leagues: bool = True
     """Start again, at start-up, every league a previous run left unfinished."""
+    jail: bool = True
+    """Run launched bots in the bubblewrap jail (no network; they reach the server over a Unix
+    socket of its own) where bubblewrap works; elsewhere they run with the limits only."""
 
 
 class KingmakerServer:
@@ -89,6 +95,7 @@ class KingmakerServer:
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
         self.roster: Roster | None = None
+        self._socket_dir: str | None = None
         self.leagues: LeagueRunner | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
@@ -106,7 +113,14 @@ class KingmakerServer:
             host = self.config.address.rsplit(":", 1)[0]
             self.address = f"{host}:{port}"
         config = self.config
-        self.roster = Roster(self.pool, self.address, config.connect_timeout, config.limits)
+        sandbox = None
+        if config.jail:
+            # A short private path: Unix socket paths are limited to about 108 bytes.
+            self._socket_dir = tempfile.mkdtemp(prefix="kingmaker-")
+            socket = os.path.join(self._socket_dir, "arena.sock")
+            server.add_insecure_port(f"unix:{socket}")
+            sandbox = SandboxPolicy(limits=config.limits, unix_socket=socket)
+        self.roster = Roster(self.pool, self.address, config.connect_timeout, config.limits, sandbox)
         self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
         arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
         admin = AdminService(
@@ -147,3 +161,5 @@ class KingmakerServer:
         await self._server.stop(grace)
         self._server = None
         self.db.close()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)

@@ -163,9 +163,13 @@ class Referee:
         """The bot's action if its answer stands; otherwise strike or forfeit and return None."""
         if answer.reply is None:
             if answer.closed:
-                crashed = book.crashed is not None and await book.crashed()
-                reason = EndReason.CRASHED if crashed else EndReason.DISCONNECTED
-                self._forfeit(book, reason, "the bot's process exited" if crashed else "the stream closed")
+                fault = book.session.fault if book.session is not None else ""
+                if fault:
+                    self._forfeit(book, EndReason.PROTOCOL_ERROR, fault)
+                elif book.crashed is not None and await book.crashed():
+                    self._forfeit(book, EndReason.CRASHED, "the bot's process exited")
+                else:
+                    self._forfeit(book, EndReason.DISCONNECTED, "the stream closed")
                 return None
             book.clock.expire()
             self._strike(book, "late", request_id, f"no reply within {answer.elapsed_ms:.0f} ms")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kingmaker.server.launcher import BotProcess, LaunchError, Limits
+from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.sessions import BotSession, Identity, SessionPool
 
 POLL_SECONDS = 0.05
@@ -59,6 +60,9 @@ class Roster:
     server_address: str
     connect_timeout: float = 15.0
     limits: Limits = field(default_factory=Limits)
+    sandbox: SandboxPolicy | None = None
+    """When set, launched bots run under it (in the bubblewrap jail where it works) and reach the
+    server through its Unix socket instead of ``server_address``."""
     _idle: dict[int, list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
 
@@ -126,10 +130,16 @@ class Roster:
         token = secrets.token_urlsafe(32)
         identity = Identity(bot=entrant.name, bot_id=entrant.bot_id, launch_key=token)
         waiting = self.pool.expect(token, identity)
-        environment = {"KINGMAKER_SERVER": self.server_address, "KINGMAKER_TOKEN": token}
+        address = self.sandbox.server_address if self.sandbox is not None else self.server_address
+        environment = {"KINGMAKER_SERVER": address, "KINGMAKER_TOKEN": token}
         lease = Lease(entrant)
         try:
-            lease.process = await BotProcess.start(entrant.command, environment, entrant.cwd, self.limits)
+            if self.sandbox is not None:
+                lease.process = await BotProcess.start(
+                    entrant.command, environment, entrant.cwd, sandbox=self.sandbox
+                )
+            else:
+                lease.process = await BotProcess.start(entrant.command, environment, entrant.cwd, self.limits)
         except LaunchError as error:
             self.pool.forget(token)
             lease.failure = str(error)

@@ -66,6 +66,9 @@ class BotSession:
     _closed_ids: OrderedDict[int, None] = field(default_factory=OrderedDict)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _unsolicited: int = 0
+    fault: str = ""
+    """Why the server closed the stream for breaking the protocol (flooding, an oversized or
+    undecodable message); empty if it did not."""
 
     @property
     def bot(self) -> str:
@@ -110,7 +113,10 @@ class BotSession:
         else:
             self._unsolicited_message(arena_pb2.ERROR_CODE_MALFORMED_REPLY, "the message is empty")
 
-    def close(self) -> None:
+    def close(self, fault: str = "") -> None:
+        """End the stream; ``fault`` says how the bot broke the protocol, if it did."""
+        if fault and not self.fault:
+            self.fault = fault
         if not self.closed.is_set():
             self.closed.set()
             self.outbox.put_nowait(None)
@@ -135,10 +141,9 @@ class BotSession:
         else:
             self.error(code, text)
         if self._unsolicited > UNSOLICITED_LIMIT:
-            self.error(
-                arena_pb2.ERROR_CODE_FLOODING, f"more than {UNSOLICITED_LIMIT} unsolicited messages; closing"
-            )
-            self.close()
+            text = f"more than {UNSOLICITED_LIMIT} messages nobody asked for; closing the stream"
+            self.error(arena_pb2.ERROR_CODE_FLOODING, text)
+            self.close(fault=text)
 
     def _forget(self, request_id: int) -> None:
         if self._open.pop(request_id, None) is not None:

@@ -14,17 +14,39 @@ from kingmaker.server.sessions import BotSession, SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 HELLO_TIMEOUT_SECONDS = 10.0
+MAX_CONNECTIONS_PER_BOT = 8
+"""Streams one registered bot may hold open at once, so one greedy client cannot crowd out others."""
+
+
+class Refusal(Exception):
+    """A stream the server will not serve: sent to the bot as an Error, then as the gRPC status."""
+
+    def __init__(self, code: arena_pb2.ErrorCode, status: grpc.StatusCode, text: str) -> None:
+        super().__init__(text)
+        self.code = code
+        self.status = status
+        self.text = text
 
 
 class ArenaService(arena_pb2_grpc.ArenaServicer):
-    def __init__(self, pool: SessionPool, hello_timeout: float = HELLO_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        pool: SessionPool,
+        hello_timeout: float = HELLO_TIMEOUT_SECONDS,
+        max_connections_per_bot: int = MAX_CONNECTIONS_PER_BOT,
+    ) -> None:
         self.pool = pool
         self.hello_timeout = hello_timeout
+        self.max_connections_per_bot = max_connections_per_bot
 
     async def Play(
         self, request_iterator: AsyncIterator[arena_pb2.BotMessage], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[arena_pb2.ServerMessage]:
-        session = await self._admit(request_iterator, context)
+        try:
+            session = await self._admit(request_iterator)
+        except Refusal as refusal:
+            yield arena_pb2.ServerMessage(error=arena_pb2.Error(code=refusal.code, message=refusal.text))
+            await abort(context, refusal.status, refusal.text)
         welcome = arena_pb2.Welcome(
             bot=session.bot, session_id=session.session_id, protocol_version=PROTOCOL_VERSION
         )
@@ -39,30 +61,37 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 await reader
             self.pool.remove(session)
 
-    async def _admit(
-        self, request_iterator: AsyncIterator[arena_pb2.BotMessage], context: grpc.aio.ServicerContext
-    ) -> BotSession:
+    async def _admit(self, request_iterator: AsyncIterator[arena_pb2.BotMessage]) -> BotSession:
+        """The session of a stream whose hello is in order; ``Refusal`` otherwise."""
+        bad_hello = arena_pb2.ERROR_CODE_BAD_HELLO
         try:
             first = await asyncio.wait_for(anext(request_iterator), self.hello_timeout)
         except TimeoutError:
-            await abort(
-                context, grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {self.hello_timeout:g} s"
+            raise Refusal(  # noqa: B904  # the timeout is the reason, not a failure in handling it
+                bad_hello, grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {self.hello_timeout:g} s"
             )
         except StopAsyncIteration:
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the stream closed before its hello")
+            raise Refusal(
+                bad_hello, grpc.StatusCode.INVALID_ARGUMENT, "the stream closed before its hello"
+            ) from None
         if first.WhichOneof("message") != "hello":
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a hello")
+            raise Refusal(bad_hello, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a hello")
         hello = first.hello
         if hello.protocol_version not in (0, PROTOCOL_VERSION):
-            await abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {hello.protocol_version} is not supported "
-                f"(this server speaks {PROTOCOL_VERSION})",
-            )
+            version = hello.protocol_version
+            text = f"protocol version {version} is not supported (this server speaks {PROTOCOL_VERSION})"
+            raise Refusal(arena_pb2.ERROR_CODE_UNSUPPORTED_VERSION, grpc.StatusCode.FAILED_PRECONDITION, text)
         identity = await self.pool.identify(hello.token)
         if identity is None:
-            await abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown or revoked token")
+            text = "unknown or revoked token" if hello.token else "the hello has no token"
+            raise Refusal(arena_pb2.ERROR_CODE_UNAUTHENTICATED, grpc.StatusCode.UNAUTHENTICATED, text)
+        if identity.bot_id is not None and identity.launch_key is None:
+            open_streams = sum(1 for s in self.pool.sessions if s.identity.bot_id == identity.bot_id)
+            if open_streams >= self.max_connections_per_bot:
+                text = f"{identity.bot} already has {open_streams} connections, the most a bot may hold"
+                raise Refusal(
+                    arena_pb2.ERROR_CODE_TOO_MANY_CONNECTIONS, grpc.StatusCode.RESOURCE_EXHAUSTED, text
+                )
         session = BotSession(identity, tuple(hello.games), max(1, hello.max_concurrent_matches))
         self.pool.admit(session)
         return session
@@ -73,7 +102,9 @@ async def _read(session: BotSession, request_iterator: AsyncIterator[arena_pb2.B
     try:
         async for message in request_iterator:
             session.on_message(message)
-    except (grpc.aio.AioRpcError, asyncio.CancelledError):
+    except asyncio.CancelledError:
         pass
+    except Exception as error:  # gRPC could not read the next message: too large, or not a message
+        session.close(fault=f"the stream broke: {error}")
     finally:
         session.close()
