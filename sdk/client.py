@@ -54,6 +54,15 @@ def server_address(address: str | None = None) -> str:
     return found
 
 
+def tls_credentials() -> grpc.ChannelCredentials | None:
+    """TLS credentials trusting the CA in the PEM file named by KINGMAKER_TLS_CA, if it is set."""
+    authority = os.environ.get("KINGMAKER_TLS_CA")
+    if not authority:
+        return None
+    with open(authority, "rb") as pem:
+        return grpc.ssl_channel_credentials(root_certificates=pem.read())
+
+
 async def play(
     bot: Bot | Callable[[Request], Reply],
     server: str | None = None,
@@ -78,6 +87,7 @@ async def play(
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ]
+    credentials = credentials or tls_credentials()
     if credentials is None:
         channel = grpc.aio.insecure_channel(address, options=options)
     else:

@@ -75,8 +75,11 @@ class ServerConfig:
     resume_leagues: bool = True
     """Start again, at start-up, every league a previous run left unfinished."""
     jail: bool = True
-    """Run launched bots in the bubblewrap jail (no network; they reach the server over a Unix
-    socket of its own) where bubblewrap works; elsewhere they run with the limits only."""
+    """Run launched bots in the bubblewrap jail (no network) where bubblewrap works; elsewhere,
+    or when False, they run with the resource limits only."""
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    """With both, the server speaks TLS on ``address`` (PEM files)."""
 
 
 class KingmakerServer:
@@ -108,18 +111,24 @@ class KingmakerServer:
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ]
         server = grpc.aio.server(options=options)
-        port = server.add_insecure_port(self.config.address)
-        if not self.config.address.startswith("unix:"):
-            host = self.config.address.rsplit(":", 1)[0]
-            self.address = f"{host}:{port}"
         config = self.config
-        sandbox = None
-        if config.jail:
-            # A short private path: Unix socket paths are limited to about 108 bytes.
-            self._socket_dir = tempfile.mkdtemp(prefix="kingmaker-")
-            socket = os.path.join(self._socket_dir, "arena.sock")
-            server.add_insecure_port(f"unix:{socket}")
-            sandbox = SandboxPolicy(limits=config.limits, unix_socket=socket)
+        if config.tls_cert is not None and config.tls_key is not None:
+            credentials = grpc.ssl_server_credentials(
+                [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
+            )
+            port = server.add_secure_port(config.address, credentials)
+        else:
+            port = server.add_insecure_port(config.address)
+        if not config.address.startswith("unix:"):
+            host = config.address.rsplit(":", 1)[0]
+            self.address = f"{host}:{port}"
+        # Bots the server launches reach it over a private Unix socket: the only way out of the
+        # jail, and no TLS needed on a socket only this machine's processes can reach. The path is
+        # short on purpose: Unix socket paths are limited to about 108 bytes.
+        self._socket_dir = tempfile.mkdtemp(prefix="kingmaker-")
+        socket = os.path.join(self._socket_dir, "arena.sock")
+        server.add_insecure_port(f"unix:{socket}")
+        sandbox = SandboxPolicy(limits=config.limits, isolate=config.jail, unix_socket=socket)
         self.roster = Roster(self.pool, self.address, config.connect_timeout, config.limits, sandbox)
         self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
         arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)

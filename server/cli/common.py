@@ -11,6 +11,7 @@ import grpc
 import typer
 from rich.console import Console
 
+from kingmaker.sdk.client import tls_credentials
 from kingmaker.server.app import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.v1 import admin_pb2_grpc
 
@@ -81,5 +82,12 @@ class AdminClient:
 @contextmanager
 def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]:
     address = server_address(server)
-    with grpc.insecure_channel(address) as channel:
+    try:
+        credentials = tls_credentials()
+    except OSError as error:
+        fail(f"cannot read the CA in KINGMAKER_TLS_CA: {error.strerror or error}")
+    channel = (
+        grpc.insecure_channel(address) if credentials is None else grpc.secure_channel(address, credentials)
+    )
+    with channel:
         yield AdminClient(channel, admin_token(token), address)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from pathlib import Path
 
 import typer
 
@@ -30,9 +31,19 @@ def serve(
     admin_token: str | None = typer.Option(
         None, "--admin-token", help="Admin token (default: generated, saved)."
     ),
+    tls_cert: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="PEM certificate: serve TLS."
+    ),
+    tls_key: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="PEM private key of --tls-cert."
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
+    if (tls_cert is None) != (tls_key is None):
+        raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
     config = ServerConfig(
+        tls_cert=tls_cert,
+        tls_key=tls_key,
         address=address,
         admin_token=admin_token,
         database_url=database_url,

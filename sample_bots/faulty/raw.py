@@ -1,0 +1,56 @@
+"""A bare protocol client for the faulty bots that must send what the SDK never would.
+
+``RawBot.run(on_request)`` says hello, then calls ``on_request(request, send)`` for each action
+request; ``send`` queues any message. Errors the server sends are printed to stderr, as the SDK
+does, so the tests can read what the bot was told.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sys
+from collections.abc import Callable, Iterator
+
+import grpc
+
+from kingmaker.v1 import arena_pb2, arena_pb2_grpc
+
+Send = Callable[[arena_pb2.BotMessage | None], None]
+
+
+def reply(request: arena_pb2.ActionRequest, index: int = 0) -> arena_pb2.BotMessage:
+    """A well-formed reply choosing a legal action by index."""
+    answer = arena_pb2.ActionReply(
+        match_id=request.match_id, request_id=request.request_id, legal_action_index=index
+    )
+    return arena_pb2.BotMessage(reply=answer)
+
+
+def run(on_request: Callable[[arena_pb2.ActionRequest, Send], None], token: str | None = None) -> None:
+    outbox: queue.Queue[arena_pb2.BotMessage | None] = queue.Queue()
+    hello = arena_pb2.Hello(token=token or os.environ["KINGMAKER_TOKEN"], protocol_version=1)
+    outbox.put(arena_pb2.BotMessage(hello=hello))
+
+    def outgoing() -> Iterator[arena_pb2.BotMessage]:
+        while (message := outbox.get()) is not None:
+            yield message
+
+    with grpc.insecure_channel(os.environ["KINGMAKER_SERVER"]) as channel:
+        stream = arena_pb2_grpc.ArenaStub(channel).Play(outgoing())
+        try:
+            for message in stream:
+                kind = message.WhichOneof("message")
+                if kind == "action_request":
+                    on_request(message.action_request, outbox.put)
+                elif kind == "error":
+                    code = arena_pb2.ErrorCode.Name(message.error.code)
+                    print(f"kingmaker: {code}: {message.error.message}", file=sys.stderr, flush=True)
+        except grpc.RpcError as error:
+            print(
+                f"kingmaker: stream ended: {error.code().name}: {error.details()}",
+                file=sys.stderr,
+                flush=True,
+            )
+        finally:
+            outbox.put(None)

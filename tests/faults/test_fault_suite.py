@@ -1,0 +1,100 @@
+"""The fault suite: one faulty bot per fault, each against a sound bot through a real server.
+
+For each: the error the bot was sent on its stream (it prints what it receives to stderr), the
+recorded end of its seat, the other seat's finished game, and a server that still answers a
+health check and plays a fresh match afterwards.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.deadlines import TimeControl
+
+from support import ad_hoc, bot_command, play
+
+pytestmark = pytest.mark.faults
+
+RANDOM = bot_command("random_bot.py")
+CONTROL = TimeControl(decision_ms=400, max_strikes=3)
+SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
+
+
+@pytest.mark.parametrize(
+    ("command", "reason", "told"),
+    [
+        pytest.param(SLEEPER, EndReason.NEVER_CONNECTED, None, id="never-connects"),
+        pytest.param(bot_command("faulty/disconnect_bot.py"), EndReason.DISCONNECTED, None, id="disconnects"),
+        pytest.param(
+            bot_command("faulty/hang_bot.py"), EndReason.TIMEOUT, ["LATE_REPLY", "FORFEITED"], id="hangs"
+        ),
+        pytest.param(bot_command("faulty/crash_bot.py"), EndReason.CRASHED, None, id="crashes"),
+        pytest.param(
+            bot_command("faulty/double_reply_bot.py"),
+            EndReason.PROTOCOL_ERROR,
+            ["already closed (late, or answered twice)", "FLOODING"],
+            id="replies-twice",
+        ),
+        pytest.param(
+            bot_command("faulty/foreign_reply_bot.py"),
+            EndReason.TIMEOUT,
+            ["UNKNOWN_REQUEST", "is not open on this stream", "FORFEITED"],
+            id="replies-for-others",
+        ),
+        pytest.param(bot_command("faulty/flood_bot.py"), EndReason.PROTOCOL_ERROR, ["FLOODING"], id="floods"),
+        pytest.param(
+            bot_command("faulty/oversized_bot.py"),
+            EndReason.DISCONNECTED,
+            ["RESOURCE_EXHAUSTED", "larger than max"],
+            id="oversized-message",
+        ),
+        pytest.param(
+            bot_command("faulty/garbage_bot.py"),
+            EndReason.MALFORMED_REPLY,
+            ["MALFORMED_REPLY"],
+            id="malformed",
+        ),
+        pytest.param(
+            bot_command("faulty/illegal_bot.py"), EndReason.ILLEGAL_ACTION, ["ILLEGAL_ACTION"], id="illegal"
+        ),
+        pytest.param(bot_command("faulty/slow_bot.py"), EndReason.TIMEOUT, ["LATE_REPLY"], id="answers-late"),
+    ],
+)
+def test_each_fault_gets_its_error_its_outcome_and_spares_the_rest(
+    server: BackgroundServer, command: tuple[str, ...], reason: EndReason, told: list[str] | None
+) -> None:
+    report = play(
+        server,
+        "kingdoms",
+        [ad_hoc("sound", RANDOM), ad_hoc("faulty", command)],
+        3,
+        CONTROL,
+        connect_timeout=3,
+    )
+    sound, faulty = report.seats
+    assert faulty.end_reason is reason, faulty.detail
+    assert faulty.rank == 2, "a faulty seat ranks last"
+    assert sound.end_reason is EndReason.FINISHED
+    assert sound.strikes == 0
+    assert sound.rank == 1
+    assert all(d.source == "bot" for decisions in report.decisions for d in decisions if d.seat == 0)
+    for sentence in told or []:
+        assert sentence in faulty.stderr_tail
+    assert_server_still_serves(server)
+
+
+def assert_server_still_serves(server: BackgroundServer) -> None:
+    with grpc.insecure_channel(server.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=""), timeout=5
+        )
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    fresh = play(server, "kingdoms", [ad_hoc("a", RANDOM), ad_hoc("b", RANDOM)], 99, CONTROL)
+    assert [seat.end_reason for seat in fresh.seats] == [EndReason.FINISHED, EndReason.FINISHED]
+    assert not server.server.pool.sessions, "no stream outlives its match"
