@@ -42,6 +42,8 @@ def play_local(
     log: list[dict[Seat, Action]] = []
     request_id = 0
     while not state.is_over():
+        if len(log) >= game.spec.max_decisions:
+            raise RuntimeError(f"{game_name} ran past its {game.spec.max_decisions} decisions: an engine bug")
         joint: dict[Seat, Action] = {}
         for seat in state.to_act():
             request_id += 1
