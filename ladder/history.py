@@ -10,9 +10,8 @@ from sqlmodel import Session, col, select
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.matches import SeatRecord
+from kingmaker.ladder.matches import SeatRecord, seat_record
 from kingmaker.ladder.models import Bot, League, Match, MatchSeat
-from kingmaker.ladder.outcomes import EndReason
 
 
 @dataclass(frozen=True)
@@ -75,18 +74,5 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         started_at=match.started_at,
         finished_at=match.finished_at,
         bots=tuple(name for _, name in rows),
-        seats=tuple(
-            SeatRecord(
-                seat=row.seat,
-                bot_id=row.bot_id,
-                score=row.score,
-                game_rank=row.game_rank,
-                rank=row.rank,
-                strikes=row.strikes,
-                end_reason=EndReason(row.end_reason) if row.end_reason else None,
-                detail=row.detail,
-                stderr_tail=row.stderr_tail,
-            )
-            for row, _ in rows
-        ),
+        seats=tuple(seat_record(row) for row, _ in rows),
     )

@@ -156,20 +156,22 @@ def match_seats(db: Database, match_id: int) -> list[SeatRecord]:
     """The seats of a match with whatever results are recorded (none before it finishes)."""
     with db.transaction() as session:
         _match(session, match_id)
-        return [
-            SeatRecord(
-                seat=row.seat,
-                bot_id=row.bot_id,
-                score=row.score,
-                game_rank=row.game_rank,
-                rank=row.rank,
-                strikes=row.strikes,
-                end_reason=EndReason(row.end_reason) if row.end_reason else None,
-                detail=row.detail,
-                stderr_tail=row.stderr_tail,
-            )
-            for row in _seats(session, match_id)
-        ]
+        return [seat_record(row) for row in _seats(session, match_id)]
+
+
+def seat_record(row: MatchSeat) -> SeatRecord:
+    """A seat row as a plain value."""
+    return SeatRecord(
+        seat=row.seat,
+        bot_id=row.bot_id,
+        score=row.score,
+        game_rank=row.game_rank,
+        rank=row.rank,
+        strikes=row.strikes,
+        end_reason=EndReason(row.end_reason) if row.end_reason else None,
+        detail=row.detail,
+        stderr_tail=row.stderr_tail,
+    )
 
 
 def match_log(db: Database, match_id: int) -> MatchLogRecord:
