@@ -20,7 +20,6 @@ messages field by field, and that ``serial.py`` can write as JSON.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -184,7 +183,3 @@ class Game:
             resolved[name] = value
         return resolved
 
-
-def replace(value: Any, **changes: Any) -> Any:
-    """``dataclasses.replace`` re-exported so games read ``api.replace(obs, ...)``."""
-    return dataclasses.replace(value, **changes)
