@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
-from kingmaker.sample_bots.faulty.raw import Send, reply, run
+from kingmaker.sample_bots.faulty.raw import Send, run_faulty
 from kingmaker.v1 import arena_pb2
 
-FAULT_AFTER = int(os.environ.get("FAULT_AFTER", "2"))
-answered = 0
 
-
-def on_request(request: arena_pb2.ActionRequest, send: Send) -> None:
-    global answered
-    answered += 1
-    if answered <= FAULT_AFTER:
-        send(reply(request))
+def never_answer(request: arena_pb2.ActionRequest, send: Send) -> None:
+    pass
 
 
 if __name__ == "__main__":
-    run(on_request)
+    run_faulty(never_answer)

@@ -1,8 +1,10 @@
 """A bare protocol client for the faulty bots that must send what the SDK never would.
 
-``RawBot.run(on_request)`` says hello, then calls ``on_request(request, send)`` for each action
-request; ``send`` queues any message. Errors the server sends are printed to stderr, as the SDK
-does, so the tests can read what the bot was told.
+``run(on_request)`` says hello, then calls ``on_request(request, send)`` for each action request;
+``send`` queues any message (``None`` ends the bot's half of the stream). ``run_faulty(misbehave)``
+answers the first ``FAULT_AFTER`` requests (environment, default 2) well and hands every later one
+to ``misbehave``. Errors the server sends are printed to stderr, as the SDK does, so the tests can
+read what the bot was told.
 """
 
 from __future__ import annotations
@@ -25,6 +27,22 @@ def reply(request: arena_pb2.ActionRequest, index: int = 0) -> arena_pb2.BotMess
         match_id=request.match_id, request_id=request.request_id, legal_action_index=index
     )
     return arena_pb2.BotMessage(reply=answer)
+
+
+def run_faulty(misbehave: Callable[[arena_pb2.ActionRequest, Send], None]) -> None:
+    """Play well for ``FAULT_AFTER`` requests, so the fault lands mid-match, then misbehave."""
+    fault_after = int(os.environ.get("FAULT_AFTER", "2"))
+    answered = 0
+
+    def on_request(request: arena_pb2.ActionRequest, send: Send) -> None:
+        nonlocal answered
+        answered += 1
+        if answered <= fault_after:
+            send(reply(request))
+        else:
+            misbehave(request, send)
+
+    run(on_request)
 
 
 def run(on_request: Callable[[arena_pb2.ActionRequest, Send], None], token: str | None = None) -> None:
