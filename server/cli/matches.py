@@ -22,9 +22,12 @@ _NAMED = re.compile(r"^([\w.-]+)=(.+)$", re.DOTALL)
 def run(
     game: str = typer.Argument(..., help="The game's name, as `kingmaker games` lists it."),
     seat: list[str] = typer.Option(
-        ...,
+        [],
         "--seat",
-        help="A bot per seat, in seat order: 'NAME=COMMAND' or just 'COMMAND'. Repeat per seat.",
+        help="A command per seat, in seat order: 'NAME=COMMAND' or just 'COMMAND'. Repeat per seat.",
+    ),
+    bot: list[str] = typer.Option(
+        [], "--bot", "-b", help="A registered bot per seat, in seat order (rated). Repeat per seat."
     ),
     seed: int | None = typer.Option(
         None, min=0, help="Seed of the game's chance (default: random, recorded)."
@@ -36,9 +39,15 @@ def run(
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Play one match between bot commands through a running server and print the result."""
+    """Play one match through a running server and print the result: between commands the server
+    runs for this match only (--seat), or between registered bots, stored and rated (--bot)."""
+    if bool(seat) == bool(bot):
+        raise typer.BadParameter(
+            "give either --seat commands or --bot names, one per seat", param_hint="--seat"
+        )
+    seats = [parse_seat(text) for text in seat] or [admin_pb2.MatchSeat(bot=name) for name in bot]
     request = admin_pb2.RunMatchRequest(
-        game=game, seats=[parse_seat(text) for text in seat], options=options_to_proto(parse_options(option))
+        game=game, seats=seats, options=options_to_proto(parse_options(option))
     )
     if seed is not None:
         request.seed = seed
@@ -48,7 +57,7 @@ def run(
         games = {info.name: info for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games}
         if game not in games:
             fail(f"unknown game {game!r} (known games: {', '.join(sorted(games))})")
-        with console.status(f"playing {game} with {len(seat)} bots"):
+        with console.status(f"playing {game} with {len(seats)} bots"):
             record = client.call("RunMatch", request)
     print_record(record, games[game].score_name)
 

@@ -269,10 +269,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def GetStandings(
         self, request: admin_pb2.GetStandingsRequest, context: Context
     ) -> admin_pb2.GetStandingsResponse:
-        try:
-            get_game(request.game)
-        except UnknownGameError as error:
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        await _require_game(context, request.game)
         rows = await asyncio.to_thread(standings.standings, self.db, request.game, request.limit or None)
         return admin_pb2.GetStandingsResponse(
             game=request.game, standings=[convert.standing_message(r) for r in rows]
@@ -282,10 +279,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def GetRatingHistory(
         self, request: admin_pb2.GetRatingHistoryRequest, context: Context
     ) -> admin_pb2.GetRatingHistoryResponse:
-        try:
-            get_game(request.game)
-        except UnknownGameError as error:
-            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        await _require_game(context, request.game)
         series = await asyncio.to_thread(standings.rating_history, self.db, request.game, request.top or 5)
         return admin_pb2.GetRatingHistoryResponse(
             series=[convert.rating_series(bot, points) for bot, points in series.items()]
@@ -312,6 +306,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         if progress.last is not None:
             message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
         return message
+
+
+async def _require_game(context: Context, name: str) -> None:
+    """End the call with INVALID_ARGUMENT unless ``name`` is a registered game."""
+    try:
+        get_game(name)
+    except UnknownGameError as error:
+        await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
 
 
 def new_admin_token() -> str:

@@ -174,3 +174,18 @@ def test_a_league_reruns_from_its_seeds(server: BackgroundServer) -> None:
     first = sorted((m.seed, m.bots) for m in list_matches(db, league="first"))
     second = sorted((m.seed, m.bots) for m in list_matches(db, league="second"))
     assert first == second
+
+
+def test_a_one_off_match_between_registered_bots_is_stored_and_rated(server: BackgroundServer) -> None:
+    register(server, "g", GREEDY)
+    register(server, "r", RANDOM)
+    out = cli(server, "match", "run", "kingdoms", "--bot", "g", "--bot", "r", "--seed", "5")
+    assert "finished" in out
+    [match] = list_matches(server.server.db, game="kingdoms")
+    assert match.league is None
+    assert match.bots == ("g", "r")
+    assert {row.bot: row.matches for row in standings.standings(server.server.db, "kingdoms")} == {
+        "g": 1,
+        "r": 1,
+    }
+    assert "verified" in cli(server, "replay", str(match.match_id), "--verify", "--quiet")
