@@ -182,4 +182,3 @@ class Game:
                 raise OptionsError(f"option {name!r} must be one of {allowed}, not {value!r}")
             resolved[name] = value
         return resolved
-

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kingmaker.games import conformance
-from kingmaker.games.api import replace
 from kingmaker.games.kings_road import GAME, Card, KingsRoadState, Observation, Phase, PlayCards
 
 SETTINGS = settings(max_examples=40, deadline=None)
