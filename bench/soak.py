@@ -18,7 +18,6 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 import argparse
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from rich.table import Table
 from kingmaker.ladder import leagues
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli.demo import sample_bot
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
@@ -93,7 +93,7 @@ def soak(server: BackgroundServer, rounds: int, concurrency: int) -> list[tuple[
     with grpc.insecure_channel(server.address) as channel:
         admin = admin_pb2_grpc.AdminStub(channel)
         for name, module in BOTS.items():
-            command = [sys.executable, "-m", f"kingmaker.sample_bots.{module}"]
+            command = sample_bot(module)
             admin.AddBot(
                 admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=command), metadata=metadata
             )

@@ -18,7 +18,6 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from kingmaker.games.registry import all_games
 from kingmaker.sdk.codec import codec_for
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli.demo import sample_bot
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 
@@ -76,7 +76,7 @@ def server_run(matches: int) -> tuple[float, float]:
             with grpc.insecure_channel(server.address) as channel:
                 admin = admin_pb2_grpc.AdminStub(channel)
                 for name in ("a", "b"):
-                    command = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+                    command = sample_bot("random_bot")
                     admin.AddBot(
                         admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=command),
                         metadata=metadata,

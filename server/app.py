@@ -129,7 +129,7 @@ class KingmakerServer:
         socket = os.path.join(self._socket_dir, "arena.sock")
         server.add_insecure_port(f"unix:{socket}")
         sandbox = SandboxPolicy(limits=config.limits, isolate=config.jail, unix_socket=socket)
-        self.roster = Roster(self.pool, self.address, config.connect_timeout, config.limits, sandbox)
+        self.roster = Roster(self.pool, self.address, config.connect_timeout, sandbox)
         self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
         arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
         admin = AdminService(

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kingmaker.server.launcher import BotProcess, LaunchError, Limits
+from kingmaker.server.launcher import BotProcess, LaunchError
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.sessions import BotSession, Identity, SessionPool
 
@@ -59,7 +59,6 @@ class Roster:
     pool: SessionPool
     server_address: str
     connect_timeout: float = 15.0
-    limits: Limits = field(default_factory=Limits)
     sandbox: SandboxPolicy | None = None
     """When set, launched bots run under it (in the bubblewrap jail where it works) and reach the
     server through its Unix socket instead of ``server_address``."""
@@ -134,12 +133,10 @@ class Roster:
         environment = {"KINGMAKER_SERVER": address, "KINGMAKER_TOKEN": token}
         lease = Lease(entrant)
         try:
-            if self.sandbox is not None:
-                lease.process = await BotProcess.start(
-                    entrant.command, environment, entrant.cwd, sandbox=self.sandbox
-                )
-            else:
-                lease.process = await BotProcess.start(entrant.command, environment, entrant.cwd, self.limits)
+            # Without a policy the launcher still applies its default limits.
+            lease.process = await BotProcess.start(
+                entrant.command, environment, entrant.cwd, sandbox=self.sandbox
+            )
         except LaunchError as error:
             self.pool.forget(token)
             lease.failure = str(error)

@@ -288,9 +288,8 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def _league(self, name: str) -> admin_pb2.LeagueInfo:
         info = await asyncio.to_thread(leagues.get_league, self.db, name)
         counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
-        names = [
-            (await asyncio.to_thread(bots.get_bot_by_id, self.db, bot_id)).name for bot_id in info.bot_ids
-        ]
+        everyone = {bot.id: bot.name for bot in await asyncio.to_thread(bots.list_bots, self.db)}
+        names = [everyone[bot_id] for bot_id in info.bot_ids]
         return convert.league_message(info, names, counts)
 
     async def _progress(self, progress: Progress) -> admin_pb2.LeagueProgress:
