@@ -23,6 +23,8 @@ class MatchSummary:
     options: dict[str, OptionValue]
     status: str
     status_reason: str | None
+    rated: bool
+    """False for a void match and for a finished one in which no seat played."""
     started_at: datetime | None
     finished_at: datetime | None
     bots: tuple[str, ...]
@@ -71,6 +73,7 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         options=dict(match.options),
         status=match.status,
         status_reason=match.status_reason,
+        rated=match.rated,
         started_at=match.started_at,
         finished_at=match.finished_at,
         bots=tuple(name for _, name in rows),

@@ -146,6 +146,66 @@ def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTick
         return [ticket(session, match) for match in waiting]
 
 
+def claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]:
+    """Up to ``limit`` of the league's next matches, marked *running* in the same transaction
+    that picks them, so nothing (a suspension, a disable) can slip in between. A waiting match
+    with a bot that may no longer play is cancelled on the spot instead of being handed out."""
+    with db.transaction() as session:
+        league = _league(session, league_id)
+        if league.format == "ladder" and not league.finished:
+            _top_up(session, league, limit)
+        waiting = session.exec(
+            select(Match)
+            .where(Match.league_id == league_id, Match.status == MatchStatus.SCHEDULED)
+            .order_by(col(Match.ordinal), col(Match.id))
+            .limit(limit)
+        ).all()
+        claimed = []
+        for match in waiting:
+            blocked = _inactive_seat(session, match)
+            if blocked is not None:
+                match.status = MatchStatus.CANCELLED
+                match.status_reason = blocked
+            else:
+                match.status = MatchStatus.RUNNING
+                match.started_at = utc_now()
+                league.started_at = league.started_at or match.started_at
+                claimed.append(match)
+            session.add(match)
+        session.add(league)
+        session.flush()
+        if not claimed:
+            if league.format == "ladder":
+                _close_ladder_if_done(session, league)
+            else:
+                close_league_if_done(session, league.id)
+        return [ticket(session, match) for match in claimed]
+
+
+def end_league(db: Database, league_id: int, reason: str) -> None:
+    """Record why the league stopped (its runner failed, or an admin stopped it); what has not
+    started is left scheduled, so running the league again carries on from there."""
+    with db.transaction() as session:
+        league = _league(session, league_id)
+        league.status_reason = reason
+        session.add(league)
+
+
+def _inactive_seat(session: Session, match: Match) -> str | None:
+    """Why this match cannot start (one of its bots is disabled or suspended), or None."""
+    bot = session.exec(
+        select(Bot)
+        .join(MatchSeat, col(MatchSeat.bot_id) == col(Bot.id))
+        .where(
+            MatchSeat.match_id == match.id,
+            (col(Bot.enabled).is_(False)) | (col(Bot.suspended_reason).is_not(None)),
+        )
+    ).first()
+    if bot is None:
+        return None
+    return f"bot {bot.name} was {'disabled' if not bot.enabled else 'suspended'}"
+
+
 def resume_league(db: Database, league_id: int) -> int:
     """After a crash: put the league's interrupted (running) matches back to scheduled so they
     replay from scratch; finished ones are left alone. Returns how many were reset."""
@@ -379,4 +439,5 @@ def _info(session: Session, league: League) -> LeagueInfo:
         settings=dict(league.settings),
         bot_ids=tuple(_entrant_ids(session, league.id)),
         finished=league.finished,
+        status_reason=league.status_reason,
     )

@@ -6,15 +6,21 @@
 3. ``finish_match`` writes, in ONE transaction: the seats' results, the ratings and their counters,
    the rating history, the match log and the status *finished*. The match row is locked first and
    a match already finished is reported, not counted again.
-4. If the server failed the match (any seat ``ABORTED``, or ``void_match``), the match becomes
-   *void*, nothing is rated, and a fresh row with the same seed and seats is scheduled to replay it.
+4. If the server failed the match (a seat ``is_server_fault``: ``ABORTED``, ``SEAT_UNFILLED``; or
+   ``void_match``), the match becomes *void*: nothing is rated and no fault counted. A league match
+   is replayed by a fresh row with the same seed and seats, up to ``MAX_TRIES`` plays in all; a
+   one-off match is not (nothing would play the replay: its caller hears that it was void).
+5. If no seat played (every seat ended by its own bot's fault), the match is *finished* but not
+   rated: the faults are recorded and count toward suspension, but nobody wins anything.
 
 After a crash, ``leagues.resume_league`` puts *running* matches back to *scheduled*; they replay
-from scratch because nothing of them was written but their plan.
+from scratch because nothing of them was written but their plan. ``void_interrupted_one_offs``
+voids the one-off matches a dead server left behind.
 """
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +53,9 @@ from kingmaker.ladder.records import (
     SeatOutcome,
 )
 from kingmaker.ladder.schedules.base import SEED_BITS
+
+MAX_TRIES = 3
+"""How many times a league match is played when the server keeps failing it (then it stays void)."""
 
 
 @dataclass(frozen=True)
@@ -218,9 +227,10 @@ def finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
             raise ConflictError(f"match {match.id} was cancelled: {match.status_reason}")
         seats = _seats(session, outcome.match_id)
         ordered = _check_outcome(outcome, seats)
-        aborted = [s for s in ordered if s.end_reason is EndReason.ABORTED]
-        if aborted:
-            reason = f"seat {aborted[0].seat} aborted: {aborted[0].detail or 'server fault'}"
+        failed = [s for s in ordered if s.end_reason.is_server_fault]
+        if failed:
+            first = next((s for s in failed if s.end_reason is EndReason.SEAT_UNFILLED), failed[0])
+            reason = f"seat {first.seat} {first.end_reason.value}: {first.detail or 'server fault'}"
             return _void(session, match, seats, reason, ordered)
         return _record(session, match, seats, ordered, outcome)
 
@@ -260,34 +270,20 @@ def _record(
 ) -> FinishReport:
     assert match.id is not None
     faulty = [s.end_reason.is_bot_fault for s in ordered]
-    ranks = ladder_ranks([s.rank for s in ordered], faulty)
-    rows = [_rating_row(session, seat.bot_id, match.game) for seat in seats]
-    updated = rate(match.game, [(row.mu, row.sigma) for row in rows], ranks)
-    changes: list[RatingChange] = []
-    for seat, given, rank, fault, row, (mu, sigma) in zip(
-        seats, ordered, ranks, faulty, rows, updated, strict=True
-    ):
+    rated = not all(faulty)
+    ranks = ladder_ranks([s.rank for s in ordered], faulty) if rated else ()
+    for seat, given, rank in itertools.zip_longest(seats, ordered, ranks):
         seat.score, seat.game_rank, seat.rank = given.score, given.rank, rank
         seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
         seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
-        changes.append(RatingChange(row.bot_id, match.game, row.mu, row.sigma, mu, sigma))
-        row.mu, row.sigma, row.conservative = mu, sigma, conservative(mu, sigma)
-        row.matches += 1
-        row.wins += rank == 1
-        row.rank_sum += rank
-        row.faults += fault
-        row.updated_at = utc_now()
-        session.add_all([seat, row])
-        session.add(
-            RatingHistory(
-                bot_id=row.bot_id,
-                game=match.game,
-                match_id=match.id,
-                matches=row.matches,
-                mu=mu,
-                sigma=sigma,
-                conservative=row.conservative,
-            )
+        session.add(seat)
+    changes = _rate(session, match, seats, ranks, faulty) if rated else []
+    if not rated:
+        match.rated = False
+        match.status_reason = (
+            "not rated: no seat played ("
+            + ", ".join(f"seat {s.seat} {s.end_reason.value}" for s in ordered)
+            + ")"
         )
     session.add(
         MatchLog(
@@ -317,7 +313,39 @@ def _record(
         ranks=ranks,
         rating_changes=tuple(changes),
         suspended_bot_ids=tuple(suspended),
+        rated=match.rated,
     )
+
+
+def _rate(
+    session: Session, match: Match, seats: list[MatchSeat], ranks: Sequence[int], faulty: Sequence[bool]
+) -> list[RatingChange]:
+    """Move the seats' ratings and counters, and write their history rows."""
+    assert match.id is not None
+    rows = [_rating_row(session, seat.bot_id, match.game) for seat in seats]
+    updated = rate(match.game, [(row.mu, row.sigma) for row in rows], list(ranks))
+    changes: list[RatingChange] = []
+    for rank, fault, row, (mu, sigma) in zip(ranks, faulty, rows, updated, strict=True):
+        changes.append(RatingChange(row.bot_id, match.game, row.mu, row.sigma, mu, sigma))
+        row.mu, row.sigma, row.conservative = mu, sigma, conservative(mu, sigma)
+        row.matches += 1
+        row.wins += rank == 1
+        row.rank_sum += rank
+        row.faults += fault
+        row.updated_at = utc_now()
+        session.add(row)
+        session.add(
+            RatingHistory(
+                bot_id=row.bot_id,
+                game=match.game,
+                match_id=match.id,
+                matches=row.matches,
+                mu=mu,
+                sigma=sigma,
+                conservative=row.conservative,
+            )
+        )
+    return changes
 
 
 def _void(
@@ -338,19 +366,60 @@ def _void(
     match.status = MatchStatus.VOID
     match.status_reason = reason
     match.finished_at = utc_now()
+    match.rated = False
     session.add(match)
-    replay = schedule_match(
-        session,
-        game=match.game,
-        seed=match.seed,
-        options=match.options,
-        bot_ids=[seat.bot_id for seat in seats],
-        league_id=match.league_id,
-        ordinal=match.ordinal,
-        duplicate_group=match.duplicate_group,
-        replay_of=match.id,
-    )
-    return FinishReport(match_id=match.id, status=match.status, replay_match_id=replay.id)
+    replay_id = None
+    tries = _tries(session, match)
+    if match.league_id is None:
+        match.status_reason += " (a one-off match is not replayed)"
+    elif tries >= MAX_TRIES:
+        match.status_reason += f" (given up after {tries} tries)"
+    else:
+        replay_id = schedule_match(
+            session,
+            game=match.game,
+            seed=match.seed,
+            options=match.options,
+            bot_ids=[seat.bot_id for seat in seats],
+            league_id=match.league_id,
+            ordinal=match.ordinal,
+            duplicate_group=match.duplicate_group,
+            replay_of=match.id,
+        ).id
+    session.flush()
+    close_league_if_done(session, match.league_id)
+    return FinishReport(match_id=match.id, status=match.status, replay_match_id=replay_id, rated=False)
+
+
+def _tries(session: Session, match: Match) -> int:
+    """How many times this match's plan has been played: it and the void matches it replays."""
+    tries = 1
+    earlier = match.replay_of
+    while earlier is not None:
+        tries += 1
+        earlier = session.exec(select(Match.replay_of).where(Match.id == earlier)).one()
+    return tries
+
+
+def void_interrupted_one_offs(db: Database) -> int:
+    """After a crash: void the one-off matches the dead server left scheduled or running (they
+    are not replayed: the caller that asked for them is gone). Returns how many."""
+    with db.transaction() as session:
+        stranded = session.exec(
+            select(Match).where(
+                col(Match.league_id).is_(None),
+                col(Match.status).in_([MatchStatus.SCHEDULED, MatchStatus.RUNNING]),
+            )
+        ).all()
+        for match in stranded:
+            match.status = MatchStatus.VOID
+            match.status_reason = (
+                "the server stopped before the match finished (a one-off match is not replayed)"
+            )
+            match.finished_at = utc_now()
+            match.rated = False
+            session.add(match)
+        return len(stranded)
 
 
 def _already_recorded(session: Session, match: Match) -> FinishReport:
@@ -363,8 +432,9 @@ def _already_recorded(session: Session, match: Match) -> FinishReport:
         match_id=match.id,
         status=match.status,
         already_recorded=True,
-        ranks=ranks if match.status == MatchStatus.FINISHED else (),
+        ranks=ranks if match.rated else (),
         replay_match_id=replay,
+        rated=match.rated,
     )
 
 

@@ -30,7 +30,8 @@ class MatchStatus:
     FINISHED = "finished"
     """Result, seats, ratings and log written in one transaction."""
     VOID = "void"
-    """The server failed it (ABORTED); a replay row with the same seed and seats was scheduled."""
+    """The server failed it (a seat ABORTED or SEAT_UNFILLED): nothing rated, no fault counted;
+    in a league a replay row with the same seed and seats was scheduled (up to ``MAX_TRIES``)."""
     CANCELLED = "cancelled"
     """Will never run: one of its bots was suspended or disabled before it started."""
     ALL = (SCHEDULED, RUNNING, FINISHED, VOID, CANCELLED)
@@ -80,6 +81,8 @@ class League(SQLModel, table=True):
     matches_planned: int = 0
     """How many matches the schedule has handed out so far (replays of void matches not counted)."""
     finished: bool = False
+    status_reason: str | None = None
+    """Why the league ended or stopped, for people (set when it does)."""
     created_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
     """When its first match started (the time budget of a continuous ladder runs from here)."""
@@ -108,7 +111,10 @@ class Match(SQLModel, table=True):
     """Matches sharing a seed across seat rotations share this number (within the league)."""
     status: str = Field(default=MatchStatus.SCHEDULED, index=True)
     status_reason: str | None = None
-    """Why a match was voided or cancelled, for people."""
+    """Why a match was voided, cancelled or left unrated, for people."""
+    rated: bool = True
+    """False for a finished match in which no seat played (every seat ended by its bot's fault):
+    its faults count toward suspension, but nobody's rating moves and nobody is credited a win."""
     replay_of: int | None = Field(default=None, foreign_key="match.id")
     created_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None

@@ -109,7 +109,7 @@ class FinishReport:
 
     match_id: int
     status: str
-    """finished, or void if a seat was ABORTED."""
+    """finished, or void if the server failed a seat (``EndReason.is_server_fault``)."""
     already_recorded: bool = False
     """True when the match had been finished before: nothing was counted again."""
     ranks: tuple[int, ...] = ()
@@ -117,7 +117,9 @@ class FinishReport:
     rating_changes: tuple[RatingChange, ...] = ()
     suspended_bot_ids: tuple[int, ...] = ()
     replay_match_id: int | None = None
-    """For a voided match, the fresh match that replays it."""
+    """For a voided match, the fresh match that replays it (None when it is not replayed)."""
+    rated: bool = True
+    """False for a void match and for one in which no seat played."""
 
 
 @dataclass(frozen=True)
@@ -133,3 +135,5 @@ class LeagueInfo:
     settings: dict[str, Any]
     bot_ids: tuple[int, ...]
     finished: bool
+    status_reason: str | None = None
+    """Why the league ended or last stopped."""

@@ -15,10 +15,11 @@ from grpc_reflection.v1alpha import reflection
 
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import Database, open_database
+from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
-from kingmaker.server.roster import Roster
+from kingmaker.server.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
@@ -69,6 +70,10 @@ class ServerConfig:
     """Any SQLAlchemy URL; None means ``default_database_url()``."""
     time_control: TimeControl = field(default_factory=TimeControl)
     connect_timeout: float = 15.0
+    """How long a seat waits for its bot to connect (launched bots: to say hello)."""
+    busy_timeout: float = BUSY_TIMEOUT
+    """How long a match waits for remote bots busy in other matches before the server gives up
+    on the seat (a server failure: the match is void, the bot is not blamed)."""
     limits: Limits = field(default_factory=Limits)
     concurrency: int = 2
     """Matches a league plays at the same time, unless its run asks for another number."""
@@ -129,7 +134,13 @@ class KingmakerServer:
         socket = os.path.join(self._socket_dir, "arena.sock")
         server.add_insecure_port(f"unix:{socket}")
         sandbox = SandboxPolicy(limits=config.limits, isolate=config.jail, unix_socket=socket)
-        self.roster = Roster(self.pool, self.address, config.connect_timeout, sandbox)
+        self.roster = Roster(
+            self.pool,
+            self.address,
+            connect_timeout=config.connect_timeout,
+            busy_timeout=config.busy_timeout,
+            sandbox=sandbox,
+        )
         self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
         arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
         admin = AdminService(
@@ -148,6 +159,8 @@ class KingmakerServer:
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
+        # A one-off match a dead server left behind has no caller waiting for it any more.
+        await asyncio.to_thread(void_interrupted_one_offs, self.db)
         if config.resume_leagues:
             await self.leagues.resume_unfinished()
         return self.address

@@ -85,6 +85,9 @@ class BotProcess:
         ``sandbox`` policy carries its own limits and may ask for the jail."""
         if not command:
             raise LaunchError("the bot has no command")
+        if cwd is not None and not os.path.isdir(cwd):
+            raise LaunchError(f"cannot start {command[0]!r}: its working directory {cwd!r} does not exist")
+        _check_program(command[0], cwd)
         if limits is not None and sandbox is not None:
             raise ValueError("give the limits inside the sandbox policy, not beside it")
         policy = sandbox or SandboxPolicy(limits=limits or Limits(), isolate=False)
@@ -187,6 +190,24 @@ class BotProcess:
 
     def discard_logs(self) -> None:
         self.stderr_path.unlink(missing_ok=True)
+
+
+def _check_program(program: str, cwd: str | None) -> None:
+    """Refuse, before anything starts, a program that cannot run: in the jail a failed exec would
+    look like a bot that exited by itself, and the bot would be blamed for the server's set-up."""
+    if "/" in program:
+        path = program if os.path.isabs(program) or cwd is None else os.path.join(cwd, program)
+        if os.path.isabs(program) or cwd is not None:
+            if not os.path.isfile(path) or not os.access(path, os.X_OK):
+                raise LaunchError(f"cannot start {program!r}: no such executable file")
+            return
+        # A relative path with no working directory of its own would run from a fresh empty folder.
+        raise LaunchError(
+            f"cannot start {program!r}: a relative path needs the bot's working directory "
+            "(register the bot with an absolute path, or with its working directory)"
+        )
+    if shutil.which(program) is None:
+        raise LaunchError(f"cannot start {program!r}: not found on the server's PATH")
 
 
 def _jail_for(policy: SandboxPolicy) -> str | None:

@@ -2,18 +2,21 @@
 
 Whatever happens — a bot that never connects, a crash, an engine error, cancellation — every
 lease is released: healthy managed bots are kept for their next match, anything else is stopped.
+A match whose seat the server could not fill is not played at all: its report says which seat
+(``SEAT_UNFILLED``) and that the others were ``ABORTED``, and the ladder voids it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping, Sequence
 
-from kingmaker.games.api import OptionValue
+from kingmaker.games.api import Game, OptionValue
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.deadlines import SeatClock, TimeControl
-from kingmaker.server.referee import MatchReport, Referee, SeatState
+from kingmaker.server.referee import MatchReport, Referee, SeatReport, SeatState
 from kingmaker.server.roster import Entrant, Lease, Roster
 
 
@@ -28,15 +31,18 @@ async def play_match(
 ) -> MatchReport:
     game = get_game(game_name)
     game.new(len(entrants), seed, options)  # refuse bad player counts and options before launching
-    leases = await roster.lease_all(list(entrants), match_id)
+    leases = await roster.lease_all(list(entrants), game_name, match_id)
     report: MatchReport | None = None
     tails: list[str] = []
     try:
-        books = [_seat_state(lease, control) for lease in leases]
-        report = await Referee(match_id, game, seed, options, books, control).run()
+        if any(lease.server_fault for lease in leases):
+            report = _unfilled(match_id, game, seed, options, leases)
+        else:
+            books = [_seat_state(lease, control) for lease in leases]
+            report = await Referee(match_id, game, seed, options, books, control).run()
     finally:
         for seat, lease in enumerate(leases):
-            healthy = report is not None and report.seats[seat].end_reason is EndReason.FINISHED
+            healthy = report is not None and not report.seats[seat].end_reason.is_bot_fault
             tails.append(await roster.release(lease, match_id, reusable=healthy))
     # Keep the stderr tail of every seat that ended by a fault: it tells its author why.
     seats = tuple(
@@ -44,6 +50,40 @@ async def play_match(
         for seat, tail in zip(report.seats, tails, strict=True)
     )
     return dataclasses.replace(report, seats=seats)
+
+
+def _unfilled(
+    match_id: str, game: Game, seed: int, options: Mapping[str, OptionValue], leases: Sequence[Lease]
+) -> MatchReport:
+    """The report of a match that never started because the server could not fill a seat."""
+    empty = next(seat for seat, lease in enumerate(leases) if lease.server_fault)
+    not_started = f"the match did not start: seat {empty} was empty"
+    seats = tuple(
+        SeatReport(
+            seat=seat,
+            bot=lease.entrant.name,
+            score=0,
+            rank=1,
+            strikes=0,
+            end_reason=EndReason.SEAT_UNFILLED if lease.server_fault else EndReason.ABORTED,
+            detail=lease.failure if lease.server_fault else not_started,
+        )
+        for seat, lease in enumerate(leases)
+    )
+    now = time.time()
+    return MatchReport(
+        match_id=match_id,
+        game=game.spec.name,
+        edition=game.spec.edition,
+        seed=seed,
+        options=game.resolve_options(options),
+        seats=seats,
+        decisions=(),
+        observation_digests=tuple(() for _ in leases),
+        started_at=now,
+        finished_at=now,
+        result=None,
+    )
 
 
 def _seat_state(lease: Lease, control: TimeControl) -> SeatState:

@@ -5,6 +5,16 @@ registered remote bot (its author runs it; it connects with its token), or an ad
 given for one match. Managed bots stay running between matches, so the cost of starting a
 process (~120 ms for Python with gRPC) is paid once per league, not once per match; a process
 whose seat ended in a fault is stopped rather than trusted with another match.
+
+Remote bots have a capacity (their hello's ``max_concurrent_matches``), so seats are leased all
+at once or not at all: a match takes every remote seat in one step when each of its bots has a
+free stream that offered the game, and otherwise holds none of them while it waits. A match
+never holds one bot while it waits for another, so two matches cannot deadlock over two bots.
+
+Who is to blame when a seat stays empty: a remote bot with no stream for the game for
+``connect_timeout`` did not show up (its fault: NEVER_CONNECTED); a bot that was connected but
+busy in its other matches until ``busy_timeout``, or a command the server could not start, is
+the server's failure to fill the seat (``Lease.server_fault``: the match is void, not the bot's).
 """
 
 from __future__ import annotations
@@ -19,7 +29,8 @@ from kingmaker.server.launcher import BotProcess, LaunchError
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.sessions import BotSession, Identity, SessionPool
 
-POLL_SECONDS = 0.05
+BUSY_TIMEOUT = 600.0
+"""How long a match waits for remote bots that are connected but busy in other matches."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,8 @@ class Lease:
     process: BotProcess | None = None
     failure: str = ""
     """Why there is no session, for the seat's result."""
+    server_fault: bool = False
+    """True when the server, not the bot, failed to fill the seat."""
 
     async def crashed(self) -> bool:
         return self.process is not None and await self.process.exited()
@@ -59,15 +72,28 @@ class Roster:
     pool: SessionPool
     server_address: str
     connect_timeout: float = 15.0
+    busy_timeout: float = BUSY_TIMEOUT
     sandbox: SandboxPolicy | None = None
     """When set, launched bots run under it (in the bubblewrap jail where it works) and reach the
     server through its Unix socket instead of ``server_address``."""
     _idle: dict[int, list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
 
-    async def lease_all(self, entrants: list[Entrant], match_id: str) -> list[Lease]:
-        """A lease per seat, launching and waiting for bots as needed (concurrently)."""
-        return list(await asyncio.gather(*(self._lease(entrant, match_id) for entrant in entrants)))
+    async def lease_all(self, entrants: list[Entrant], game: str, match_id: str) -> list[Lease]:
+        """A lease per seat: the remote seats all at once, then the managed bots (concurrently)."""
+        remote = {seat: entrant for seat, entrant in enumerate(entrants) if entrant.command is None}
+        leases = await self._lease_remote(remote, game, match_id) if remote else {}
+        managed = [(seat, entrant) for seat, entrant in enumerate(entrants) if seat not in remote]
+        try:
+            launched = await asyncio.gather(
+                *(self._lease_managed(entrant, match_id) for _, entrant in managed)
+            )
+        except BaseException:  # cancelled while launching: the remote bots must not stay taken
+            for lease in leases.values():
+                await self.release(lease, match_id, reusable=True)
+            raise
+        leases.update(zip((seat for seat, _ in managed), launched, strict=True))
+        return [leases[seat] for seat in range(len(entrants))]
 
     async def release(self, lease: Lease, match_id: str, reusable: bool) -> str:
         """The match is over for this seat: keep a healthy managed bot, stop anything else.
@@ -75,6 +101,7 @@ class Roster:
         session, process = lease.session, lease.process
         if session is not None:
             session.matches.discard(match_id)
+            self.pool.notify()
         if process is None:
             return ""
         self._busy.discard(process)
@@ -105,9 +132,7 @@ class Roster:
         self._busy.clear()
         await asyncio.gather(*(process.stop() for process in busy))
 
-    async def _lease(self, entrant: Entrant, match_id: str) -> Lease:
-        if entrant.command is None:
-            return await self._remote(entrant, match_id)
+    async def _lease_managed(self, entrant: Entrant, match_id: str) -> Lease:
         if entrant.bot_id is not None:
             kept = self._reuse(entrant.bot_id)
             if kept is not None:
@@ -138,8 +163,10 @@ class Roster:
                 entrant.command, environment, entrant.cwd, sandbox=self.sandbox
             )
         except LaunchError as error:
+            # The command cannot run here at all: a matter of this server's set-up, not of the bot.
             self.pool.forget(token)
             lease.failure = str(error)
+            lease.server_fault = True
             return lease
         self._busy.add(lease.process)
         try:
@@ -165,17 +192,55 @@ class Roster:
                 waiting.cancel()
         return lease
 
-    async def _remote(self, entrant: Entrant, match_id: str) -> Lease:
-        """Wait for a connected stream of this remote bot with room for another match."""
+    async def _lease_remote(self, entrants: dict[int, Entrant], game: str, match_id: str) -> dict[int, Lease]:
+        """Lease every remote seat in one step, waiting until each bot has a free stream (see the
+        module docstring for who is blamed when one never does)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.connect_timeout
-        while True:
-            for session in list(self.pool.sessions):
-                identity = session.identity
-                free = len(session.matches) < session.capacity and not session.closed.is_set()
-                if identity.bot_id == entrant.bot_id and identity.launch_key is None and free:
+        started = loop.time()
+        leases: dict[int, Lease] = {}
+        waiting = dict(entrants)
+        absent_since: dict[int, float] = {}
+        while waiting:
+            free = self._free_sessions(waiting, game)
+            if len(free) == len(waiting):
+                for seat, session in free.items():
                     session.matches.add(match_id)
-                    return Lease(entrant, session)
-            if loop.time() >= deadline:
-                return Lease(entrant, failure=f"the bot was not connected within {self.connect_timeout:g} s")
-            await asyncio.sleep(POLL_SECONDS)
+                    leases[seat] = Lease(waiting[seat], session)
+                break
+            now = loop.time()
+            for seat, entrant in list(waiting.items()):
+                if any(s.plays(game) for s in self._streams(entrant)):
+                    absent_since.pop(seat, None)
+                elif now - absent_since.setdefault(seat, now) >= self.connect_timeout:
+                    text = f"the bot had no connection offering {game} for {self.connect_timeout:g} s"
+                    leases[seat] = Lease(entrant, failure=text)
+                    del waiting[seat]
+            if waiting and now - started >= self.busy_timeout:
+                for seat, entrant in waiting.items():
+                    text = f"the bot stayed busy in its other matches for {self.busy_timeout:g} s"
+                    leases[seat] = Lease(entrant, failure=text, server_fault=True)
+                break
+            if any(seat not in free for seat in waiting):
+                deadlines = [since + self.connect_timeout for since in absent_since.values()]
+                wake = min([started + self.busy_timeout, *deadlines])
+                await self.pool.wait_for_change(wake - now)
+        return leases
+
+    def _streams(self, entrant: Entrant) -> list[BotSession]:
+        """The open streams this remote bot connected itself (not ones the server launched)."""
+        return [
+            session
+            for session in self.pool.sessions
+            if session.identity.bot_id == entrant.bot_id
+            and session.identity.launch_key is None
+            and not session.closed.is_set()
+        ]
+
+    def _free_sessions(self, entrants: dict[int, Entrant], game: str) -> dict[int, BotSession]:
+        """For each seat whose bot has a stream with room for this game, one such stream."""
+        free: dict[int, BotSession] = {}
+        for seat, entrant in entrants.items():
+            session = next((s for s in self._streams(entrant) if s.plays(game) and s.has_room), None)
+            if session is not None:
+                free[seat] = session
+        return free

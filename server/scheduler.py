@@ -4,6 +4,11 @@ One task per running league, however many callers watch it. A league resumes whe
 matches a dead server left *running* go back to *scheduled* and are played again from scratch,
 and finished matches are never played twice (the ladder refuses to count a match twice). At
 start-up the server resumes every league that had begun and not finished.
+
+Matches are claimed and marked running in one transaction (``leagues.claim_matches``). A match
+that fails to play or record is voided, and so replayed; an error in the league's own task stops
+it with the reason stored (``league status``) and sent to every watcher: no league ends silently
+and no watcher waits forever.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from dataclasses import dataclass, field
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.server.deadlines import TimeControl
@@ -31,6 +36,8 @@ class Progress:
     counts: dict[str, int]
     last: FinishReport | None = None
     done: bool = False
+    reason: str = ""
+    """With ``done``: why the run ended."""
 
 
 @dataclass
@@ -57,7 +64,8 @@ class LeagueRunner:
         self._runs: dict[int, _Run] = {}
 
     async def watch(self, name: str, concurrency: int = 0) -> AsyncIterator[Progress]:
-        """Start the league if it is not running, then yield its progress until it is done."""
+        """Start the league if it is not running, then yield its progress until it is done.
+        Ends even if the league's task died without saying so (it always should say so)."""
         info = await asyncio.to_thread(leagues.get_league, self.db, name)
         run = self._start(info.id, info.name, info.bot_ids, concurrency or self.concurrency)
         queue: asyncio.Queue[Progress] = asyncio.Queue()
@@ -65,11 +73,24 @@ class LeagueRunner:
         try:
             if run.latest is not None:
                 yield run.latest
-            while True:
-                progress = await queue.get()
-                yield progress
-                if progress.done:
+                if run.latest.done:
                     return
+            assert run.task is not None
+            while True:
+                if queue.empty() and run.task.done():
+                    counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
+                    yield Progress(run.name, counts, done=True, reason="the league's run ended")
+                    return
+                getting = asyncio.ensure_future(queue.get())
+                try:
+                    await asyncio.wait({getting, run.task}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    getting.cancel()
+                if getting.done() and not getting.cancelled():
+                    progress = getting.result()
+                    yield progress
+                    if progress.done:
+                        return
         finally:
             run.watchers.remove(queue)
 
@@ -100,35 +121,69 @@ class LeagueRunner:
         return run
 
     async def _play(self, run: _Run, concurrency: int) -> None:
-        reset = await asyncio.to_thread(leagues.resume_league, self.db, run.league_id)
-        if reset:
-            log.info("league %s: %d interrupted matches will be replayed", run.name, reset)
-        in_play: set[asyncio.Task[FinishReport]] = set()
-        await self._publish(run)
+        """Keep ``concurrency`` matches in play until none is left. Whatever goes wrong, the league
+        ends with a stated reason (stored, and sent to every watcher), never silently."""
+        in_play: dict[asyncio.Task[FinishReport], MatchTicket] = {}
+        reason = "finished"
         try:
+            reset = await asyncio.to_thread(leagues.resume_league, self.db, run.league_id)
+            if reset:
+                log.info("league %s: %d interrupted matches will be replayed", run.name, reset)
+            await self._publish(run)
             while True:
                 free = concurrency - len(in_play)
-                for ticket in await asyncio.to_thread(self._claim, run.league_id, free) if free > 0 else []:
-                    in_play.add(asyncio.create_task(play_ticket(self.db, self.roster, ticket, self.control)))
+                if free > 0:
+                    for ticket in await asyncio.to_thread(
+                        leagues.claim_matches, self.db, run.league_id, free
+                    ):
+                        task = asyncio.create_task(play_ticket(self.db, self.roster, ticket, self.control))
+                        in_play[task] = ticket
                 if not in_play:
                     break
-                done, in_play = await asyncio.wait(in_play, return_when=asyncio.FIRST_COMPLETED)
-                for finished in done:
-                    await self._publish(run, finished.result())
+                done, _ = await asyncio.wait(in_play, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    await self._publish(run, await self._settle(run, in_play.pop(task), task))
+            info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
+            if not info.finished:
+                reason = "stopped with matches left unplayed; run it again to carry on"
+        except asyncio.CancelledError:
+            reason = "stopped: the server shut down; the league resumes when it starts again"
+            raise
+        except Exception as error:
+            log.exception("league %s stopped by an error", run.name)
+            reason = f"stopped by a server error: {error}; run it again to carry on"
         finally:
             for task in in_play:
                 task.cancel()
             await asyncio.gather(*in_play, return_exceptions=True)
             await self.roster.retire(set(run.bot_ids))
-        await self._publish(run, done=True)
+            await self._finish(run, reason)
 
-    def _claim(self, league_id: int, limit: int) -> list[MatchTicket]:
-        """The next scheduled matches, marked running before anyone plays them (in a worker thread)."""
-        return [
-            mark_running(self.db, ticket.match_id)
-            for ticket in leagues.next_matches(self.db, league_id, limit)
-        ]
+    async def _settle(
+        self, run: _Run, ticket: MatchTicket, task: asyncio.Task[FinishReport]
+    ) -> FinishReport | None:
+        """A played match's report; a match whose playing or recording failed is voided (and so
+        replayed) rather than left running."""
+        try:
+            return task.result()
+        except Exception as error:
+            log.exception("league %s: match %s failed", run.name, ticket.match_id)
+            try:
+                return await asyncio.to_thread(void_match, self.db, ticket.match_id, f"server error: {error}")
+            except Exception:
+                log.exception("league %s: match %s could not be voided either", run.name, ticket.match_id)
+                return None
 
-    async def _publish(self, run: _Run, last: FinishReport | None = None, done: bool = False) -> None:
+    async def _finish(self, run: _Run, reason: str) -> None:
+        """Store why the run ended and tell every watcher, even if the database is failing."""
+        counts = run.latest.counts if run.latest is not None else {}
+        try:
+            await asyncio.to_thread(leagues.end_league, self.db, run.league_id, reason)
+            counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
+        except Exception:
+            log.exception("league %s: could not record how its run ended", run.name)
+        run.publish(Progress(run.name, counts, done=True, reason=reason))
+
+    async def _publish(self, run: _Run, last: FinishReport | None = None) -> None:
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
-        run.publish(Progress(run.name, counts, last, done))
+        run.publish(Progress(run.name, counts, last))

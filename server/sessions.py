@@ -74,6 +74,15 @@ class BotSession:
     def bot(self) -> str:
         return self.identity.bot
 
+    def plays(self, game: str) -> bool:
+        """Whether the hello offered this game (an empty list offers every game)."""
+        return not self.games or game in self.games
+
+    @property
+    def has_room(self) -> bool:
+        """Open, and playing fewer matches than the hello's ``max_concurrent_matches``."""
+        return not self.closed.is_set() and len(self.matches) < self.capacity
+
     def send(self, message: arena_pb2.ServerMessage) -> None:
         if not self.closed.is_set():
             self.outbox.put_nowait(message)
@@ -162,6 +171,26 @@ class SessionPool:
         self._authenticate = authenticate
         self._launched: dict[str, tuple[Identity, asyncio.Future[BotSession]]] = {}
         self.sessions: set[BotSession] = set()
+        self._watchers: list[asyncio.Future[None]] = []
+
+    def notify(self) -> None:
+        """A session came, went, or finished a match: wake everyone waiting for a free bot."""
+        watchers, self._watchers = self._watchers, []
+        for watcher in watchers:
+            if not watcher.done():
+                watcher.set_result(None)
+
+    async def wait_for_change(self, timeout: float) -> None:
+        """Return at the next ``notify`` or after ``timeout`` seconds, whichever comes first."""
+        watcher: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._watchers.append(watcher)
+        try:
+            await asyncio.wait_for(watcher, max(0.0, timeout))
+        except TimeoutError:
+            pass
+        finally:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
 
     def expect(self, token: str, identity: Identity) -> asyncio.Future[BotSession]:
         """A bot the server launched will connect with this one-time ``token``."""
@@ -186,7 +215,9 @@ class SessionPool:
         launched = self._launched.get(key) if key is not None else None
         if launched is not None and not launched[1].done():
             launched[1].set_result(session)
+        self.notify()
 
     def remove(self, session: BotSession) -> None:
         self.sessions.discard(session)
         session.close()
+        self.notify()

@@ -301,6 +301,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             waiting=counts.get(MatchStatus.SCHEDULED, 0),
             void=counts.get(MatchStatus.VOID, 0),
             done=progress.done,
+            reason=progress.reason,
         )
         if progress.last is not None:
             message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))

@@ -9,6 +9,7 @@ from kingmaker.games.api import Game
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.history import MatchSummary
 from kingmaker.ladder.matches import MatchLogRecord
+from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo, LeagueInfo
 from kingmaker.ladder.standings import HistoryPoint, Standing
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
@@ -59,11 +60,27 @@ def report_record(report: MatchReport) -> admin_pb2.MatchRecord:
             )
             for decisions in report.decisions
         ],
-        status="finished",
+        status=report_status(report),
+        status_reason=report_reason(report),
         started_at=report.started_at,
         finished_at=report.finished_at,
         observation_digests=[admin_pb2.SeatDigests(digests=seat) for seat in report.observation_digests],
     )
+
+
+def report_status(report: MatchReport) -> str:
+    """A match played for the caller is void when the server failed one of its seats."""
+    return "void" if any(seat.end_reason.is_server_fault for seat in report.seats) else "finished"
+
+
+def report_reason(report: MatchReport) -> str:
+    failed = [seat for seat in report.seats if seat.end_reason.is_server_fault]
+    if failed:
+        seat = next((s for s in failed if s.end_reason is EndReason.SEAT_UNFILLED), failed[0])
+        return f"seat {seat.seat} {seat.end_reason.value}: {seat.detail}"
+    if all(seat.end_reason.is_bot_fault for seat in report.seats):
+        return "no seat played: every seat ended by its bot's fault"
+    return ""
 
 
 def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> admin_pb2.MatchRecord:
@@ -74,6 +91,8 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
         seed=summary.seed,
         options=options_to_proto(summary.options),
         status=summary.status,
+        status_reason=summary.status_reason or "",
+        rated=summary.rated,
         started_at=_seconds(summary.started_at),
         finished_at=_seconds(summary.finished_at),
         league=summary.league or "",
@@ -131,6 +150,7 @@ def league_message(info: LeagueInfo, bot_names: list[str], counts: dict[str, int
         bots=bot_names,
         finished=info.finished,
         matches=counts,
+        status_reason=info.status_reason or "",
     )
 
 

@@ -13,6 +13,7 @@ from kingmaker.ladder.bots import authenticate, get_bot, register_bot, reinstate
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import FAULT_LIMIT, FAULT_WINDOW
+from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.matches import (
     create_match,
     finish_match,
@@ -176,21 +177,20 @@ def test_a_faulty_seat_ranks_last_even_if_it_was_ahead(db: Database) -> None:
     assert rows["bot1"].wins == 1
 
 
-def test_a_server_fault_voids_the_match_and_schedules_a_replay(db: Database) -> None:
+def test_a_server_fault_voids_a_one_off_match_without_a_replay(db: Database) -> None:
     make_bots(db, 2)
     ticket = create_match(db, TEST_GAME, ["bot0", "bot1"], seed=5)
     mark_running(db, ticket.match_id)
     before = [(row.mu, row.matches) for row in standings(db, TEST_GAME)]
     report = finish_match(db, outcome(ticket, [1, 2], reasons={1: EndReason.ABORTED}))
-    assert report.status == MatchStatus.VOID
-    assert report.replay_match_id is not None
+    assert (report.status, report.rated) == (MatchStatus.VOID, False)
+    # Nothing would play a replay of a one-off match: its caller is told it was void instead.
+    assert report.replay_match_id is None
     assert [(row.mu, row.matches) for row in standings(db, TEST_GAME)] == before
-    replay = get_match(db, report.replay_match_id)
-    assert (replay.seed, replay.bot_ids, replay.status) == (5, ticket.bot_ids, MatchStatus.SCHEDULED)
     assert get_match(db, ticket.match_id).status == MatchStatus.VOID
     again = finish_match(db, outcome(ticket, [1, 2]))
     assert again.already_recorded
-    assert again.replay_match_id == report.replay_match_id
+    assert again.status == MatchStatus.VOID
 
 
 def test_void_match_by_the_server(db: Database) -> None:
@@ -198,7 +198,8 @@ def test_void_match_by_the_server(db: Database) -> None:
     ticket = create_match(db, TEST_GAME, ["bot0", "bot1"], seed=5)
     report = void_match(db, ticket.match_id, "server shutting down")
     assert report.status == MatchStatus.VOID
-    assert get_match(db, report.replay_match_id or 0).status == MatchStatus.SCHEDULED
+    assert report.replay_match_id is None
+    assert "not replayed" in (match_summary(db, ticket.match_id).status_reason or "")
 
 
 def test_bad_outcomes_are_refused_and_change_nothing(db: Database) -> None:

@@ -1,0 +1,121 @@
+"""Leasing seats: remote bots are taken all at once or not at all, so matches cannot deadlock;
+a bot is blamed only for not being there, never for being busy in the server's other matches."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.sessions import BotSession, Identity, SessionPool
+
+X = Entrant(name="x", bot_id=1)
+Y = Entrant(name="y", bot_id=2)
+
+
+def connect(
+    pool: SessionPool, entrant: Entrant, capacity: int = 1, games: tuple[str, ...] = ()
+) -> BotSession:
+    assert entrant.bot_id is not None
+    session = BotSession(Identity(bot=entrant.name, bot_id=entrant.bot_id), games, capacity)
+    pool.admit(session)
+    return session
+
+
+def test_two_matches_over_the_same_two_busy_bots_do_not_deadlock() -> None:
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=5, busy_timeout=5)
+        x, y = connect(pool, X), connect(pool, Y)
+        first = asyncio.create_task(roster.lease_all([X, Y], "kingdoms", "A"))
+        second = asyncio.create_task(roster.lease_all([Y, X], "kingdoms", "B"))
+        done, _ = await asyncio.wait({first, second}, timeout=1, return_when=asyncio.FIRST_COMPLETED)
+        # One match holds both bots; the other holds neither while it waits (no hold-and-wait).
+        assert len(done) == 1
+        winner, loser = (first, second) if first in done else (second, first)
+        leases = winner.result()
+        assert {lease.session for lease in leases} == {x, y}
+        assert x.matches == y.matches and len(x.matches) == 1
+        await asyncio.sleep(0.2)
+        assert not loser.done()
+        (match_id,) = x.matches
+        for lease in leases:
+            await roster.release(lease, match_id, reusable=True)
+        later = await asyncio.wait_for(loser, 1)
+        assert [lease.session for lease in later] in ([x, y], [y, x])
+        assert all(not lease.failure for lease in later)
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_busy_elsewhere_until_the_lease_gives_up_is_the_servers_failure() -> None:
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=5, busy_timeout=0.3)
+        x = connect(pool, X)
+        x.matches.add("elsewhere")
+        (lease,) = await roster.lease_all([X], "kingdoms", "A")
+        assert lease.session is None
+        assert lease.server_fault
+        assert "busy" in lease.failure
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_that_never_connects_is_its_own_fault() -> None:
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=0.3, busy_timeout=5)
+        y = connect(pool, Y)
+        leases = await roster.lease_all([X, Y], "kingdoms", "A")
+        assert (leases[0].session, leases[0].server_fault) == (None, False)
+        assert "no connection" in leases[0].failure
+        # The bot that was there still gets its seat.
+        assert leases[1].session is y
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_that_arrives_late_but_in_time_gets_its_seat() -> None:
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=2, busy_timeout=5)
+        leasing = asyncio.create_task(roster.lease_all([X], "kingdoms", "A"))
+        await asyncio.sleep(0.2)
+        x = connect(pool, X)
+        (lease,) = await asyncio.wait_for(leasing, 1)
+        assert lease.session is x
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_is_leased_only_for_the_games_its_hello_offered() -> None:
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=0.3, busy_timeout=5)
+        connect(pool, X, capacity=4, games=("kings_road",))
+        (lease,) = await roster.lease_all([X], "kingdoms", "A")
+        assert lease.session is None and not lease.server_fault
+        assert "offering kingdoms" in lease.failure
+        anything = connect(pool, X, games=())
+        (lease,) = await roster.lease_all([X], "kingdoms", "B")
+        assert lease.session is anything
+
+    asyncio.run(scenario())
+
+
+def test_remote_seats_are_given_back_when_the_match_is_cancelled_while_launching() -> None:
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=10, busy_timeout=5)
+        x = connect(pool, X)
+        silent = Entrant(name="silent", command=(sys.executable, "-c", "import time; time.sleep(30)"))
+        leasing = asyncio.create_task(roster.lease_all([X, silent], "kingdoms", "A"))
+        await asyncio.sleep(0.5)
+        assert x.matches == {"A"}
+        leasing.cancel()
+        await asyncio.gather(leasing, return_exceptions=True)
+        assert x.matches == set()
+        await roster.close()
+
+    asyncio.run(scenario())
