@@ -152,6 +152,10 @@ class LeagueRunner:
         except Exception as error:
             log.exception("league %s stopped by an error", run.name)
             reason = f"stopped by a server error: {error}; run it again to carry on"
+            # The matches already in play are not to blame: let them finish and be recorded.
+            for task in list(in_play):
+                await asyncio.wait({task})
+                await self._publish_quietly(run, await self._settle(run, in_play.pop(task), task))
         finally:
             for task in in_play:
                 task.cancel()
@@ -183,6 +187,12 @@ class LeagueRunner:
         except Exception:
             log.exception("league %s: could not record how its run ended", run.name)
         run.publish(Progress(run.name, counts, done=True, reason=reason))
+
+    async def _publish_quietly(self, run: _Run, last: FinishReport | None) -> None:
+        try:
+            await self._publish(run, last)
+        except Exception:
+            log.exception("league %s: could not read its progress", run.name)
 
     async def _publish(self, run: _Run, last: FinishReport | None = None) -> None:
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)

@@ -1,0 +1,167 @@
+"""Results you can trust, through a real server and real bot processes: no innocent bot is
+faulted, no win is credited to a bot that never played, and no two matches deadlock."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from kingmaker.ladder import bots, leagues, standings
+from kingmaker.ladder.db import open_database
+from kingmaker.ladder.history import list_matches, match_summary
+from kingmaker.ladder.matches import create_match, mark_running
+from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.app import ServerConfig
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.deadlines import TimeControl
+
+REMOTE_RANDOM_BOT = """
+import json, sys
+from kingmaker.sample_bots.random_bot import RandomBot
+from kingmaker.sdk import run
+server, token, games, capacity = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+run(RandomBot(), server=server, token=token, games=games, max_concurrent_matches=capacity)
+"""
+
+
+@pytest.fixture
+def quick_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
+    """A server that gives up on absent bots after 3 s, so a deadlock shows as a fault fast."""
+    config = ServerConfig(
+        address="127.0.0.1:0", time_control=TimeControl(decision_ms=1000), connect_timeout=3.0
+    )
+    running = BackgroundServer(config)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@contextmanager
+def remote_bot(
+    server: BackgroundServer, name: str, games: list[str], capacity: int = 1, offers: list[str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Register a remote bot and run it as its own process until the block ends."""
+    bots.register_bot(server.server.db, name, games)
+    with connected_bot(server, name, offers or [], capacity) as process:
+        yield process
+
+
+@contextmanager
+def connected_bot(
+    server: BackgroundServer, name: str, offers: list[str], capacity: int = 1
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run a registered remote bot (with a fresh token) until the block ends; wait for its hello."""
+    token = bots.rotate_token(server.server.db, name)
+    bot_id = bots.get_bot(server.server.db, name).id
+    argv = [sys.executable, "-c", REMOTE_RANDOM_BOT, server.address, token, json.dumps(offers), str(capacity)]
+    process = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not any(s.identity.bot_id == bot_id for s in list(server.server.pool.sessions)):
+            assert process.poll() is None, f"remote bot {name} exited with {process.returncode}"
+            assert time.monotonic() < deadline, f"remote bot {name} did not connect"
+            time.sleep(0.05)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+async def run_league(server: BackgroundServer, name: str, concurrency: int) -> str:
+    reason = ""
+    async for progress in server.server.leagues.watch(name, concurrency):
+        reason = progress.reason
+    return reason
+
+
+def test_two_remote_bots_of_capacity_one_in_two_concurrent_matches_do_not_deadlock(
+    quick_server: BackgroundServer,
+) -> None:
+    db = quick_server.server.db
+    bots.register_bot(db, "x", ["kingdoms"])
+    bots.register_bot(db, "y", ["kingdoms"])
+    leagues.create_league(db, "one", "kingdoms", ["x", "y"], seed=1)
+    leagues.create_league(db, "two", "kingdoms", ["y", "x"], seed=2)
+    # Both matches wait for their bots, as when bots restart mid-league. Before the fix each seat
+    # was leased on its own, so the first bot to connect could go to one match and the second to
+    # the other; each match then held its bot while waiting for the other's, until both seats
+    # ended NEVER_CONNECTED (a fault toward suspension) though both bots were connected.
+    runs = []
+    for name in ("one", "two"):
+        runs.append(asyncio.run_coroutine_threadsafe(run_league(quick_server, name, 1), quick_server.loop))
+        time.sleep(0.025)  # half the old lease poll: the two matches looked for bots out of step
+    with connected_bot(quick_server, "x", ["kingdoms"]):
+        time.sleep(0.3)
+        with connected_bot(quick_server, "y", ["kingdoms"]):
+            assert [run.result(timeout=120) for run in runs] == ["finished", "finished"]
+    played = list_matches(db)
+    assert len(played) == 2
+    for match in played:
+        assert match.status == MatchStatus.FINISHED
+        assert [seat.end_reason for seat in match.seats] == [EndReason.FINISHED] * 2
+    assert {row.faults for row in standings.standings(db, "kingdoms")} == {0}
+
+
+def test_bots_whose_command_cannot_start_are_not_rated_as_winners(server: BackgroundServer) -> None:
+    db = server.server.db
+    relative = [".venv/bin/python", "-m", "kingmaker.sample_bots.random_bot"]  # as the old README had it
+    for name in ("a", "b"):
+        bots.register_bot(db, name, ["kingdoms"], command=relative)
+    leagues.create_league(db, "broken", "kingdoms", ["a", "b"], rounds=3, seed=1)
+    assert server.run(run_league(server, "broken", concurrency=2)) == "finished"
+    played = list_matches(db, league="broken")
+    # Before the fix every match finished with both seats NEVER_CONNECTED and both ranked first:
+    # the ladder listed each bot with 3 matches, 3 wins and an average rank of 1.
+    assert played and all(match.status == MatchStatus.VOID for match in played)
+    assert all("cannot start" in (match.status_reason or "") for match in played)
+    assert all(row.matches == 0 and row.wins == 0 for row in standings.standings(db, "kingdoms"))
+    # The server's set-up failed, not the bots: nobody is faulted or suspended for it.
+    assert all(bots.get_bot(db, name).suspended_reason is None for name in ("a", "b"))
+
+
+def test_a_stream_plays_only_the_games_its_hello_offered(quick_server: BackgroundServer) -> None:
+    db = quick_server.server.db
+    random_bot = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+    bots.register_bot(db, "other", ["kingdoms"], command=random_bot)
+    with remote_bot(quick_server, "roads", ["kingdoms", "kings_road"], capacity=4, offers=["kings_road"]):
+        ticket = mark_running(db, create_match(db, "kingdoms", ["roads", "other"], seed=3).match_id)
+        from kingmaker.server.rated import play_ticket
+
+        quick_server.run(play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=1000)))
+    seats = match_summary(db, ticket.match_id).seats
+    # Before the fix the stream that offered only King's Road was handed a Kingdoms match.
+    assert seats[0].end_reason is EndReason.NEVER_CONNECTED
+    assert "offering kingdoms" in (seats[0].detail or "")
+    assert seats[1].end_reason is EndReason.FINISHED
+
+
+def test_a_server_restart_voids_the_one_off_matches_it_left_running(kingmaker_home: Path) -> None:
+    url = f"sqlite:///{kingmaker_home.parent / 'restart.db'}"
+    db = open_database(url)
+    for name in ("a", "b"):
+        bots.register_bot(db, name, ["kingdoms"])
+    stranded = mark_running(db, create_match(db, "kingdoms", ["a", "b"], seed=1).match_id)
+    db.close()
+    # ... the server that ran it died here; a new one starts on the same database ...
+    running = BackgroundServer(ServerConfig(address="127.0.0.1:0", database_url=url))
+    try:
+        summary = match_summary(running.server.db, stranded.match_id)
+    finally:
+        running.stop()
+    # Before the fix the match stayed running forever.
+    assert summary.status == MatchStatus.VOID
+    assert "server stopped" in (summary.status_reason or "")

@@ -1,0 +1,129 @@
+"""The league runner under trouble: whatever fails, a league goes on or ends with a stated reason,
+no match is left running, and nobody watching waits forever. The matches are played by a stand-in
+that records a result at once, so these tests are about the runner, not the referee."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import register_bot, set_enabled
+from kingmaker.ladder.db import Database, open_database
+from kingmaker.ladder.matches import finish_match
+from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
+from kingmaker.server import scheduler
+from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.roster import Roster
+from kingmaker.server.scheduler import LeagueRunner, Progress
+from kingmaker.server.sessions import SessionPool
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    database = open_database(f"sqlite:///{tmp_path / 'runner.db'}")
+    for name in ("a", "b", "c"):
+        register_bot(database, name, ["kingdoms"])
+    leagues.create_league(database, "weekly", "kingdoms", ["a", "b", "c"], rounds=2, seed=1)
+    yield database
+    database.close()
+
+
+def record(db: Database, ticket: MatchTicket) -> FinishReport:
+    seats = tuple(
+        SeatOutcome(seat, bot, score=seat, rank=seat + 1) for seat, bot in enumerate(ticket.bot_ids)
+    )
+    return finish_match(db, MatchOutcome(ticket.match_id, seats, "test"))
+
+
+def play_with(monkeypatch: pytest.MonkeyPatch, play: Callable[[Database, MatchTicket], Any]) -> None:
+    async def stand_in(
+        db: Database, roster: Roster, ticket: MatchTicket, control: TimeControl
+    ) -> FinishReport:
+        await asyncio.sleep(0.01)
+        return play(db, ticket)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(scheduler, "play_ticket", stand_in)
+
+
+def watch_to_the_end(db: Database, concurrency: int = 2) -> list[Progress]:
+    async def follow() -> list[Progress]:
+        runner = LeagueRunner(db, Roster(SessionPool(), "unused"), TimeControl())
+        seen = [progress async for progress in runner.watch("weekly", concurrency)]
+        await runner.stop()
+        return seen
+
+    # Before these fixes a failing league task left its watchers waiting forever.
+    return asyncio.run(asyncio.wait_for(follow(), timeout=30))
+
+
+def statuses(db: Database) -> dict[str, int]:
+    return leagues.league_progress(db, leagues.get_league(db, "weekly").id)
+
+
+def test_an_error_in_the_league_task_ends_it_with_the_reason_told_and_stored(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play_with(monkeypatch, record)
+    real_claim = leagues.claim_matches
+    calls = 0
+
+    def failing_claim(database: Database, league_id: int, limit: int) -> list[MatchTicket]:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("the disk is full")
+        return real_claim(database, league_id, limit)
+
+    monkeypatch.setattr(leagues, "claim_matches", failing_claim)
+    seen = watch_to_the_end(db)
+    assert seen[-1].done
+    assert "the disk is full" in seen[-1].reason
+    assert "the disk is full" in (leagues.get_league(db, "weekly").status_reason or "")
+    # The match still in play when it failed was let finish and recorded; nothing is left
+    # running; the rest waits for the next run.
+    assert statuses(db)[MatchStatus.RUNNING] == 0
+    assert statuses(db)[MatchStatus.FINISHED] == 2
+    monkeypatch.setattr(leagues, "claim_matches", real_claim)
+    assert watch_to_the_end(db)[-1].reason == "finished"
+    assert statuses(db)[MatchStatus.FINISHED] == 6
+
+
+def test_a_match_that_fails_to_play_is_voided_and_replayed_and_the_league_goes_on(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failed: list[int] = []
+
+    def flaky(database: Database, ticket: MatchTicket) -> FinishReport:
+        if not failed:
+            failed.append(ticket.match_id)
+            raise RuntimeError("the engine tripped")
+        return record(database, ticket)
+
+    play_with(monkeypatch, flaky)
+    seen = watch_to_the_end(db)
+    assert (seen[-1].done, seen[-1].reason) == (True, "finished")
+    counts = statuses(db)
+    assert (counts[MatchStatus.FINISHED], counts[MatchStatus.VOID], counts[MatchStatus.RUNNING]) == (6, 1, 0)
+    assert leagues.get_league(db, "weekly").finished
+
+
+def test_a_bot_disabled_mid_league_cancels_its_matches_and_the_others_play_on(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disabling(database: Database, ticket: MatchTicket) -> FinishReport:
+        set_enabled(database, "c", False)  # as an admin would, while matches are being claimed
+        return record(database, ticket)
+
+    play_with(monkeypatch, disabling)
+    seen = watch_to_the_end(db, concurrency=1)
+    assert seen[-1].reason == "finished"
+    counts = statuses(db)
+    assert counts[MatchStatus.RUNNING] == counts[MatchStatus.SCHEDULED] == 0
+    assert counts[MatchStatus.CANCELLED] >= 1
+    assert counts[MatchStatus.FINISHED] + counts[MatchStatus.CANCELLED] == 6
