@@ -179,11 +179,11 @@ class KingmakerServer:
         if self.roster is not None:
             await self.roster.close()
         for session in list(self.pool.sessions):
-            session.error(
+            self.pool.end(
+                session,
                 arena_pb2.ERROR_CODE_SHUTTING_DOWN,
                 "the server is shutting down; matches in play will be replayed",
             )
-            self.pool.remove(session)
         await self._server.stop(grace)
         self._server = None
         self.db.close()

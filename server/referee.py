@@ -164,7 +164,10 @@ class Referee:
         if answer.reply is None:
             if answer.closed:
                 fault = book.session.fault if book.session is not None else ""
-                if fault:
+                ended = book.session.ended_by_server if book.session is not None else ""
+                if ended:
+                    self._forfeit(book, EndReason.ABORTED, ended)
+                elif fault:
                     self._forfeit(book, EndReason.PROTOCOL_ERROR, fault)
                 elif book.crashed is not None and await book.crashed():
                     self._forfeit(book, EndReason.CRASHED, "the bot's process exited")

@@ -69,6 +69,9 @@ class BotSession:
     fault: str = ""
     """Why the server closed the stream for breaking the protocol (flooding, an oversized or
     undecodable message); empty if it did not."""
+    ended_by_server: str = ""
+    """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
+    rotated, the server is stopping): the matches it was in are not the bot's to lose."""
 
     @property
     def bot(self) -> str:
@@ -221,3 +224,10 @@ class SessionPool:
         self.sessions.discard(session)
         session.close()
         self.notify()
+
+    def end(self, session: BotSession, code: arena_pb2.ErrorCode, reason: str) -> None:
+        """Close a stream for the server's own reasons, telling the bot why first; its seats in
+        running matches end ABORTED (the match is void), not as the bot's fault."""
+        session.ended_by_server = session.ended_by_server or reason
+        session.error(code, reason)
+        self.remove(session)

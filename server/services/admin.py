@@ -36,7 +36,7 @@ from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.services import convert
 from kingmaker.server.services.errors import abort
 from kingmaker.server.sessions import SessionPool
-from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, common_pb2
 
 T = TypeVar("T")
 Context: TypeAlias = grpc.aio.ServicerContext
@@ -197,7 +197,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         bot = await asyncio.to_thread(bots.set_enabled, self.db, request.name, request.enabled)
         if not bot.enabled:  # a disabled bot's open streams end now, not at their next match
             for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
-                self.pool.remove(session)
+                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was disabled")
         return convert.bot_message(bot, self._connected(bot.id))
 
     @admin_only

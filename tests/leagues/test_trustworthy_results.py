@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import grpc
 import pytest
 
 from kingmaker.ladder import bots, leagues, standings
@@ -23,13 +24,20 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.rated import play_ticket
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 REMOTE_RANDOM_BOT = """
-import json, sys
+import json, sys, time
 from kingmaker.sample_bots.random_bot import RandomBot
 from kingmaker.sdk import run
 server, token, games, capacity = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
-run(RandomBot(), server=server, token=token, games=games, max_concurrent_matches=capacity)
+pause = float(sys.argv[5])
+class Unhurried(RandomBot):
+    def act(self, request):
+        time.sleep(pause)
+        return super().act(request)
+run(Unhurried(), server=server, token=token, games=games, max_concurrent_matches=capacity)
 """
 
 
@@ -58,12 +66,21 @@ def remote_bot(
 
 @contextmanager
 def connected_bot(
-    server: BackgroundServer, name: str, offers: list[str], capacity: int = 1
+    server: BackgroundServer, name: str, offers: list[str], capacity: int = 1, pause: float = 0.0
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run a registered remote bot (with a fresh token) until the block ends; wait for its hello."""
     token = bots.rotate_token(server.server.db, name)
     bot_id = bots.get_bot(server.server.db, name).id
-    argv = [sys.executable, "-c", REMOTE_RANDOM_BOT, server.address, token, json.dumps(offers), str(capacity)]
+    argv = [
+        sys.executable,
+        "-c",
+        REMOTE_RANDOM_BOT,
+        server.address,
+        token,
+        json.dumps(offers),
+        str(capacity),
+        str(pause),
+    ]
     process = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
@@ -139,8 +156,6 @@ def test_a_stream_plays_only_the_games_its_hello_offered(quick_server: Backgroun
     bots.register_bot(db, "other", ["kingdoms"], command=random_bot)
     with remote_bot(quick_server, "roads", ["kingdoms", "kings_road"], capacity=4, offers=["kings_road"]):
         ticket = mark_running(db, create_match(db, "kingdoms", ["roads", "other"], seed=3).match_id)
-        from kingmaker.server.rated import play_ticket
-
         quick_server.run(play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=1000)))
     seats = match_summary(db, ticket.match_id).seats
     # Before the fix the stream that offered only King's Road was handed a Kingdoms match.
@@ -165,3 +180,33 @@ def test_a_server_restart_voids_the_one_off_matches_it_left_running(kingmaker_ho
     # Before the fix the match stayed running forever.
     assert summary.status == MatchStatus.VOID
     assert "server stopped" in (summary.status_reason or "")
+
+
+def test_a_bot_disabled_mid_match_is_not_blamed_and_the_match_is_void(quick_server: BackgroundServer) -> None:
+    db = quick_server.server.db
+    bots.register_bot(db, "steady", ["kingdoms"])
+    bots.register_bot(
+        db, "other", ["kingdoms"], command=[sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+    )
+    with connected_bot(quick_server, "steady", [], pause=0.05):
+        ticket = mark_running(db, create_match(db, "kingdoms", ["steady", "other"], seed=4).match_id)
+        playing = asyncio.run_coroutine_threadsafe(
+            play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=1000)),
+            quick_server.loop,
+        )
+        deadline = time.monotonic() + 20
+        while not any(s.matches for s in list(quick_server.server.pool.sessions) if s.bot == "steady"):
+            assert time.monotonic() < deadline, "the match did not start"
+            time.sleep(0.05)
+        metadata = (("authorization", f"Bearer {quick_server.admin_token}"),)
+        with grpc.insecure_channel(quick_server.address) as channel:
+            admin = admin_pb2_grpc.AdminStub(channel)
+            request = admin_pb2.SetBotEnabledRequest(name="steady", enabled=False)
+            admin.SetBotEnabled(request, metadata=metadata)
+        playing.result(timeout=60)
+    summary = match_summary(db, ticket.match_id)
+    # Before the fix the seat ended DISCONNECTED: a fault of a bot that only did as it was told.
+    assert summary.seats[0].end_reason is EndReason.ABORTED
+    assert "disabled" in (summary.seats[0].detail or "")
+    assert summary.status == MatchStatus.VOID
+    assert all(row.faults == 0 for row in standings.standings(db, "kingdoms"))
