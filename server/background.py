@@ -1,10 +1,18 @@
-"""A server on its own event loop in a background thread: for `kingmaker demo` and the tests."""
+"""A server to run beside other code: on its own event loop in a background thread (for
+`kingmaker demo` and the tests), or as a `kingmaker serve` child process that a test or bench
+can kill with SIGKILL and start again."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
 import threading
-from collections.abc import Coroutine
+import time
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from kingmaker.server.app import KingmakerServer, ServerConfig
@@ -43,3 +51,36 @@ class BackgroundServer:
     def _halt(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
+
+
+class ServerProcess:
+    """`kingmaker serve` in a child process on a Unix socket, ready when the socket exists."""
+
+    def __init__(
+        self, home: Path, socket: Path, database: Path, admin_token: str, extra: Sequence[str] = ()
+    ) -> None:
+        self.address = f"unix:{socket}"
+        command = [
+            sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
+            "--database-url", f"sqlite:///{database}", "--admin-token", admin_token, *extra,
+        ]  # fmt: skip
+        environment = {**os.environ, "KINGMAKER_HOME": str(home)}
+        socket.unlink(missing_ok=True)  # a killed server leaves its socket file behind
+        self.process = subprocess.Popen(
+            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + 30
+        while not socket.exists():
+            if self.process.poll() is not None:
+                output = self.process.stdout.read().decode() if self.process.stdout else ""
+                raise RuntimeError(f"the server exited with {self.process.returncode}: {output}")
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("the server did not start within 30 s")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: nothing is cleaned up."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)

@@ -12,6 +12,7 @@ from kingmaker.ladder.errors import LadderError
 from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ServerConfig, admin_token_path
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.roster import BUSY_TIMEOUT
 
 
 def serve(
@@ -28,6 +29,18 @@ def serve(
     increment_ms: int = typer.Option(0, min=0, help="Default bank increment per decision, in ms."),
     max_strikes: int = typer.Option(3, min=1, help="Faults after which a seat forfeits."),
     concurrency: int = typer.Option(2, min=1, help="Matches a league plays at the same time by default."),
+    connect_timeout: float = typer.Option(
+        15.0,
+        min=0.1,
+        max=3600,
+        help="Seconds a seat waits for its bot to connect (then the bot is at fault).",
+    ),
+    busy_timeout: float = typer.Option(
+        BUSY_TIMEOUT,
+        min=0.1,
+        max=86400,
+        help="Seconds a match waits for remote bots busy elsewhere before the server gives the seat up.",
+    ),
     admin_token: str | None = typer.Option(
         None, "--admin-token", help="Admin token (default: generated, saved)."
     ),
@@ -49,6 +62,8 @@ def serve(
         database_url=database_url,
         time_control=TimeControl(decision_ms, bank_ms, increment_ms, max_strikes),
         concurrency=concurrency,
+        connect_timeout=connect_timeout,
+        busy_timeout=busy_timeout,
     )
     try:
         asyncio.run(_serve(config))

@@ -3,52 +3,26 @@ finished matches are neither lost nor counted twice, interrupted ones are replay
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import grpc
 import pytest
 
+from kingmaker.server import background
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 TOKEN = "test-admin-token"
 METADATA = (("authorization", f"Bearer {TOKEN}"),)
 
 
-class ServerProcess:
-    """`kingmaker serve` in a child process on a Unix socket."""
-
+class ServerProcess(background.ServerProcess):
     def __init__(self, home: Path, socket: Path, database: Path) -> None:
-        self.address = f"unix:{socket}"
-        command = [
-            sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
-            "--database-url", f"sqlite:///{database}", "--admin-token", TOKEN, "--concurrency", "2",
-        ]  # fmt: skip
-        environment = {**os.environ, "KINGMAKER_HOME": str(home)}
-        socket.unlink(missing_ok=True)  # a killed server leaves its socket file behind
-        self.process = subprocess.Popen(
-            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-        )
-        deadline = time.monotonic() + 30
-        while not socket.exists():
-            assert self.process.poll() is None, (
-                self.process.stdout.read().decode() if self.process.stdout else ""
-            )
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
+        super().__init__(home, socket, database, TOKEN, ["--concurrency", "2"])
 
     def stub(self, channel: grpc.Channel) -> admin_pb2_grpc.AdminStub:
         return admin_pb2_grpc.AdminStub(channel)
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=30)
 
 
 @pytest.fixture

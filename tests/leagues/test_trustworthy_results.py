@@ -4,7 +4,6 @@ faulted, no win is credited to a bot that never played, and no two matches deadl
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import sys
 import time
@@ -26,19 +25,6 @@ from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.rated import play_ticket
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
-
-REMOTE_RANDOM_BOT = """
-import json, sys, time
-from kingmaker.sample_bots.random_bot import RandomBot
-from kingmaker.sdk import run
-server, token, games, capacity = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
-pause = float(sys.argv[5])
-class Unhurried(RandomBot):
-    def act(self, request):
-        time.sleep(pause)
-        return super().act(request)
-run(Unhurried(), server=server, token=token, games=games, max_concurrent_matches=capacity)
-"""
 
 
 @pytest.fixture
@@ -72,15 +58,9 @@ def connected_bot(
     token = bots.rotate_token(server.server.db, name)
     bot_id = bots.get_bot(server.server.db, name).id
     argv = [
-        sys.executable,
-        "-c",
-        REMOTE_RANDOM_BOT,
-        server.address,
-        token,
-        json.dumps(offers),
-        str(capacity),
-        str(pause),
-    ]
+        sys.executable, "-m", "kingmaker.sample_bots.remote_random_bot", "--server", server.address,
+        "--token", token, "--games", ",".join(offers), "--capacity", str(capacity), "--pause", str(pause),
+    ]  # fmt: skip
     process = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
