@@ -27,6 +27,7 @@ from table import Row, print_rows, save_rows
 
 SECTIONS: dict[str, str] = {
     # section name: the bench/ module that measures it
+    "chaos": "chaos",
 }
 
 
