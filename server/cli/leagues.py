@@ -148,3 +148,5 @@ def print_league(league: admin_pb2.LeagueInfo) -> None:
     console.print(
         "matches: " + ", ".join(f"{count} {status}" for status, count in sorted(league.matches.items()))
     )
+    if league.status_reason:
+        console.print(f"last run: {league.status_reason}")

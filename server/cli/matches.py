@@ -83,10 +83,12 @@ def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
         table.add_column(column)
     for seat in record.seats:
         reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
-        table.add_row(
-            str(seat.seat), seat.bot, str(seat.score), str(seat.rank), reason, str(seat.strikes), seat.detail
-        )
+        rank = str(seat.rank) if seat.rank else "-"
+        table.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
     console.print(table)
+    if (record.status and record.status != "finished") or record.status_reason:
+        # Void, unrated or cancelled: say so, or a reader would take the table for a result.
+        console.print(f"{record.status}: {record.status_reason}" if record.status_reason else record.status)
 
 
 def parse_seat(text: str) -> admin_pb2.MatchSeat:
