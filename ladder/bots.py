@@ -5,8 +5,10 @@ directory: the server starts it. A remote bot has neither and connects by itself
 bot proves who it is with the token returned once by ``register_bot`` or ``rotate_token``.
 
 Disabling a bot keeps all its matches and ratings; it only stops it from authenticating and
-cancels its matches that have not started. Suspension (see ``faults.py``) is the automatic cousin:
-the bot may still authenticate (so it can be told why), but it is not scheduled.
+cancels its matches that have not started. Removing (retiring) a bot is for good: it stays in the
+history under its name, and is never admitted or scheduled again. Suspension (see ``faults.py``)
+is the automatic cousin: the bot may still authenticate (so it can be told why), but it is not
+scheduled.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from sqlmodel import Session, col, select
 from kingmaker.games.registry import game_names
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Bot, BotGame, Match, MatchSeat, MatchStatus, utc_now
+from kingmaker.ladder.models import Bot, BotGame, Match, MatchSeat, MatchStatus, Rating, utc_now
 from kingmaker.ladder.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.tokens import hash_token, new_token, token_matches
@@ -86,6 +88,7 @@ def set_enabled(db: Database, name: str, enabled: bool) -> BotInfo:
     """Enable or disable a bot. Disabling cancels its matches that have not started."""
     with db.transaction() as session:
         bot = find_bot(session, name)
+        _refuse_if_retired(bot)
         bot.enabled = enabled
         session.add(bot)
         if not enabled:
@@ -94,10 +97,75 @@ def set_enabled(db: Database, name: str, enabled: bool) -> BotInfo:
         return bot_info(session, bot)
 
 
+def edit_bot(
+    db: Database,
+    name: str,
+    *,
+    command: Sequence[str] | None = None,
+    working_dir: str | None = None,
+    games: Sequence[str] | None = None,
+) -> BotInfo:
+    """Change a bot's command, working directory (``""`` clears it) or games; None leaves each as
+    it is. A game it no longer plays keeps its rating and history; its waiting matches of that
+    game are cancelled."""
+    argv = _check_command(command) if command is not None else None
+    checked = _check_games(games) if games is not None else None
+    with db.transaction() as session:
+        bot = find_bot(session, name)
+        _refuse_if_retired(bot)
+        assert bot.id is not None
+        if argv is not None:
+            bot.command = argv
+        if working_dir is not None:
+            if working_dir and bot.command is None:
+                raise InvalidRequestError("a working directory only makes sense for a managed bot")
+            bot.working_dir = working_dir or None
+        if checked is not None:
+            current = set(session.exec(select(BotGame.game).where(BotGame.bot_id == bot.id)).all())
+            for game in set(checked) - current:
+                session.add(BotGame(bot_id=bot.id, game=game))
+                if (
+                    session.exec(select(Rating).where(Rating.bot_id == bot.id, Rating.game == game)).first()
+                    is None
+                ):
+                    session.add(new_rating(bot.id, game))
+            for game in current - set(checked):
+                dropped = session.exec(
+                    select(BotGame).where(BotGame.bot_id == bot.id, BotGame.game == game)
+                ).one()
+                session.delete(dropped)
+                withdraw_from_schedule(session, bot.id, f"bot {bot.name} no longer plays {game}", game)
+        session.add(bot)
+        session.flush()
+        return bot_info(session, bot)
+
+
+def retire_bot(db: Database, name: str) -> BotInfo:
+    """Remove a bot: it keeps its matches, ratings and name, but is never scheduled or admitted
+    again (its token stops working; its waiting matches are cancelled)."""
+    with db.transaction() as session:
+        bot = find_bot(session, name)
+        _refuse_if_retired(bot)
+        assert bot.id is not None
+        bot.retired_at = utc_now()
+        bot.enabled = False
+        session.add(bot)
+        withdraw_from_schedule(session, bot.id, f"bot {bot.name} was removed")
+        return bot_info(session, bot)
+
+
+def _refuse_if_retired(bot: Bot) -> None:
+    if bot.retired_at is not None:
+        raise InvalidRequestError(f"bot {bot.name!r} was removed; register a new one instead")
+
+
 def reinstate(db: Database, name: str) -> BotInfo:
     """Lift a suspension (the record of it is cleared; its matches stay as they were)."""
     with db.transaction() as session:
         bot = find_bot(session, name)
+        _refuse_if_retired(bot)
+        if bot.suspended_reason is None:
+            raise InvalidRequestError(f"bot {name!r} is not suspended")
         bot.suspended_reason = None
         bot.suspended_stderr = None
         bot.suspended_at = None
@@ -151,14 +219,16 @@ def bot_info(session: Session, bot: Bot) -> BotInfo:
         suspended_reason=bot.suspended_reason,
         suspended_stderr=bot.suspended_stderr,
         created_at=bot.created_at,
+        retired=bot.retired_at is not None,
     )
 
 
-def withdraw_from_schedule(session: Session, bot_id: int, reason: str) -> int:
-    """Cancel the bot's matches that have not started; returns how many."""
-    waiting = session.exec(
+def withdraw_from_schedule(session: Session, bot_id: int, reason: str, game: str | None = None) -> int:
+    """Cancel the bot's matches (of ``game``, or of every game) that have not started; how many."""
+    query = (
         select(Match).join(MatchSeat).where(MatchSeat.bot_id == bot_id, Match.status == MatchStatus.SCHEDULED)
-    ).all()
+    )
+    waiting = session.exec(query.where(Match.game == game) if game is not None else query).all()
     for match in waiting:
         match.status = MatchStatus.CANCELLED
         match.status_reason = reason

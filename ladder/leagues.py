@@ -152,7 +152,9 @@ def claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]
     with a bot that may no longer play is cancelled on the spot instead of being handed out."""
     with db.transaction() as session:
         league = _league(session, league_id)
-        if league.format == "ladder" and not league.finished:
+        if league.paused or league.finished:
+            return []
+        if league.format == "ladder":
             _top_up(session, league, limit)
         waiting = session.exec(
             select(Match)
@@ -182,12 +184,61 @@ def claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]
         return [ticket(session, match) for match in claimed]
 
 
+def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
+    """A run of the league is starting (or joined): it is no longer paused, and it keeps the
+    concurrency it is given (0 keeps the one it had)."""
+    with db.transaction() as session:
+        league = _league_by_name(session, name)
+        league.paused = False
+        if concurrency:
+            league.concurrency = concurrency
+        session.add(league)
+        session.flush()
+        return _info(session, league)
+
+
+def pause_league(db: Database, name: str) -> LeagueInfo:
+    """Start no new match of the league (those in play finish) until it is run again."""
+    with db.transaction() as session:
+        league = _league_by_name(session, name)
+        if league.finished:
+            raise InvalidRequestError(f"league {name!r} is finished")
+        league.paused = True
+        league.status_reason = "paused by an admin; `league resume` carries on"
+        session.add(league)
+        session.flush()
+        return _info(session, league)
+
+
+def stop_league(db: Database, name: str) -> LeagueInfo:
+    """End the league for good: its waiting matches are cancelled (those in play finish and are
+    rated), and it is finished. This is how a continuous ladder league ends."""
+    with db.transaction() as session:
+        league = _league_by_name(session, name)
+        if league.finished:
+            raise InvalidRequestError(f"league {name!r} is finished already")
+        waiting = session.exec(
+            select(Match).where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
+        ).all()
+        for match in waiting:
+            match.status = MatchStatus.CANCELLED
+            match.status_reason = "the league was stopped"
+            session.add(match)
+        league.finished = True
+        league.paused = False
+        league.status_reason = f"stopped by an admin ({len(waiting)} waiting matches cancelled)"
+        session.add(league)
+        session.flush()
+        return _info(session, league)
+
+
 def end_league(db: Database, league_id: int, reason: str) -> None:
     """Record why the league stopped (its runner failed, or an admin stopped it); what has not
     started is left scheduled, so running the league again carries on from there."""
     with db.transaction() as session:
         league = _league(session, league_id)
-        league.status_reason = reason
+        if not league.paused:  # a pause says why itself
+            league.status_reason = reason
         session.add(league)
 
 
@@ -285,6 +336,8 @@ def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[B
         bot = session.exec(select(Bot).where(Bot.name == name)).first()
         if bot is None:
             raise NotFoundError(f"no bot named {name!r}")
+        if bot.retired_at is not None:
+            raise InvalidRequestError(f"bot {name!r} was removed")
         if not bot.enabled:
             raise InvalidRequestError(f"bot {name!r} is disabled")
         if bot.suspended_reason is not None:
@@ -440,4 +493,6 @@ def _info(session: Session, league: League) -> LeagueInfo:
         bot_ids=tuple(_entrant_ids(session, league.id)),
         finished=league.finished,
         status_reason=league.status_reason,
+        paused=league.paused,
+        concurrency=league.concurrency,
     )

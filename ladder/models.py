@@ -52,6 +52,8 @@ class Bot(SQLModel, table=True):
     suspended_at: datetime | None = None
     created_at: datetime = Field(default_factory=utc_now)
     token_rotated_at: datetime = Field(default_factory=utc_now)
+    retired_at: datetime | None = None
+    """When the bot was removed: kept for its history, never scheduled or admitted again."""
 
 
 class BotGame(SQLModel, table=True):
@@ -83,6 +85,10 @@ class League(SQLModel, table=True):
     finished: bool = False
     status_reason: str | None = None
     """Why the league ended or stopped, for people (set when it does)."""
+    paused: bool = False
+    """Paused by an admin: starts no new match (nor resumes at start-up) until resumed."""
+    concurrency: int | None = None
+    """Matches at once, as its run was started with (a resumed run keeps it); None: the server's."""
     created_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
     """When its first match started (the time budget of a continuous ladder runs from here)."""

@@ -66,6 +66,8 @@ class BotInfo:
     suspended_reason: str | None
     suspended_stderr: str | None
     created_at: datetime
+    retired: bool = False
+    """Removed: kept for its history only."""
 
     @property
     def managed(self) -> bool:
@@ -137,3 +139,6 @@ class LeagueInfo:
     finished: bool
     status_reason: str | None = None
     """Why the league ended or last stopped."""
+    paused: bool = False
+    concurrency: int | None = None
+    """The matches at once its runs keep (None: the server's default)."""

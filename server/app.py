@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
+from kingmaker.server.run_folder import make_run_folder
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
@@ -103,7 +103,8 @@ class KingmakerServer:
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
         self.roster: Roster | None = None
-        self._socket_dir: str | None = None
+        self.run_folder: Path | None = None
+        """This server's temporary files (see ``run_folder``), removed when it stops."""
         self.leagues: LeagueRunner | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
@@ -130,8 +131,8 @@ class KingmakerServer:
         # Bots the server launches reach it over a private Unix socket: the only way out of the
         # jail, and no TLS needed on a socket only this machine's processes can reach. The path is
         # short on purpose: Unix socket paths are limited to about 108 bytes.
-        self._socket_dir = tempfile.mkdtemp(prefix="kingmaker-")
-        socket = os.path.join(self._socket_dir, "arena.sock")
+        self.run_folder = make_run_folder()
+        socket = str(self.run_folder / "arena.sock")
         server.add_insecure_port(f"unix:{socket}")
         sandbox = SandboxPolicy(limits=config.limits, isolate=config.jail, unix_socket=socket)
         self.roster = Roster(
@@ -140,6 +141,7 @@ class KingmakerServer:
             connect_timeout=config.connect_timeout,
             busy_timeout=config.busy_timeout,
             sandbox=sandbox,
+            temp_root=self.run_folder,
         )
         self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
         arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
@@ -187,5 +189,5 @@ class KingmakerServer:
         await self._server.stop(grace)
         self._server = None
         self.db.close()
-        if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
+        if self.run_folder is not None:
+            shutil.rmtree(self.run_folder, ignore_errors=True)

@@ -79,6 +79,7 @@ class BotProcess:
         cwd: str | None = None,
         limits: Limits | None = None,
         sandbox: SandboxPolicy | None = None,
+        temp_root: Path | None = None,
     ) -> BotProcess:
         """Start ``command`` in ``cwd`` (default: its own working directory) with ``environment``
         added to the scrubbed one. ``limits`` alone gives the limits without a jail; a
@@ -91,8 +92,11 @@ class BotProcess:
         if limits is not None and sandbox is not None:
             raise ValueError("give the limits inside the sandbox policy, not beside it")
         policy = sandbox or SandboxPolicy(limits=limits or Limits(), isolate=False)
+        policy = dataclasses.replace(
+            policy, read_only_paths=(*policy.read_only_paths, *_named_paths(command))
+        )
         bwrap = _jail_for(policy)
-        workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-"))
+        workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
         uid = BOT_UIDS.take() if bwrap is not None and running_as_root() else None
         start_in = cwd or str(workdir)
         if uid is not None:
@@ -114,7 +118,7 @@ class BotProcess:
         env.update(environment)
         # The file outlives this call: the bot writes to it, and its tail explains a crash later.
         stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix="kingmaker-bot-", suffix=".stderr", delete=False
+            prefix="kingmaker-bot-", suffix=".stderr", delete=False, dir=temp_root
         )
         try:
             process = await asyncio.create_subprocess_exec(
@@ -208,6 +212,22 @@ def _check_program(program: str, cwd: str | None) -> None:
         )
     if shutil.which(program) is None:
         raise LaunchError(f"cannot start {program!r}: not found on the server's PATH")
+
+
+def _named_paths(command: Sequence[str]) -> list[str]:
+    """What the jail must show of the files the command names, and nothing more: its script (the
+    first argument that is an existing absolute file: `python /bots/mine.py`), read-only, and for
+    a program inside a virtualenv the virtualenv (Python finds its packages through the folder's
+    pyvenv.cfg). Other paths among the arguments stay hidden; a bot that needs more files gets a
+    working directory (`--workdir`), which the jail shows read-only."""
+    shown = []
+    script = next((arg for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)), None)
+    if script is not None:
+        shown.append(script)
+    program = Path(command[0])
+    if program.is_absolute() and (program.parent.parent / "pyvenv.cfg").exists():
+        shown.append(str(program.parent.parent))
+    return shown
 
 
 def _jail_for(policy: SandboxPolicy) -> str | None:

@@ -303,8 +303,10 @@ def end_reason_proto(reason: EndReason) -> common_pb2.EndReason:
     return cast(common_pb2.EndReason, common_pb2.EndReason.Value("END_REASON_" + reason.name))
 
 
-def seat_result_proto(seat: SeatReport) -> common_pb2.SeatResult:
+def seat_result_proto(seat: SeatReport, with_stderr: bool = False) -> common_pb2.SeatResult:
+    """A seat's result; its stderr tail only for the admin API (never for the match's bots)."""
     return common_pb2.SeatResult(
+        stderr_tail=seat.stderr_tail if with_stderr else "",
         seat=seat.seat,
         bot=seat.bot,
         score=seat.score,

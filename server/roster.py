@@ -20,9 +20,11 @@ the server's failure to fill the seat (``Lease.server_fault``: the match is void
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kingmaker.server.launcher import BotProcess, LaunchError
@@ -76,6 +78,8 @@ class Roster:
     sandbox: SandboxPolicy | None = None
     """When set, launched bots run under it (in the bubblewrap jail where it works) and reach the
     server through its Unix socket instead of ``server_address``."""
+    temp_root: Path | None = None
+    """Where launched bots' folders and stderr files go (the server's run folder)."""
     _idle: dict[int, list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
 
@@ -115,6 +119,17 @@ class Roster:
         tail = process.stderr_tail()
         process.discard_logs()
         return tail
+
+    async def check(self, entrant: Entrant) -> tuple[bool, str, str]:
+        """Launch a managed bot's command up to its hello, then stop it (as `bot add` and
+        `bot check` do): (it said hello, what happened, the end of its stderr)."""
+        started = asyncio.get_running_loop().time()
+        lease = await self._launch(dataclasses.replace(entrant, bot_id=None), "check")
+        tail = await self.release(lease, "check", reusable=False)
+        seconds = asyncio.get_running_loop().time() - started
+        if lease.session is not None:
+            return True, f"the bot said hello in {seconds:.1f} s", tail
+        return False, lease.failure or "the bot did not say hello", tail
 
     async def retire(self, bot_ids: set[int] | None = None) -> None:
         """Stop the kept processes of these bots (all bots when None)."""
@@ -160,7 +175,7 @@ class Roster:
         try:
             # Without a policy the launcher still applies its default limits.
             lease.process = await BotProcess.start(
-                entrant.command, environment, entrant.cwd, sandbox=self.sandbox
+                entrant.command, environment, entrant.cwd, sandbox=self.sandbox, temp_root=self.temp_root
             )
         except LaunchError as error:
             # The command cannot run here at all: a matter of this server's set-up, not of the bot.

@@ -66,8 +66,8 @@ class LeagueRunner:
     async def watch(self, name: str, concurrency: int = 0) -> AsyncIterator[Progress]:
         """Start the league if it is not running, then yield its progress until it is done.
         Ends even if the league's task died without saying so (it always should say so)."""
-        info = await asyncio.to_thread(leagues.get_league, self.db, name)
-        run = self._start(info.id, info.name, info.bot_ids, concurrency or self.concurrency)
+        info = await asyncio.to_thread(leagues.prepare_run, self.db, name, concurrency)
+        run = self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
         queue: asyncio.Queue[Progress] = asyncio.Queue()
         run.watchers.append(queue)
         try:
@@ -94,15 +94,20 @@ class LeagueRunner:
         finally:
             run.watchers.remove(queue)
 
+    async def start(self, name: str, concurrency: int = 0) -> None:
+        """Run the league in the background (as ``watch`` does, with nobody watching)."""
+        info = await asyncio.to_thread(leagues.prepare_run, self.db, name, concurrency)
+        self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
+
     async def resume_unfinished(self) -> list[str]:
         """Start again every league that had begun and not finished (after a restart)."""
         resumed = []
         for info in await asyncio.to_thread(leagues.list_leagues, self.db):
-            if info.finished:
+            if info.finished or info.paused:
                 continue
             counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
             if counts[MatchStatus.SCHEDULED] != sum(counts.values()):
-                self._start(info.id, info.name, info.bot_ids, self.concurrency)
+                self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
                 resumed.append(info.name)
         return resumed
 
@@ -144,7 +149,11 @@ class LeagueRunner:
                 for task in done:
                     await self._publish(run, await self._settle(run, in_play.pop(task), task))
             info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
-            if not info.finished:
+            if info.paused:
+                reason = info.status_reason or "paused"
+            elif info.status_reason and info.status_reason.startswith("stopped by an admin"):
+                reason = info.status_reason
+            elif not info.finished:
                 reason = "stopped with matches left unplayed; run it again to carry on"
         except asyncio.CancelledError:
             reason = "stopped: the server shut down; the league resumes when it starts again"

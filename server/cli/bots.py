@@ -1,14 +1,17 @@
-"""``kingmaker bot``: register bots, look at them, disable them, rotate their tokens."""
+"""``kingmaker bot``: register bots (checked by starting them), look at them, change, disable,
+reinstate or remove them, rotate their tokens."""
 
 from __future__ import annotations
 
 import shlex
 from datetime import UTC, datetime
+from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, errors, fail
+from kingmaker.server.cli.paths import CommandError, resolve_command, resolve_workdir
 from kingmaker.v1 import admin_pb2
 
 app = typer.Typer(help="Register and manage bots.", no_args_is_help=True)
@@ -22,17 +25,103 @@ def add(
         None, "--command", "-c", help="The command that starts a managed bot. Leave out for a remote bot."
     ),
     workdir: str | None = typer.Option(None, "--workdir", help="Working directory for the command."),
+    check: bool = typer.Option(
+        True, "--check/--no-check", help="Start a managed bot once, up to its hello, before registering it."
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Register a bot and print its token (shown only this once)."""
-    argv = shlex.split(command) if command else []
-    request = admin_pb2.AddBotRequest(name=name, games=game, command=argv, working_directory=workdir or "")
+    """Register a bot and print its token (shown only this once).
+
+    Relative paths in the command (the program, and arguments naming existing files) are made
+    absolute here, against the folder you run this in; the server stores the absolute command."""
+    argv, folder = _command(command, workdir)
+    request = admin_pb2.AddBotRequest(
+        name=name, games=game, command=argv, working_directory=folder or "", check=check and bool(argv)
+    )
     with admin_client(server, admin_token) as client:
-        answer = client.call("AddBot", request)
+        answer = client.call("AddBot", request, timeout=120)
     kind = "managed" if argv else "remote"
     console.print(f"registered {kind} bot [bold]{name}[/] for {', '.join(answer.bot.games)}")
+    if argv:
+        console.print(f"command: {shlex.join(answer.bot.command)}", soft_wrap=True, highlight=False)
     console.print(f"token (shown once; keep it secret): [bold]{answer.token}[/]", soft_wrap=True)
+
+
+@app.command("check")
+def check(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Start a managed bot once, up to its hello, and say whether it works (with its stderr)."""
+    with admin_client(server, admin_token) as client:
+        answer = client.call("CheckBot", admin_pb2.CheckBotRequest(name=name), timeout=120)
+    if answer.ok:
+        console.print(f"{name}: ok, {answer.detail}")
+        return
+    if answer.stderr_tail.strip():
+        errors.print(answer.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
+    fail(f"{name} did not start: {answer.detail}")
+
+
+@app.command("edit")
+def edit(
+    name: str = typer.Argument(..., help="The bot's name."),
+    command: str | None = typer.Option(None, "--command", "-c", help="A new command (managed bots)."),
+    workdir: str | None = typer.Option(None, "--workdir", help="A new working directory ('' clears it)."),
+    game: list[str] = typer.Option([], "--game", "-g", help="The games it plays from now on. Repeatable."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Change a bot's command, working directory or games (relative paths resolved here)."""
+    argv, folder = _command(command, workdir or None)
+    request = admin_pb2.EditBotRequest(name=name, games=game)
+    if command is not None:
+        request.command.argv.extend(argv)
+    if workdir is not None:
+        request.working_directory = folder or ""
+    with admin_client(server, admin_token) as client:
+        bot = client.call("EditBot", request)
+    console.print(f"{bot.name}: {_kind(bot)}, plays {', '.join(bot.games)}, {_state(bot)}")
+    if bot.command:
+        console.print(f"command: {shlex.join(bot.command)}", soft_wrap=True, highlight=False)
+
+
+@app.command("reinstate")
+def reinstate(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Lift a bot's suspension: it is scheduled again."""
+    with admin_client(server, admin_token) as client:
+        bot = client.call("ReinstateBot", admin_pb2.ReinstateBotRequest(name=name))
+    console.print(f"{bot.name} is now {_state(bot)}")
+
+
+@app.command("remove")
+def remove(
+    name: str = typer.Argument(..., help="The bot's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Remove a bot for good: its history stays under its name; it never plays again."""
+    with admin_client(server, admin_token) as client:
+        bot = client.call("RemoveBot", admin_pb2.RemoveBotRequest(name=name))
+    console.print(f"{bot.name} is removed (its matches and ratings stay in the history)")
+
+
+def _command(command: str | None, workdir: str | None) -> tuple[list[str], str | None]:
+    """The command and working directory with relative paths resolved, or a one-line error."""
+    try:
+        argv = shlex.split(command) if command else []
+        folder = resolve_workdir(workdir)
+        if argv:
+            argv = resolve_command(argv, Path(folder) if folder else None)
+    except (ValueError, CommandError) as error:
+        fail(f"bad --command or --workdir: {error}")
+    return argv, folder
 
 
 @app.command("list")
@@ -121,6 +210,8 @@ def _kind(bot: admin_pb2.BotInfo) -> str:
 
 
 def _state(bot: admin_pb2.BotInfo) -> str:
+    if bot.retired:
+        return "removed"
     if not bot.enabled:
         return "disabled"
     return "suspended" if bot.suspended_reason else "active"

@@ -74,5 +74,5 @@ def _play_leagues(client: AdminClient, seed: int, rounds: int) -> None:
             rounds=rounds, seed=seed,
         )  # fmt: skip
         client.call("CreateLeague", league)
-        run_with_progress(client, league.name, concurrency=2)
+        run_with_progress(client, league.name, concurrency=2)  # sample bots: no faults to report
         print_standings(client.call("GetStandings", admin_pb2.GetStandingsRequest(game=game)))

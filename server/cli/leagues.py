@@ -8,6 +8,7 @@ from rich.table import Table
 
 from kingmaker.sdk.codec import options_to_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
+from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
 from kingmaker.server.cli.matches import parse_options
 from kingmaker.v1 import admin_pb2
 
@@ -64,19 +65,30 @@ def create(
 @app.command("run")
 def run(
     name: str = typer.Argument(..., help="The league's name."),
-    concurrency: int = typer.Option(0, min=0, help="Matches at the same time (default: the server's)."),
+    concurrency: int = typer.Option(
+        0, min=0, help="Matches at the same time (default: what the league last ran with, or the server's)."
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Run a league on the server, showing matches done, running and left, until it is done."""
+    """Run a league on the server, showing matches done, running and left, until it is done.
+
+    Ends with the faults of each bot; exits 3 if any seat ended by its bot's fault, 0 otherwise."""
     with admin_client(server, admin_token) as client:
-        run_with_progress(client, name, concurrency)
+        client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))  # an unknown league: one line
+        summary, reason = run_with_progress(client, name, concurrency)
         league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
     print_league(league)
+    if reason and reason != "finished":
+        console.print(f"the run ended: {reason}", soft_wrap=True)
+    summary.print()
+    if summary.bot_faults:
+        raise typer.Exit(FAULT_EXIT)
 
 
-def run_with_progress(client: object, name: str, concurrency: int) -> None:
-    """Follow a league run with a progress bar (shared with `kingmaker demo`)."""
+def run_with_progress(client: object, name: str, concurrency: int) -> tuple[FaultSummary, str]:
+    """Follow a league run with a progress bar (shared with `kingmaker demo`); the faults seen
+    and why the run ended."""
     request = admin_pb2.RunLeagueRequest(name=name, concurrency=concurrency)
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -85,6 +97,8 @@ def run_with_progress(client: object, name: str, concurrency: int) -> None:
         TextColumn("{task.fields[running]} running, {task.fields[waiting]} left"),
         TimeElapsedColumn(),
     )
+    summary = FaultSummary()
+    reason = ""
     with Progress(*columns, console=console) as progress:
         task = progress.add_task(name, total=None, running=0, waiting="?")
         for update in client.stream("RunLeague", request):  # type: ignore[attr-defined]
@@ -92,6 +106,46 @@ def run_with_progress(client: object, name: str, concurrency: int) -> None:
             progress.update(
                 task, completed=update.finished, total=total, running=update.running, waiting=update.waiting
             )
+            if update.HasField("last"):
+                summary.add(update.last)
+            reason = update.reason or reason
+    return summary, reason
+
+
+@app.command("pause")
+def pause(
+    name: str = typer.Argument(..., help="The league's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Start no new match of the league (those in play finish); `league resume` carries on."""
+    _control("PauseLeague", name, server, admin_token)
+
+
+@app.command("resume")
+def resume(
+    name: str = typer.Argument(..., help="The league's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Carry on a paused or interrupted league in the background, with the concurrency it had."""
+    _control("ResumeLeague", name, server, admin_token)
+
+
+@app.command("stop")
+def stop(
+    name: str = typer.Argument(..., help="The league's name."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """End a league for good: waiting matches are cancelled, those in play finish and count."""
+    _control("StopLeague", name, server, admin_token)
+
+
+def _control(method: str, name: str, server: str | None, admin_token: str | None) -> None:
+    with admin_client(server, admin_token) as client:
+        league = client.call(method, admin_pb2.LeagueControlRequest(name=name))
+    print_league(league)
 
 
 @app.command("rerun")
@@ -140,7 +194,7 @@ def list_(server: str | None = ServerOption, admin_token: str | None = TokenOpti
 
 
 def print_league(league: admin_pb2.LeagueInfo) -> None:
-    state = "finished" if league.finished else "not finished"
+    state = "finished" if league.finished else "paused" if league.paused else "not finished"
     console.print(
         f"league [bold]{league.name}[/]: {league.game}, {league.format}, {league.players} seats, {state}"
     )

@@ -11,6 +11,8 @@ from rich.table import Table
 from kingmaker.games.api import OptionValue
 from kingmaker.sdk.codec import options_to_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
+from kingmaker.server.cli.paths import CommandError, resolve_command
 from kingmaker.v1 import admin_pb2, common_pb2
 
 app = typer.Typer(help="Run a match through the server, or show a stored one.", no_args_is_help=True)
@@ -60,6 +62,11 @@ def run(
         with console.status(f"playing {game} with {len(seats)} bots"):
             record = client.call("RunMatch", request)
     print_record(record, games[game].score_name)
+    summary = FaultSummary()
+    summary.add(record)
+    summary.print()
+    if summary.bot_faults:
+        raise typer.Exit(FAULT_EXIT)
 
 
 @app.command("show")
@@ -86,6 +93,10 @@ def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
         rank = str(seat.rank) if seat.rank else "-"
         table.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
     console.print(table)
+    for seat in record.seats:
+        if seat.stderr_tail.strip():
+            console.print(f"end of {seat.bot}'s stderr (seat {seat.seat}):")
+            console.print(seat.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
     if (record.status and record.status != "finished") or record.status_reason:
         # Void, unrated or cancelled: say so, or a reader would take the table for a result.
         console.print(f"{record.status}: {record.status_reason}" if record.status_reason else record.status)
@@ -104,7 +115,11 @@ def parse_seat(text: str) -> admin_pb2.MatchSeat:
         ) from None
     if not command:
         raise typer.BadParameter("a seat needs a command", param_hint="--seat")
-    return admin_pb2.MatchSeat(bot=name or _default_name(command), command=command)
+    try:
+        resolved = resolve_command(command)
+    except CommandError as error:
+        fail(f"bad --seat: {error}")
+    return admin_pb2.MatchSeat(bot=name or _default_name(command), command=resolved)
 
 
 def parse_options(texts: list[str]) -> dict[str, OptionValue]:

@@ -130,7 +130,10 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             names = [seat.bot for seat in request.seats]
             ticket = await asyncio.to_thread(create_match, self.db, game.spec.name, names, seed, options)
             ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
-            await play_ticket(self.db, self.roster, ticket, control)
+            try:
+                await play_ticket(self.db, self.roster, ticket, control)
+            finally:  # the bots were started for this match only: do not leave them running
+                await self.roster.retire(set(ticket.bot_ids))
             return await self._stored(ticket.match_id, with_log=True)
         match_id = uuid.uuid4().hex[:12]
         report = await play_match(self.roster, game.spec.name, entrants, seed, options, control, match_id)
@@ -166,6 +169,16 @@ class AdminService(admin_pb2_grpc.AdminServicer):
 
     @admin_only
     async def AddBot(self, request: admin_pb2.AddBotRequest, context: Context) -> admin_pb2.AddBotResponse:
+        if request.check and request.command:
+            # Launch it before registering anything, so a bot that cannot start is not registered.
+            command = Entrant(
+                request.name, command=tuple(request.command), cwd=request.working_directory or None
+            )
+            ok, detail, tail = await self.roster.check(command)
+            if not ok:
+                await abort(
+                    context, grpc.StatusCode.FAILED_PRECONDITION, _check_failure(request.name, detail, tail)
+                )
         bot, token = await asyncio.to_thread(
             bots.register_bot,
             self.db,
@@ -206,6 +219,54 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     ) -> admin_pb2.RotateTokenResponse:
         token = await asyncio.to_thread(bots.rotate_token, self.db, request.name)
         return admin_pb2.RotateTokenResponse(token=token)
+
+    @admin_only
+    async def CheckBot(
+        self, request: admin_pb2.CheckBotRequest, context: Context
+    ) -> admin_pb2.CheckBotResponse:
+        bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
+        if bot.command is None:
+            await abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"{bot.name} is a remote bot: it connects itself",
+            )
+        assert bot.command is not None
+        ok, detail, tail = await self.roster.check(
+            Entrant(bot.name, command=bot.command, cwd=bot.working_dir)
+        )
+        return admin_pb2.CheckBotResponse(ok=ok, detail=detail, stderr_tail=tail)
+
+    @admin_only
+    async def ReinstateBot(
+        self, request: admin_pb2.ReinstateBotRequest, context: Context
+    ) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.reinstate, self.db, request.name)
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @admin_only
+    async def EditBot(self, request: admin_pb2.EditBotRequest, context: Context) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(
+            functools.partial(
+                bots.edit_bot,
+                self.db,
+                request.name,
+                command=list(request.command.argv) if request.HasField("command") else None,
+                working_dir=request.working_directory if request.HasField("working_directory") else None,
+                games=list(request.games) or None,
+            )
+        )
+        # Processes kept from before run the old command: start afresh next time.
+        await self.roster.retire({bot.id})
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @admin_only
+    async def RemoveBot(self, request: admin_pb2.RemoveBotRequest, context: Context) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.retire_bot, self.db, request.name)
+        for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+            self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
+        await self.roster.retire({bot.id})
+        return convert.bot_message(bot)
 
     def _connected(self, bot_id: int) -> bool:
         return any(session.identity.bot_id == bot_id for session in self.pool.sessions)
@@ -266,6 +327,30 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         return admin_pb2.ListLeaguesResponse(leagues=[await self._league(info.name) for info in found])
 
     @admin_only
+    async def PauseLeague(
+        self, request: admin_pb2.LeagueControlRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        await asyncio.to_thread(leagues.pause_league, self.db, request.name)
+        return await self._league(request.name)
+
+    @admin_only
+    async def ResumeLeague(
+        self, request: admin_pb2.LeagueControlRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        info = await asyncio.to_thread(leagues.get_league, self.db, request.name)
+        if info.finished:
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"league {info.name!r} is finished")
+        await self.league_runner.start(request.name)
+        return await self._league(request.name)
+
+    @admin_only
+    async def StopLeague(
+        self, request: admin_pb2.LeagueControlRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        await asyncio.to_thread(leagues.stop_league, self.db, request.name)
+        return await self._league(request.name)
+
+    @admin_only
     async def GetStandings(
         self, request: admin_pb2.GetStandingsRequest, context: Context
     ) -> admin_pb2.GetStandingsResponse:
@@ -314,6 +399,12 @@ async def _require_game(context: Context, name: str) -> None:
         get_game(name)
     except UnknownGameError as error:
         await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+
+
+def _check_failure(name: str, detail: str, stderr_tail: str) -> str:
+    lines = [line for line in stderr_tail.strip().splitlines() if line.strip()]
+    said = f"; its stderr ends: {lines[-1].strip()[:300]}" if lines else ""
+    return f"bot {name} did not start: {detail}{said} (register it anyway with --no-check)"
 
 
 def new_admin_token() -> str:

@@ -50,7 +50,7 @@ def report_record(report: MatchReport) -> admin_pb2.MatchRecord:
         edition=report.edition,
         seed=report.seed,
         options=options_to_proto(report.options),
-        seats=[seat_result_proto(seat) for seat in report.seats],
+        seats=[seat_result_proto(seat, with_stderr=True) for seat in report.seats],
         decisions=[
             admin_pb2.JointAction(
                 actions=[
@@ -98,7 +98,9 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
         league=summary.league or "",
     )
     for seat, bot in zip(summary.seats, summary.bots, strict=True):
-        result = common_pb2.SeatResult(seat=seat.seat, bot=bot, detail=seat.detail or "")
+        result = common_pb2.SeatResult(
+            seat=seat.seat, bot=bot, detail=seat.detail or "", stderr_tail=seat.stderr_tail or ""
+        )
         if seat.end_reason is not None:
             result.end_reason = end_reason_proto(seat.end_reason)
             result.score = seat.score or 0
@@ -135,6 +137,7 @@ def bot_message(bot: BotInfo, connected: bool = False) -> admin_pb2.BotInfo:
         suspended_stderr=bot.suspended_stderr or "",
         created_at=_seconds(bot.created_at),
         connected=connected,
+        retired=bot.retired,
     )
 
 
@@ -151,6 +154,8 @@ def league_message(info: LeagueInfo, bot_names: list[str], counts: dict[str, int
         finished=info.finished,
         matches=counts,
         status_reason=info.status_reason or "",
+        paused=info.paused,
+        concurrency=info.concurrency or 0,
     )
 
 

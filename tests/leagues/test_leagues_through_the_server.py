@@ -152,7 +152,10 @@ def test_a_crashing_bot_is_suspended_and_its_owner_reads_why(server: BackgroundS
         "--rounds",
         "3",
     )
-    cli(server, "league", "run", "faults")
+    ran = runner.invoke(app, ["league", "run", "faults", "--server", server.address])
+    # A run in which a bot faulted says so per bot and exits 3 (0 is for a clean run).
+    assert ran.exit_code == 3, ran.stderr or ran.output
+    assert "crashy" in ran.stdout and "3 crashed" in ran.stdout
     table = {row.bot: row for row in standings.standings(server.server.db, "kingdoms")}
     assert table["crashy"].faults == 3
     assert table["steady"].wins == 3, "a faulty seat ranks last"
