@@ -15,6 +15,9 @@ from kingmaker.sdk.client import tls_credentials
 from kingmaker.server.app import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.v1 import admin_pb2_grpc
 
+CONNECT_WAIT_SECONDS = 5.0
+"""How long a command waits for the server to answer before saying it cannot reach it."""
+
 console = Console()
 errors = Console(stderr=True)
 
@@ -90,4 +93,9 @@ def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]
         grpc.insecure_channel(address) if credentials is None else grpc.secure_channel(address, credentials)
     )
     with channel:
+        try:
+            # A server started a moment ago (`kingmaker serve &`) is given a few seconds to listen.
+            grpc.channel_ready_future(channel).result(timeout=CONNECT_WAIT_SECONDS)
+        except grpc.FutureTimeoutError:
+            fail(f"cannot reach the server at {address} (is `kingmaker serve` running?)")
         yield AdminClient(channel, admin_token(token), address)

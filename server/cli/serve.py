@@ -17,7 +17,11 @@ from kingmaker.server.roster import BUSY_TIMEOUT
 
 def serve(
     address: str = typer.Option(
-        DEFAULT_ADDRESS, "--address", "-a", help="host:port to listen on, or unix:/path."
+        DEFAULT_ADDRESS,
+        "--address",
+        "-a",
+        envvar="KINGMAKER_SERVER",
+        help="host:port to listen on, or unix:/path (the address the other commands reach).",
     ),
     database_url: str | None = typer.Option(
         None,
