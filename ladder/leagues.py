@@ -130,19 +130,9 @@ def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTick
     needed). Empty when nothing waits: the league is then finished if nothing runs either."""
     with db.transaction() as session:
         league = _league(session, league_id)
-        if league.format == "ladder" and not league.finished:
-            _top_up(session, league, limit)
-        waiting = session.exec(
-            select(Match)
-            .where(Match.league_id == league_id, Match.status == MatchStatus.SCHEDULED)
-            .order_by(col(Match.ordinal), col(Match.id))
-            .limit(limit)
-        ).all()
+        waiting = _next_waiting(session, league, limit)
         if not waiting:
-            if league.format == "ladder":
-                _close_ladder_if_done(session, league)
-            else:
-                close_league_if_done(session, league.id)
+            _close_if_done(session, league)
         return [ticket(session, match) for match in waiting]
 
 
@@ -154,14 +144,7 @@ def claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]
         league = _league(session, league_id)
         if league.paused or league.finished:
             return []
-        if league.format == "ladder":
-            _top_up(session, league, limit)
-        waiting = session.exec(
-            select(Match)
-            .where(Match.league_id == league_id, Match.status == MatchStatus.SCHEDULED)
-            .order_by(col(Match.ordinal), col(Match.id))
-            .limit(limit)
-        ).all()
+        waiting = _next_waiting(session, league, limit)
         claimed = []
         for match in waiting:
             blocked = _inactive_seat(session, match)
@@ -177,11 +160,27 @@ def claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]
         session.add(league)
         session.flush()
         if not claimed:
-            if league.format == "ladder":
-                _close_ladder_if_done(session, league)
-            else:
-                close_league_if_done(session, league.id)
+            _close_if_done(session, league)
         return [ticket(session, match) for match in claimed]
+
+
+def _next_waiting(session: Session, league: League, limit: int) -> Sequence[Match]:
+    """Up to ``limit`` scheduled matches in plan order (a ladder plans more first, as needed)."""
+    if league.format == "ladder" and not league.finished:
+        _top_up(session, league, limit)
+    return session.exec(
+        select(Match)
+        .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
+        .order_by(col(Match.ordinal), col(Match.id))
+        .limit(limit)
+    ).all()
+
+
+def _close_if_done(session: Session, league: League) -> None:
+    if league.format == "ladder":
+        _close_ladder_if_done(session, league)
+    else:
+        close_league_if_done(session, league.id)
 
 
 def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
