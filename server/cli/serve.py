@@ -26,7 +26,8 @@ def serve(
     database_url: str | None = typer.Option(
         None,
         "--database-url",
-        help="Any SQLAlchemy URL. Default: $KINGMAKER_DATABASE_URL, else SQLite in $KINGMAKER_HOME.",
+        help="Any SQLAlchemy URL. Default: $KINGMAKER_DATABASE_URL, else $KINGMAKER_HOME/kingmaker.db "
+        "($KINGMAKER_HOME: ./.kingmaker).",
     ),
     decision_ms: int = typer.Option(2000, min=1, help="Default time for one decision, in ms."),
     bank_ms: int = typer.Option(0, min=0, help="Default time bank per seat, in ms."),
