@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
+
+# Property tests search at random on a developer's machine (and in bench/), but CI must not fail
+# at random on a submission that did not touch a game: there every run tries the same examples
+# (derandomize, no example database), so a failure in CI is a failure of that change.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 @pytest.fixture
