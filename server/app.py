@@ -61,6 +61,10 @@ def load_or_create_admin_token(explicit: str | None = None) -> str:
     return token
 
 
+class ListenError(RuntimeError):
+    """The server cannot take its address (in use, or not an address of this machine)."""
+
+
 @dataclass
 class ServerConfig:
     address: str = DEFAULT_ADDRESS
@@ -115,16 +119,25 @@ class KingmakerServer:
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            # gRPC would otherwise let a second server bind the same port (SO_REUSEPORT) and the
+            # two would answer alternately from one database.
+            ("grpc.so_reuseport", 0),
         ]
         server = grpc.aio.server(options=options)
         config = self.config
-        if config.tls_cert is not None and config.tls_key is not None:
-            credentials = grpc.ssl_server_credentials(
-                [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
-            )
-            port = server.add_secure_port(config.address, credentials)
-        else:
-            port = server.add_insecure_port(config.address)
+        try:
+            if config.tls_cert is not None and config.tls_key is not None:
+                credentials = grpc.ssl_server_credentials(
+                    [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
+                )
+                port = server.add_secure_port(config.address, credentials)
+            else:
+                port = server.add_insecure_port(config.address)
+        except RuntimeError:
+            raise ListenError(
+                f"cannot listen on {config.address}: the address is in use or not available here "
+                "(is another kingmaker serve running?)"
+            ) from None
         if not config.address.startswith("unix:"):
             host = config.address.rsplit(":", 1)[0]
             self.address = f"{host}:{port}"
@@ -173,7 +186,8 @@ class KingmakerServer:
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stop taking calls, close every bot stream, and let running calls end within ``grace``."""
-        if self._server is None:
+        if self._server is None:  # it never started (its address was taken): only the database
+            self.db.close()
             return
         await self._health.enter_graceful_shutdown()
         if self.leagues is not None:

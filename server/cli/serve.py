@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from kingmaker.ladder.errors import LadderError
-from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ServerConfig, admin_token_path
+from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ListenError, ServerConfig, admin_token_path
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.roster import BUSY_TIMEOUT
@@ -80,8 +80,9 @@ async def _serve(config: ServerConfig) -> None:
     server = KingmakerServer(config)
     try:
         address = await server.start()
-    except RuntimeError as error:
-        fail(f"cannot listen on {config.address}: {error}")
+    except ListenError as error:
+        await server.stop()
+        fail(str(error))
     console.print(f"kingmaker serving on [bold]{address}[/]", soft_wrap=True)
     console.print(f"database {server.db.url}; admin token in {admin_token_path()}", soft_wrap=True)
     stopping = asyncio.Event()
