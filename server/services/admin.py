@@ -218,6 +218,12 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self, request: admin_pb2.RotateTokenRequest, context: Context
     ) -> admin_pb2.RotateTokenResponse:
         token = await asyncio.to_thread(bots.rotate_token, self.db, request.name)
+        bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
+        # Streams opened with the old token end now, not when they next disconnect. (Bots the
+        # server launched hold one-time launch tokens, untouched by this.)
+        for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+            if session.identity.launch_key is None:
+                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, "the bot's token was rotated")
         return admin_pb2.RotateTokenResponse(token=token)
 
     @admin_only

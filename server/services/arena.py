@@ -94,6 +94,12 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 )
         session = BotSession(identity, tuple(hello.games), max(1, hello.max_concurrent_matches))
         self.pool.admit(session)
+        if identity.launch_key is None and await self.pool.identify(hello.token) != identity:
+            # The token was rotated (or the bot disabled or removed) while this stream was being
+            # admitted: the rotation ended the streams it could see, so this one must end here.
+            self.pool.remove(session)
+            text = "the token was revoked while the stream was connecting"
+            raise Refusal(arena_pb2.ERROR_CODE_UNAUTHENTICATED, grpc.StatusCode.UNAUTHENTICATED, text)
         return session
 
 
