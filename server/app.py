@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from kingmaker.server.run_folder import make_run_folder
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
-from kingmaker.server.services.arena import ArenaService
+from kingmaker.server.services.arena import HELLO_TIMEOUT_SECONDS, ArenaService
 from kingmaker.server.sessions import Identity, SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
@@ -61,6 +62,16 @@ def load_or_create_admin_token(explicit: str | None = None) -> str:
     return token
 
 
+def incoming_connection_limit() -> int:
+    """Connections the server accepts at once: what its file-descriptor limit allows, less a
+    reserve for the database, bot processes and logs (a full server refuses new connections
+    rather than failing to open a file)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 10_000
+    return max(16, min(10_000, soft - max(64, soft // 4)))
+
+
 class ListenError(RuntimeError):
     """The server cannot take its address (in use, or not an address of this machine)."""
 
@@ -86,6 +97,12 @@ class ServerConfig:
     jail: bool = True
     """Run launched bots in the bubblewrap jail (no network) where bubblewrap works; elsewhere,
     or when False, they run with the resource limits only."""
+    hello_timeout: float = HELLO_TIMEOUT_SECONDS
+    """Seconds a new stream has to say hello."""
+    handshake_timeout: float = 10.0
+    """Seconds a new connection has to finish the HTTP/2 handshake."""
+    idle_connection_timeout: float = 120.0
+    """Seconds a connection may stay open with no call before the server closes it."""
     tls_cert: Path | None = None
     tls_key: Path | None = None
     """With both, the server speaks TLS on ``address`` (PEM files)."""
@@ -116,15 +133,20 @@ class KingmakerServer:
         return Identity(bot=bot.name, bot_id=bot.id) if bot is not None else None
 
     async def start(self) -> str:
+        config = self.config
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             # gRPC would otherwise let a second server bind the same port (SO_REUSEPORT) and the
             # two would answer alternately from one database.
             ("grpc.so_reuseport", 0),
+            # Connections that never finish the HTTP/2 handshake, or hold no call, are closed, so
+            # idle clients cannot use up the server's file descriptors and starve the others.
+            ("grpc.server_handshake_timeout_ms", int(config.handshake_timeout * 1000)),
+            ("grpc.max_connection_idle_ms", int(config.idle_connection_timeout * 1000)),
+            ("grpc.max_allowed_incoming_connections", incoming_connection_limit()),
         ]
         server = grpc.aio.server(options=options)
-        config = self.config
         try:
             if config.tls_cert is not None and config.tls_key is not None:
                 credentials = grpc.ssl_server_credentials(
@@ -157,7 +179,8 @@ class KingmakerServer:
             temp_root=self.run_folder,
         )
         self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
-        arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
+        arena = ArenaService(self.pool, hello_timeout=config.hello_timeout)
+        arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         admin = AdminService(
             self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive, config.time_control
         )

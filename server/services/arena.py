@@ -14,6 +14,10 @@ from kingmaker.server.sessions import BotSession, SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 HELLO_TIMEOUT_SECONDS = 10.0
+MAX_WAITING_FOR_HELLO = 256
+"""Streams that have not said hello yet, at most, across the server: each is closed after
+``HELLO_TIMEOUT_SECONDS``, and beyond this many a new one is refused at once (memory stays bounded
+whatever a client opens)."""
 MAX_CONNECTIONS_PER_BOT = 8
 """Streams one registered bot may hold open at once, so one greedy client cannot crowd out others."""
 
@@ -34,10 +38,13 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         pool: SessionPool,
         hello_timeout: float = HELLO_TIMEOUT_SECONDS,
         max_connections_per_bot: int = MAX_CONNECTIONS_PER_BOT,
+        max_waiting_for_hello: int = MAX_WAITING_FOR_HELLO,
     ) -> None:
         self.pool = pool
         self.hello_timeout = hello_timeout
         self.max_connections_per_bot = max_connections_per_bot
+        self.max_waiting_for_hello = max_waiting_for_hello
+        self.waiting_for_hello = 0
 
     async def Play(
         self, request_iterator: AsyncIterator[arena_pb2.BotMessage], context: grpc.aio.ServicerContext
@@ -63,9 +70,22 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
     async def _admit(self, request_iterator: AsyncIterator[arena_pb2.BotMessage]) -> BotSession:
         """The session of a stream whose hello is in order; ``Refusal`` otherwise."""
+        if self.waiting_for_hello >= self.max_waiting_for_hello:
+            text = f"{self.waiting_for_hello} streams are already waiting to say hello; try again shortly"
+            raise Refusal(arena_pb2.ERROR_CODE_TOO_MANY_CONNECTIONS, grpc.StatusCode.RESOURCE_EXHAUSTED, text)
+        self.waiting_for_hello += 1
+        try:
+            first = await self._first_message(request_iterator)
+        finally:
+            self.waiting_for_hello -= 1
+        return await self._admit_hello(first)
+
+    async def _first_message(
+        self, request_iterator: AsyncIterator[arena_pb2.BotMessage]
+    ) -> arena_pb2.BotMessage:
         bad_hello = arena_pb2.ERROR_CODE_BAD_HELLO
         try:
-            first = await asyncio.wait_for(anext(request_iterator), self.hello_timeout)
+            return await asyncio.wait_for(anext(request_iterator), self.hello_timeout)
         except TimeoutError:
             raise Refusal(  # noqa: B904  # the timeout is the reason, not a failure in handling it
                 bad_hello, grpc.StatusCode.DEADLINE_EXCEEDED, f"no hello within {self.hello_timeout:g} s"
@@ -74,6 +94,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             raise Refusal(
                 bad_hello, grpc.StatusCode.INVALID_ARGUMENT, "the stream closed before its hello"
             ) from None
+
+    async def _admit_hello(self, first: arena_pb2.BotMessage) -> BotSession:
+        bad_hello = arena_pb2.ERROR_CODE_BAD_HELLO
         if first.WhichOneof("message") != "hello":
             raise Refusal(bad_hello, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a hello")
         hello = first.hello
