@@ -38,7 +38,7 @@ def register_bot(
     working_dir: str | None = None,
 ) -> tuple[BotInfo, str]:
     """Register a bot; returns it and its token (shown this once, stored only as a hash)."""
-    _check_name(name)
+    check_name("bot", name)
     checked_games = _check_games(games)
     argv = _check_command(command)
     if working_dir is not None and argv is None:
@@ -236,10 +236,13 @@ def withdraw_from_schedule(session: Session, bot_id: int, reason: str, game: str
     return len(waiting)
 
 
-def _check_name(name: str) -> None:
+def check_name(kind: str, name: str) -> None:
+    """Bot and league names: 1 to 64 ASCII letters, digits, '_', '.' or '-' (no spaces, no
+    control or direction-changing characters), so every name is safe to show and to type."""
     if not NAME_PATTERN.fullmatch(name):
+        shown = repr(name) if len(name) <= 70 else f"{name[:60]!r}... ({len(name)} characters)"
         raise InvalidRequestError(
-            f"bad bot name {name!r}: use 1 to 64 letters, digits, '_', '.' or '-', "
+            f"bad {kind} name {shown}: use 1 to 64 letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
         )
 

@@ -16,6 +16,7 @@ league created again with the same seed, bots and settings plans the same matche
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,6 +25,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
+from kingmaker.ladder.bots import check_name
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.matches import check_game_setup, close_league_if_done, schedule_match, ticket
@@ -43,6 +45,11 @@ from kingmaker.ladder.schedules import Gauntlet, Matchmaker, PlannedMatch, Progr
 from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, Schedule
 
 FORMATS = ("round_robin", "gauntlet", "ladder")
+MAX_PLANNED_MATCHES = 10_000
+"""The most matches a round robin or gauntlet plans when created (in one short transaction)."""
+MAX_ROUNDS = 1_000
+MAX_LADDER_MATCHES = 1_000_000
+MAX_TIME_BUDGET_S = 366 * 24 * 3600
 LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
 
 
@@ -67,12 +74,19 @@ def create_league(
         raise InvalidRequestError(f"unknown league format {format!r} (formats: {', '.join(FORMATS)})")
     if (challenger is None) != (format != "gauntlet"):
         raise InvalidRequestError("a gauntlet needs a challenger, and only a gauntlet takes one")
-    if rounds < 1:
-        raise InvalidRequestError("rounds must be at least 1")
-    if max_matches is not None and max_matches < 1:
-        raise InvalidRequestError("max_matches must be at least 1")
-    if time_budget_s is not None and time_budget_s <= 0:
-        raise InvalidRequestError("time_budget_s must be positive")
+    check_name("league", name)
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise InvalidRequestError(f"rounds must be from 1 to {MAX_ROUNDS:,}, not {rounds}")
+    if max_matches is not None and not 1 <= max_matches <= MAX_LADDER_MATCHES:
+        raise InvalidRequestError(f"max_matches must be from 1 to {MAX_LADDER_MATCHES:,}, not {max_matches}")
+    if time_budget_s is not None and not (
+        math.isfinite(time_budget_s) and 0 < time_budget_s <= MAX_TIME_BUDGET_S
+    ):
+        raise InvalidRequestError(
+            f"time_budget_s must be a number of seconds from 0 to {MAX_TIME_BUDGET_S:,}"
+        )
+    if seed is not None and not 0 <= seed < 2**63:
+        raise InvalidRequestError(f"a seed must be from 0 to 2^63 - 1, not {seed}")
     resolved = check_game_setup(game, players, options)
     entrants = ([challenger] if challenger is not None else []) + list(bots)
     if len(set(entrants)) != len(entrants):
@@ -109,8 +123,13 @@ def create_league(
         except ValueError as error:
             raise InvalidRequestError(str(error)) from None
         if isinstance(schedule, FixedSchedule):
-            plan = schedule.plan()
-            _write_plan(session, league, plan)
+            size = schedule.size()
+            if size > MAX_PLANNED_MATCHES:
+                raise InvalidRequestError(
+                    f"that plan has {size:,} matches, more than the {MAX_PLANNED_MATCHES:,} a league may "
+                    "plan up front; use fewer rounds or bots, or a continuous ladder league (--format ladder)"
+                )
+            _write_plan(session, league, schedule.plan())
         return _info(session, league)
 
 
@@ -284,6 +303,7 @@ def league_progress(db: Database, league_id: int) -> dict[str, int]:
 
 def rerun_league(db: Database, league_id: int, new_name: str) -> LeagueInfo:
     """A new league that replays the planned matches of ``league_id``: same seeds, same seats."""
+    check_name("league", new_name)
     with db.transaction() as session:
         old = _league(session, league_id)
         if session.exec(select(League.id).where(League.name == new_name)).first() is not None:

@@ -161,6 +161,15 @@ class FixedSchedule(Schedule):
     def groups(self) -> list[tuple[int, ...]]:
         """The groups of one round, each in entry order (seats are chosen afterwards)."""
 
+    @abstractmethod
+    def groups_per_round(self) -> int:
+        """How many groups ``groups()`` lists, counted without listing them."""
+
+    def size(self) -> int:
+        """How many matches the whole plan holds, counted before anything is made (a request for
+        a huge plan is refused by its size, not by running out of memory making it)."""
+        return self.groups_per_round() * self.rounds * (self.players if self.duplicate else 1)
+
     def seated_groups(self) -> list[tuple[int, ...]]:
         if self._seated is None:
             balancer = SeatBalancer(self.players, self.focus)

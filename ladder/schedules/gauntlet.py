@@ -8,6 +8,7 @@ challenger's first, so it sits in every seat equally often (within one).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 from kingmaker.ladder.schedules.base import FixedSchedule
@@ -33,3 +34,6 @@ class Gauntlet(FixedSchedule):
 
     def groups(self) -> list[tuple[int, ...]]:
         return [(self.challenger, *others) for others in itertools.combinations(self.field, self.players - 1)]
+
+    def groups_per_round(self) -> int:
+        return math.comb(len(self.field), self.players - 1)

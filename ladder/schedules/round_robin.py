@@ -9,6 +9,7 @@ balancer keeps evening out the seats).
 from __future__ import annotations
 
 import itertools
+import math
 
 from kingmaker.ladder.schedules.base import FixedSchedule
 
@@ -16,3 +17,6 @@ from kingmaker.ladder.schedules.base import FixedSchedule
 class RoundRobin(FixedSchedule):
     def groups(self) -> list[tuple[int, ...]]:
         return list(itertools.combinations(self.bots, self.players))
+
+    def groups_per_round(self) -> int:
+        return math.comb(len(self.bots), self.players)

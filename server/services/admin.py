@@ -23,7 +23,7 @@ from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
 from kingmaker.ladder import bots, history, leagues, standings
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.errors import ConflictError, LadderError, NotFoundError
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.matches import create_match, mark_running, match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.sdk.codec import CodecError, options_from_proto
@@ -33,10 +33,10 @@ from kingmaker.server.matches import play_match
 from kingmaker.server.rated import play_ticket
 from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
-from kingmaker.server.services import convert
+from kingmaker.server.services import convert, validation
 from kingmaker.server.services.errors import abort
 from kingmaker.server.sessions import SessionPool
-from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, common_pb2
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2
 
 T = TypeVar("T")
 Context: TypeAlias = grpc.aio.ServicerContext
@@ -114,17 +114,17 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             game = get_game(request.game)
             options = options_from_proto(request.options)
             control = (
-                time_control(request.time_control)
+                validation.time_control(request.time_control)
                 if request.HasField("time_control")
                 else self.default_control
             )
-            seed = request.seed if request.HasField("seed") else secrets.randbits(62)
+            seed = validation.seed(request.seed) if request.HasField("seed") else secrets.randbits(62)
             game.new(len(request.seats), seed, options)
             ad_hoc = [bool(seat.command) for seat in request.seats]
             if any(ad_hoc) and not all(ad_hoc):
                 raise ValueError("a match takes either registered bots or commands, not both")
             entrants = [entrant(seat) for seat in request.seats] if all(ad_hoc) else []
-        except (UnknownGameError, OptionsError, CodecError, ValueError) as error:
+        except (UnknownGameError, OptionsError, CodecError, ValueError, InvalidRequestError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         if not entrants:  # registered bots: a one-off match, stored and rated like any other
             names = [seat.bot for seat in request.seats]
@@ -145,16 +145,18 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         report = self.archive.get(request.match_id)
         if report is not None:
             return convert.report_record(report)
-        if not request.match_id.isdigit():
-            await abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
-        return await self._stored(int(request.match_id), with_log=True)
+        return await self._stored(validation.match_id(request.match_id), with_log=True)
 
     @admin_only
     async def ListMatches(
         self, request: admin_pb2.ListMatchesRequest, context: Context
     ) -> admin_pb2.ListMatchesResponse:
         found = await asyncio.to_thread(
-            history.list_matches, self.db, request.league or None, request.game or None, request.limit or 50
+            history.list_matches,
+            self.db,
+            request.league or None,
+            request.game or None,
+            validation.page_size(request.limit),
         )
         return admin_pb2.ListMatchesResponse(matches=[convert.stored_record(summary) for summary in found])
 
@@ -296,7 +298,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             list(request.bots),
             format=request.format or "round_robin",
             players=request.players or game.spec.min_players,
-            seed=request.seed if request.HasField("seed") else None,
+            seed=validation.seed(request.seed) if request.HasField("seed") else None,
             duplicate=request.duplicate,
             rounds=request.rounds or 1,
             options=options,
@@ -310,7 +312,9 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def RunLeague(
         self, request: admin_pb2.RunLeagueRequest, context: Context
     ) -> AsyncIterator[admin_pb2.LeagueProgress]:
-        async for progress in self.league_runner.watch(request.name, request.concurrency):
+        async for progress in self.league_runner.watch(
+            request.name, validation.concurrency(request.concurrency)
+        ):
             yield await self._progress(progress)
 
     @admin_only
@@ -361,7 +365,8 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self, request: admin_pb2.GetStandingsRequest, context: Context
     ) -> admin_pb2.GetStandingsResponse:
         await _require_game(context, request.game)
-        rows = await asyncio.to_thread(standings.standings, self.db, request.game, request.limit or None)
+        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        rows = await asyncio.to_thread(standings.standings, self.db, request.game, limit)
         return admin_pb2.GetStandingsResponse(
             game=request.game, standings=[convert.standing_message(r) for r in rows]
         )
@@ -371,7 +376,8 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self, request: admin_pb2.GetRatingHistoryRequest, context: Context
     ) -> admin_pb2.GetRatingHistoryResponse:
         await _require_game(context, request.game)
-        series = await asyncio.to_thread(standings.rating_history, self.db, request.game, request.top or 5)
+        top = validation.page_size(request.top, default=5)
+        series = await asyncio.to_thread(standings.rating_history, self.db, request.game, top)
         return admin_pb2.GetRatingHistoryResponse(
             series=[convert.rating_series(bot, points) for bot, points in series.items()]
         )
@@ -427,12 +433,3 @@ def entrant(seat: admin_pb2.MatchSeat) -> Entrant:
         raise ValueError(f"cannot start {program!r}: no such executable")
     name = seat.bot or program.rsplit("/", 1)[-1]
     return Entrant(name=name, command=tuple(seat.command), cwd=seat.working_directory or None)
-
-
-def time_control(message: common_pb2.TimeControl) -> TimeControl:
-    return TimeControl(
-        decision_ms=message.decision_ms or TimeControl.decision_ms,
-        bank_ms=message.bank_ms,
-        increment_ms=message.increment_ms,
-        max_strikes=message.max_strikes or TimeControl.max_strikes,
-    )
