@@ -77,7 +77,7 @@ def rotate_token(db: Database, name: str) -> str:
 
 def authenticate(db: Database, token: str) -> BotInfo | None:
     """The enabled bot that holds ``token``, or None. Suspended bots are returned (check .active)."""
-    with db.transaction() as session:
+    with db.read() as session:
         bot = session.exec(select(Bot).where(Bot.token_hash == hash_token(token))).first()
         if bot is None or not token_matches(token, bot.token_hash) or not bot.enabled:
             return None
@@ -175,26 +175,38 @@ def reinstate(db: Database, name: str) -> BotInfo:
 
 def get_bot(db: Database, name: str) -> BotInfo:
     """The bot named ``name`` (for "bot show"): ``NotFoundError`` if there is none."""
-    with db.transaction() as session:
+    with db.read() as session:
         return bot_info(session, find_bot(session, name))
 
 
 def get_bot_by_id(db: Database, bot_id: int) -> BotInfo:
     """The bot with this id (the server looks seats up by id): ``NotFoundError`` if there is none."""
-    with db.transaction() as session:
+    with db.read() as session:
         bot = session.get(Bot, bot_id)
         if bot is None:
             raise NotFoundError(f"no bot with id {bot_id}")
         return bot_info(session, bot)
 
 
-def list_bots(db: Database, game: str | None = None) -> list[BotInfo]:
-    """Every bot by name, or only those that play ``game``."""
-    with db.transaction() as session:
-        query = select(Bot).order_by(col(Bot.name))
+def list_bots(
+    db: Database, game: str | None = None, limit: int | None = None, after: str | None = None
+) -> list[BotInfo]:
+    """Bots by name (only those that play ``game``, if given): at most ``limit``, named after
+    ``after`` when given (the next page)."""
+    with db.read() as session:
+        query = select(Bot).order_by(col(Bot.name)).limit(limit)
+        if after is not None:
+            query = query.where(col(Bot.name) > after)
         if game is not None:
             query = query.join(BotGame).where(BotGame.game == game)
         return [bot_info(session, bot) for bot in session.exec(query).all()]
+
+
+def names_of(db: Database, bot_ids: Sequence[int]) -> dict[int, str]:
+    """The names of these bots, by id."""
+    with db.read() as session:
+        rows = session.exec(select(Bot.id, Bot.name).where(col(Bot.id).in_(list(bot_ids)))).all()
+    return {bot_id: name for bot_id, name in rows if bot_id is not None}
 
 
 def find_bot(session: Session, name: str) -> Bot:

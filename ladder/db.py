@@ -8,9 +8,11 @@ SQLite is set up for one server process calling from several worker threads:
 - WAL journal, so readers never wait for the writer;
 - a 30 s busy timeout, so a writer waits for another instead of failing;
 - foreign keys on (SQLite leaves them off by default);
-- every transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock up front, so two
-  threads that both read and then write serialise cleanly instead of one failing with "database
-  is locked" when it tries to upgrade its read lock.
+- a write transaction (``transaction()``) starts with ``BEGIN IMMEDIATE``: it takes the write lock
+  up front, so two threads that both read and then write serialise cleanly instead of one failing
+  with "database is locked" when it tries to upgrade its read lock;
+- a read transaction (``read()``) starts with a plain ``BEGIN``: under WAL it reads a snapshot and
+  never takes the write lock, so however long a read runs, no writer waits for it.
 
 A bad URL raises ``DatabaseUrlError`` before anything is created: the file's folder must exist and
 be writable, and a non-SQLite server must answer a connection.
@@ -18,6 +20,7 @@ be writable, and a non-SQLite server must answer a connection.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +38,8 @@ from kingmaker.ladder.errors import DatabaseUrlError
 URL_VARIABLE = "KINGMAKER_DATABASE_URL"
 DEFAULT_URL = "sqlite:///kingmaker.db"
 SQLITE_BUSY_TIMEOUT_S = 30
+READ_ONLY_OPTION = "kingmaker_read_only"
+"""Execution option marking the connections of read transactions (see ``Database.read``)."""
 
 
 class Database:
@@ -42,6 +47,7 @@ class Database:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._reader = engine.execution_options(**{READ_ONLY_OPTION: True})
 
     @property
     def url(self) -> str:
@@ -49,8 +55,16 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """A session in one transaction: committed if the block ends normally, else rolled back."""
+        """A session in one write transaction: committed if the block ends normally, else rolled
+        back."""
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A session in one read transaction, which never blocks a writer (nor waits for one).
+        Writing through it is a bug: SQLite would then take the write lock mid-transaction."""
+        with Session(self._reader, expire_on_commit=False) as session, session.begin():
             yield session
 
     def upgrade(self) -> None:
@@ -63,12 +77,15 @@ class Database:
         self.engine.dispose()
 
 
-def open_database(url: str | None = None, *, upgrade: bool = True) -> Database:
-    """Open (and by default migrate) the database at ``url``; ``DatabaseUrlError`` if it is bad."""
+def open_database(
+    url: str | None = None, *, upgrade: bool = True, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S
+) -> Database:
+    """Open (and by default migrate) the database at ``url``; ``DatabaseUrlError`` if it is bad.
+    ``busy_timeout_s``: how long an SQLite writer waits for another before failing."""
     text = url if url is not None else os.environ.get(URL_VARIABLE) or DEFAULT_URL
     parsed = _parse(text)
     is_sqlite = parsed.get_backend_name() == "sqlite"
-    engine = _sqlite_engine(parsed) if is_sqlite else _server_engine(parsed)
+    engine = _sqlite_engine(parsed, busy_timeout_s) if is_sqlite else _server_engine(parsed)
     database = Database(engine)
     if upgrade:
         try:
@@ -91,18 +108,18 @@ def _parse(text: str) -> URL:
     return parsed
 
 
-def _sqlite_engine(url: URL) -> Engine:
+def _sqlite_engine(url: URL, busy_timeout_s: float) -> Engine:
     database = url.database
     in_memory = not database or database == ":memory:"
     if not in_memory:
         _check_sqlite_path(Path(str(database)), url)
     engine = create_engine(
         url,
-        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
+        connect_args={"check_same_thread": False, "timeout": busy_timeout_s},
         # An in-memory database exists only inside one connection: share that one connection.
         poolclass=StaticPool if in_memory else None,
     )
-    event.listen(engine, "connect", _configure_sqlite_connection)
+    event.listen(engine, "connect", functools.partial(_configure_sqlite_connection, busy_timeout_s))
     event.listen(engine, "begin", _begin_immediate)
     return engine
 
@@ -118,20 +135,21 @@ def _check_sqlite_path(path: Path, url: URL) -> None:
         raise DatabaseUrlError(f"cannot open {_shown(url)}: {str(target)!r} is not writable")
 
 
-def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
+def _configure_sqlite_connection(busy_timeout_s: float, dbapi_connection: Any, _record: Any) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself (see _begin_immediate).
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()
 
 
 def _begin_immediate(connection: Any) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    reading = connection.get_execution_options().get(READ_ONLY_OPTION, False)
+    connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
 
 def _server_engine(url: URL) -> Engine:

@@ -33,7 +33,7 @@ class MatchSummary:
 
 
 def match_summary(db: Database, match_id: int) -> MatchSummary:
-    with db.transaction() as session:
+    with db.read() as session:
         match = session.get(Match, match_id)
         if match is None:
             raise NotFoundError(f"no match {match_id}")
@@ -41,10 +41,15 @@ def match_summary(db: Database, match_id: int) -> MatchSummary:
 
 
 def list_matches(
-    db: Database, league: str | None = None, game: str | None = None, limit: int = 50
+    db: Database,
+    league: str | None = None,
+    game: str | None = None,
+    limit: int = 50,
+    before_id: int | None = None,
 ) -> list[MatchSummary]:
-    """Matches, newest first; ``NotFoundError`` for a league that does not exist."""
-    with db.transaction() as session:
+    """Matches, newest first, at most ``limit`` of them, older than ``before_id`` when given (the
+    next page); ``NotFoundError`` for a league that does not exist."""
+    with db.read() as session:
         query = select(Match).order_by(col(Match.id).desc()).limit(limit)
         if league:
             league_id = session.exec(select(League.id).where(League.name == league)).first()
@@ -53,6 +58,8 @@ def list_matches(
             query = query.where(Match.league_id == league_id)
         if game:
             query = query.where(Match.game == game)
+        if before_id is not None:
+            query = query.where(col(Match.id) < before_id)
         return [_summary(session, match) for match in session.exec(query).all()]
 
 

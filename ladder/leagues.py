@@ -134,13 +134,17 @@ def create_league(
 
 
 def get_league(db: Database, name: str) -> LeagueInfo:
-    with db.transaction() as session:
+    with db.read() as session:
         return _info(session, _league_by_name(session, name))
 
 
-def list_leagues(db: Database) -> list[LeagueInfo]:
-    with db.transaction() as session:
-        leagues = session.exec(select(League).order_by(col(League.id))).all()
+def list_leagues(db: Database, limit: int | None = None, after_id: int | None = None) -> list[LeagueInfo]:
+    """Leagues, oldest first: at most ``limit``, after league ``after_id`` when given."""
+    with db.read() as session:
+        query = select(League).order_by(col(League.id)).limit(limit)
+        if after_id is not None:
+            query = query.where(col(League.id) > after_id)
+        leagues = session.exec(query).all()
         return [_info(session, league) for league in leagues]
 
 
@@ -293,7 +297,7 @@ def resume_league(db: Database, league_id: int) -> int:
 
 def league_progress(db: Database, league_id: int) -> dict[str, int]:
     """How many of the league's matches are in each status."""
-    with db.transaction() as session:
+    with db.read() as session:
         _league(session, league_id)
         rows = session.exec(
             select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))

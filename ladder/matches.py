@@ -157,13 +157,13 @@ def create_match(
 
 
 def get_match(db: Database, match_id: int) -> MatchTicket:
-    with db.transaction() as session:
+    with db.read() as session:
         return ticket(session, _match(session, match_id))
 
 
 def match_seats(db: Database, match_id: int) -> list[SeatRecord]:
     """The seats of a match with whatever results are recorded (none before it finishes)."""
-    with db.transaction() as session:
+    with db.read() as session:
         _match(session, match_id)
         return [seat_record(row) for row in _seats(session, match_id)]
 
@@ -184,7 +184,7 @@ def seat_record(row: MatchSeat) -> SeatRecord:
 
 
 def match_log(db: Database, match_id: int) -> MatchLogRecord:
-    with db.transaction() as session:
+    with db.read() as session:
         log = session.get(MatchLog, match_id)
         if log is None:
             raise NotFoundError(f"no log for match {match_id} (it has not finished)")

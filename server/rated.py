@@ -1,8 +1,9 @@
 """Playing a stored match (one the ladder scheduled) and writing its result back in one go.
 
 The match row says *running* before any bot hears of it; the result, the ratings and the log are
-written in one transaction when it ends. A failure of the server or the engine voids the match
-(nothing is rated) and the ladder schedules a replay. If the server dies mid-match the row stays
+written in one transaction when it ends, retried until the database takes it (``results``). A
+failure of the server or the engine voids the match (nothing is rated) and the ladder schedules a
+replay. If the server dies mid-match the row stays
 *running*, and resuming the league replays it from scratch.
 """
 
@@ -18,6 +19,7 @@ from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, Se
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.matches import play_match
 from kingmaker.server.referee import MatchReport
+from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Entrant, Roster
 
 log = logging.getLogger("kingmaker.server")
@@ -34,8 +36,8 @@ async def play_ticket(
         )
     except Exception as error:  # the engine or the server failed, not a bot: void and replay
         log.exception("match %s failed", ticket.match_id)
-        return await asyncio.to_thread(void_match, db, ticket.match_id, f"server error: {error}")
-    return await asyncio.to_thread(finish_match, db, outcome(ticket, report))
+        return await until_stored(void_match, db, ticket.match_id, f"server error: {error}")
+    return await until_stored(finish_match, db, outcome(ticket, report))
 
 
 def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:

@@ -25,6 +25,7 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.rated import play_ticket
+from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
 
 log = logging.getLogger("kingmaker.server")
@@ -138,9 +139,7 @@ class LeagueRunner:
             while True:
                 free = concurrency - len(in_play)
                 if free > 0:
-                    for ticket in await asyncio.to_thread(
-                        leagues.claim_matches, self.db, run.league_id, free
-                    ):
+                    for ticket in await until_stored(leagues.claim_matches, self.db, run.league_id, free):
                         task = asyncio.create_task(play_ticket(self.db, self.roster, ticket, self.control))
                         in_play[task] = ticket
                 if not in_play:
@@ -182,7 +181,7 @@ class LeagueRunner:
         except Exception as error:
             log.exception("league %s: match %s failed", run.name, ticket.match_id)
             try:
-                return await asyncio.to_thread(void_match, self.db, ticket.match_id, f"server error: {error}")
+                return await until_stored(void_match, self.db, ticket.match_id, f"server error: {error}")
             except Exception:
                 log.exception("league %s: match %s could not be voided either", run.name, ticket.match_id)
                 return None

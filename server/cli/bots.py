@@ -127,12 +127,16 @@ def _command(command: str | None, workdir: str | None) -> tuple[list[str], str |
 @app.command("list")
 def list_(
     game: str | None = typer.Option(None, "--game", "-g", help="Only bots that play this game."),
+    limit: int = typer.Option(100, min=1, max=1000, help="At most this many, by name."),
+    after: str = typer.Option("", "--after", help="Only bots named after this (the next page)."),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """List the registered bots."""
+    """List the registered bots, a page at a time."""
+    request = admin_pb2.ListBotsRequest(game=game or "", limit=limit, page_token=after)
     with admin_client(server, admin_token) as client:
-        found = client.call("ListBots", admin_pb2.ListBotsRequest(game=game or "")).bots
+        answer = client.call("ListBots", request)
+    found = answer.bots
     table = Table(title="Bots")
     for column in ("name", "games", "kind", "state", "connected"):
         table.add_column(column)
@@ -141,6 +145,8 @@ def list_(
             bot.name, ", ".join(bot.games), _kind(bot), _state(bot), "yes" if bot.connected else "no"
         )
     console.print(table)
+    if answer.next_page_token:
+        console.print(f"more: --after {answer.next_page_token}")
 
 
 @app.command("show")

@@ -14,7 +14,8 @@ from kingmaker.v1 import admin_pb2
 
 def ladder(
     game: str = typer.Argument(..., help="The game whose ladder to show."),
-    limit: int = typer.Option(0, min=0, help="Only the top N (default: all)."),
+    limit: int = typer.Option(20, min=1, max=1000, help="How many rows: the top N."),
+    offset: int = typer.Option(0, min=0, help="Skip this many from the top (the next page)."),
     plot: Path | None = typer.Option(
         None, "--plot", help="Also write a PNG of the top bots' rating over their matches to this file."
     ),
@@ -24,7 +25,8 @@ def ladder(
 ) -> None:
     """A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot."""
     with admin_client(server, admin_token) as client:
-        answer = client.call("GetStandings", admin_pb2.GetStandingsRequest(game=game, limit=limit))
+        request = admin_pb2.GetStandingsRequest(game=game, limit=limit, offset=offset)
+        answer = client.call("GetStandings", request)
         series = []
         if plot is not None:
             series = client.call(
@@ -46,6 +48,12 @@ def print_standings(answer: admin_pb2.GetStandingsResponse) -> None:
             str(row.matches), str(row.wins), f"{row.average_rank:.2f}", str(row.faults),
         )  # fmt: skip
     console.print(table)
+    shown = len(answer.standings)
+    if shown < answer.total:
+        first = answer.standings[0].position if shown else 0
+        console.print(f"rows {first}-{first + shown - 1} of {answer.total} bots (--limit, --offset for more)")
+    else:
+        console.print(f"{answer.total} bots")
 
 
 def write_plot(game: str, series: Sequence[admin_pb2.RatingSeries], output: Path) -> None:

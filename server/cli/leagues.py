@@ -176,10 +176,16 @@ def status(
 
 
 @app.command("list")
-def list_(server: str | None = ServerOption, admin_token: str | None = TokenOption) -> None:
-    """List the leagues."""
+def list_(
+    limit: int = typer.Option(100, min=1, max=1000, help="At most this many, oldest first."),
+    after: str = typer.Option("", "--after", help="Only leagues after this page token (the next page)."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """List the leagues, a page at a time."""
     with admin_client(server, admin_token) as client:
-        found = client.call("ListLeagues", admin_pb2.ListLeaguesRequest()).leagues
+        answer = client.call("ListLeagues", admin_pb2.ListLeaguesRequest(limit=limit, page_token=after))
+    found = answer.leagues
     table = Table(title="Leagues")
     for column in ("name", "game", "format", "players", "bots", "finished", "matches done"):
         table.add_column(column)
@@ -191,6 +197,8 @@ def list_(server: str | None = ServerOption, admin_token: str | None = TokenOpti
             "yes" if league.finished else "no", f"{done}/{total}",
         )  # fmt: skip
     console.print(table)
+    if answer.next_page_token:
+        console.print(f"more: --after {answer.next_page_token}")
 
 
 def print_league(league: admin_pb2.LeagueInfo) -> None:

@@ -149,14 +149,18 @@ def _default_name(command: list[str]) -> str:
 def list_(
     league: str | None = typer.Option(None, "--league", "-l", help="Only this league's matches."),
     game: str | None = typer.Option(None, "--game", "-g", help="Only this game's matches."),
-    limit: int = typer.Option(20, min=1, help="At most this many, newest first."),
+    limit: int = typer.Option(20, min=1, max=1000, help="At most this many, newest first."),
+    before: str = typer.Option("", "--before", help="Only matches older than this id (the next page)."),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """List stored matches, newest first."""
-    request = admin_pb2.ListMatchesRequest(league=league or "", game=game or "", limit=limit)
+    """List stored matches, newest first, a page at a time."""
+    request = admin_pb2.ListMatchesRequest(
+        league=league or "", game=game or "", limit=limit, page_token=before
+    )
     with admin_client(server, admin_token) as client:
-        found = client.call("ListMatches", request).matches
+        answer = client.call("ListMatches", request)
+    found = answer.matches
     table = Table(title="Matches")
     for column in ("id", "league", "game", "status", "seats (score, rank)"):
         table.add_column(column)
@@ -166,3 +170,5 @@ def list_(
         )
         table.add_row(record.match_id, record.league or "-", record.game, record.status, seats)
     console.print(table)
+    if answer.next_page_token:
+        console.print(f"more: --before {answer.next_page_token}")

@@ -151,14 +151,16 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def ListMatches(
         self, request: admin_pb2.ListMatchesRequest, context: Context
     ) -> admin_pb2.ListMatchesResponse:
+        limit = validation.page_size(request.limit)
+        before = validation.page_token_id(request.page_token)
         found = await asyncio.to_thread(
-            history.list_matches,
-            self.db,
-            request.league or None,
-            request.game or None,
-            validation.page_size(request.limit),
+            history.list_matches, self.db, request.league or None, request.game or None, limit + 1, before
         )
-        return admin_pb2.ListMatchesResponse(matches=[convert.stored_record(summary) for summary in found])
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.ListMatchesResponse(
+            matches=[convert.stored_record(summary) for summary in page],
+            next_page_token=str(page[-1].match_id) if more else "",
+        )
 
     async def _stored(self, match_id: int, with_log: bool) -> admin_pb2.MatchRecord:
         summary = await asyncio.to_thread(history.match_summary, self.db, match_id)
@@ -195,9 +197,13 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def ListBots(
         self, request: admin_pb2.ListBotsRequest, context: Context
     ) -> admin_pb2.ListBotsResponse:
-        found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None)
+        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        after = request.page_token or None
+        found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None, limit + 1, after)
+        page, more = found[:limit], len(found) > limit
         return admin_pb2.ListBotsResponse(
-            bots=[convert.bot_message(bot, self._connected(bot.id)) for bot in found]
+            bots=[convert.bot_message(bot, self._connected(bot.id)) for bot in page],
+            next_page_token=page[-1].name if more else "",
         )
 
     @admin_only
@@ -333,8 +339,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def ListLeagues(
         self, request: admin_pb2.ListLeaguesRequest, context: Context
     ) -> admin_pb2.ListLeaguesResponse:
-        found = await asyncio.to_thread(leagues.list_leagues, self.db)
-        return admin_pb2.ListLeaguesResponse(leagues=[await self._league(info.name) for info in found])
+        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        after = validation.page_token_id(request.page_token)
+        found = await asyncio.to_thread(leagues.list_leagues, self.db, limit + 1, after)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.ListLeaguesResponse(
+            leagues=[await self._league(info.name) for info in page],
+            next_page_token=str(page[-1].id) if more else "",
+        )
 
     @admin_only
     async def PauseLeague(
@@ -365,10 +377,12 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self, request: admin_pb2.GetStandingsRequest, context: Context
     ) -> admin_pb2.GetStandingsResponse:
         await _require_game(context, request.game)
-        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
-        rows = await asyncio.to_thread(standings.standings, self.db, request.game, limit)
+        limit = validation.page_size(request.limit, default=validation.TOP_STANDINGS)
+        offset = validation.offset(request.offset)
+        rows = await asyncio.to_thread(standings.standings, self.db, request.game, limit, offset)
+        total = await asyncio.to_thread(standings.ladder_size, self.db, request.game)
         return admin_pb2.GetStandingsResponse(
-            game=request.game, standings=[convert.standing_message(r) for r in rows]
+            game=request.game, standings=[convert.standing_message(r) for r in rows], total=total
         )
 
     @admin_only
@@ -385,8 +399,8 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def _league(self, name: str) -> admin_pb2.LeagueInfo:
         info = await asyncio.to_thread(leagues.get_league, self.db, name)
         counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
-        everyone = {bot.id: bot.name for bot in await asyncio.to_thread(bots.list_bots, self.db)}
-        names = [everyone[bot_id] for bot_id in info.bot_ids]
+        named = await asyncio.to_thread(bots.names_of, self.db, info.bot_ids)
+        names = [named[bot_id] for bot_id in info.bot_ids]
         return convert.league_message(info, names, counts)
 
     async def _progress(self, progress: Progress) -> admin_pb2.LeagueProgress:

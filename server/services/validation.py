@@ -22,6 +22,9 @@ MAX_CONCURRENCY = 256
 MAX_PAGE = 1000
 """The most rows one list request returns."""
 DEFAULT_PAGE = 50
+TOP_STANDINGS = 100
+"""Standings rows when the caller does not say how many."""
+MAX_OFFSET = 10_000_000
 
 
 def seed(value: int) -> int:
@@ -70,3 +73,18 @@ def page_size(value: int, default: int = DEFAULT_PAGE) -> int:
     if not 0 <= value <= MAX_PAGE:
         raise InvalidRequestError(f"at most {MAX_PAGE} rows a request (0: {default}), not {value}")
     return value or default
+
+
+def page_token_id(token: str) -> int | None:
+    """The id a page token carries (tokens are the last id of the previous page)."""
+    if not token:
+        return None
+    if not token.isascii() or not token.isdigit() or len(token) > 19:
+        raise InvalidRequestError(f"not a page token: {token[:40]!r}")
+    return int(token)
+
+
+def offset(value: int) -> int:
+    if not 0 <= value <= MAX_OFFSET:
+        raise InvalidRequestError(f"offset must be from 0 to {MAX_OFFSET:,}, not {value}")
+    return value
