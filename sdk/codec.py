@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import importlib
 import re
 import types
@@ -33,6 +34,11 @@ class CodecError(ValueError):
     """A message that does not decode into a value of the game (a malformed bot reply)."""
 
 
+PACKED_ACTIONS_KEPT = 50_000
+"""Encoded actions a codec keeps: legal actions recur from request to request, so each is packed
+once (a game's whole action space usually fits)."""
+
+
 @dataclass(frozen=True)
 class GameCodec:
     """Encodes and decodes one game's observations and actions."""
@@ -40,6 +46,9 @@ class GameCodec:
     game: Game
     observation_message: type[Message]
     action_message: type[Message]
+    _packed_actions: dict[Action, any_pb2.Any] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def action_type_url(self) -> str:
@@ -73,10 +82,19 @@ class GameCodec:
         raise CodecError(f"{self.game.spec.name} has no action {name!r}")
 
     def pack_observation(self, observation: Observation) -> any_pb2.Any:
-        return _pack(self.encode_observation(observation))
+        # Deterministic bytes: the referee fingerprints exactly what it sends (``digest``).
+        return _pack(self.encode_observation(observation), deterministic=True)
 
     def pack_action(self, action: Action) -> any_pb2.Any:
-        return _pack(self.encode_action(action))
+        """The action packed for the wire; the same object for an equal action (do not change
+        it: copy it into a message, as assigning it to a field does)."""
+        packed = self._packed_actions.get(action)
+        if packed is None:
+            packed = _pack(self.encode_action(action))
+            if len(self._packed_actions) >= PACKED_ACTIONS_KEPT:
+                self._packed_actions.clear()
+            self._packed_actions[action] = packed
+        return packed
 
     def unpack_observation(self, packed: any_pb2.Any) -> Observation:
         return self.decode_observation(_unpack(packed, self.observation_message))
@@ -193,10 +211,20 @@ def _oneof_field_for(descriptor: Descriptor, class_name: str) -> FieldDescriptor
     raise TypeError(f"{descriptor.full_name} has no action message {class_name}")
 
 
-def _pack(message: Message) -> any_pb2.Any:
+def _pack(message: Message, deterministic: bool = False) -> any_pb2.Any:
     packed = any_pb2.Any()
-    packed.Pack(message)
+    packed.Pack(message, deterministic=deterministic)
     return packed
+
+
+DIGEST_PREFIX = "p"
+"""Marks a digest of the packed observation's bytes (older records hold ``serial.digest``s)."""
+
+
+def digest(packed: any_pb2.Any) -> str:
+    """A short stable fingerprint of a packed observation: of the very bytes a seat was sent,
+    so the referee pays for a hash, not for a second encoding."""
+    return DIGEST_PREFIX + hashlib.sha256(packed.value).hexdigest()[:16]
 
 
 # ---- decoding -----------------------------------------------------------------------------------

@@ -22,10 +22,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
-from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
 from kingmaker.ladder.outcomes import EndReason
-from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, options_to_proto
+from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
 from kingmaker.server.deadlines import SeatClock, TimeControl
 from kingmaker.server.sessions import Answer, BotSession
 from kingmaker.v1 import arena_pb2, common_pb2
@@ -51,7 +50,7 @@ class SeatState:
     end_reason: EndReason = EndReason.FINISHED
     detail: str = ""
     digests: list[str] = field(default_factory=list)
-    """``serial.digest`` of every observation the seat was shown, in order."""
+    """``codec.digest`` of every observation the seat was shown, in order."""
 
     @property
     def forfeited(self) -> bool:
@@ -141,12 +140,12 @@ class Referee:
         legal = state.legal_actions(seat)
         if book.forfeited or book.session is None:
             return Decision(seat, self.fallback.choice(legal), "fallback")
-        observation = state.observation(seat)
-        book.digests.append(serial.digest(observation))
+        observation = self.codec.pack_observation(state.observation(seat))
+        book.digests.append(digest(observation))
         request = arena_pb2.ActionRequest(
             match_id=self.match_id,
             seat=seat,
-            observation=self.codec.pack_observation(observation),
+            observation=observation,
             legal_actions=[self.codec.pack_action(action) for action in legal],
             deadline_ms=self.control.decision_ms,
             time_bank_ms=book.clock.bank_ms,

@@ -49,8 +49,14 @@ class Answer:
 @dataclass
 class _Open:
     match_id: str
-    future: asyncio.Future[tuple[arena_pb2.ActionReply, float]]
+    future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]]
     sent_at: float
+
+
+def _settle(future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]], reply: Any) -> None:
+    """End a request's wait with its reply (None: timed out or closed), stamped with the time."""
+    if not future.done():
+        future.set_result((reply, future.get_loop().time()))
 
 
 @dataclass(eq=False)  # sessions are compared and hashed by identity (they live in sets)
@@ -95,24 +101,27 @@ class BotSession:
         self.send(arena_pb2.ServerMessage(error=error))
 
     async def ask(self, request: arena_pb2.ActionRequest, wait_seconds: float) -> Answer:
-        """Send a request and wait for its reply, at most ``wait_seconds``."""
+        """Send a request and wait for its reply, at most ``wait_seconds``.
+
+        One future per request, settled by whichever comes first: the reply, a timer, or the
+        stream closing (``close`` settles every open request); no task is made per request."""
         loop = asyncio.get_running_loop()
         request.request_id = next(self._ids)
-        future: asyncio.Future[tuple[arena_pb2.ActionReply, float]] = loop.create_future()
+        future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]] = loop.create_future()
         sent_at = loop.time()
         self._open[request.request_id] = _Open(request.match_id, future, sent_at)
+        timer = loop.call_later(wait_seconds, _settle, future, None)
         self.send(arena_pb2.ServerMessage(action_request=request))
-        closed = asyncio.ensure_future(self.closed.wait())
-        waiting: set[asyncio.Future[Any]] = {future, closed}
+        if self.closed.is_set():
+            _settle(future, None)
         try:
-            done, _ = await asyncio.wait(waiting, timeout=wait_seconds, return_when="FIRST_COMPLETED")
+            reply, settled_at = await future
         finally:
-            closed.cancel()
+            timer.cancel()
             self._forget(request.request_id)
-        if future in done:
-            reply, received_at = future.result()
-            return Answer(reply, (received_at - sent_at) * 1000)
-        elapsed = (loop.time() - sent_at) * 1000
+        elapsed = (settled_at - sent_at) * 1000
+        if reply is not None:
+            return Answer(reply, elapsed)
         return Answer(None, elapsed, closed=self.closed.is_set())
 
     def on_message(self, message: arena_pb2.BotMessage) -> None:
@@ -132,12 +141,13 @@ class BotSession:
         if not self.closed.is_set():
             self.closed.set()
             self.outbox.put_nowait(None)
+            for pending in list(self._open.values()):
+                _settle(pending.future, None)
 
     def _on_reply(self, reply: arena_pb2.ActionReply) -> None:
         pending = self._open.get(reply.request_id)
         if pending is not None and pending.match_id == reply.match_id:
-            if not pending.future.done():
-                pending.future.set_result((reply, asyncio.get_running_loop().time()))
+            _settle(pending.future, reply)
             self._forget(reply.request_id)
         elif pending is None and reply.request_id in self._closed_ids:
             text = f"request {reply.request_id} was already closed (late, or answered twice); reply ignored"

@@ -13,9 +13,9 @@ import typer
 from rich.table import Table
 
 from kingmaker.games import serial
-from kingmaker.games.api import Action, GameState
+from kingmaker.games.api import Action, GameState, Observation
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.sdk.codec import CodecError, codec_for, options_from_proto
+from kingmaker.sdk.codec import DIGEST_PREFIX, CodecError, codec_for, digest, options_from_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
 from kingmaker.server.referee import final_ranks
 from kingmaker.v1 import admin_pb2, common_pb2
@@ -64,11 +64,18 @@ def run_again(
     codec = codec_for(record.game)
     state = game.new(len(record.seats), record.seed, options_from_proto(record.options))
     shown: list[list[str]] = [[] for _ in record.seats]
+    recorded = [d for seat in record.observation_digests for d in seat.digests[:1]]
+    # Records made before the referee hashed what it sent hold digests of the values as JSON.
+    fingerprint: Callable[[Observation], str] = (
+        (lambda observation: digest(codec.pack_observation(observation)))
+        if not recorded or recorded[0].startswith(DIGEST_PREFIX)
+        else serial.digest
+    )
     for number, decision in enumerate(record.decisions, start=1):
         joint = {}
         for seat_action in decision.actions:
             seat = seat_action.seat
-            shown[seat].append(serial.digest(state.observation(seat)))
+            shown[seat].append(fingerprint(state.observation(seat)))
             joint[seat] = codec.unpack_action(seat_action.action)
             if on_move is not None:
                 on_move(number, seat, record.seats[seat].bot, joint[seat])
