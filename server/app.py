@@ -19,6 +19,7 @@ from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
+from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.run_folder import make_run_folder
 from kingmaker.server.sandbox import SandboxPolicy
@@ -118,7 +119,8 @@ class KingmakerServer:
             home_directory().mkdir(parents=True, exist_ok=True)
         self.db: Database = open_database(url)
         self.admin_token = load_or_create_admin_token(config.admin_token)
-        self.pool = SessionPool(self._authenticate)
+        self.loop_lag = LoopLag()
+        self.pool = SessionPool(self._authenticate, self.loop_lag)
         self.archive = MemoryArchive()
         self.address = config.address
         self._server: grpc.aio.Server | None = None
@@ -194,6 +196,7 @@ class KingmakerServer:
         )
         reflection.enable_server_reflection(names, server)
         await server.start()
+        self.loop_lag.start()
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
@@ -212,6 +215,7 @@ class KingmakerServer:
         if self._server is None:  # it never started (its address was taken): only the database
             self.db.close()
             return
+        self.loop_lag.stop()
         await self._health.enter_graceful_shutdown()
         if self.leagues is not None:
             await self.leagues.stop()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import shutil
@@ -21,6 +22,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from kingmaker.server.bot_cpu import ProcessTreeClock, cpu_clock
 from kingmaker.server.sandbox import (
     BOT_UIDS,
     Limits,
@@ -140,6 +142,11 @@ class BotProcess:
         finally:
             stderr_file.close()
         return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None)
+
+    @functools.cached_property
+    def cpu_clock(self) -> ProcessTreeClock | None:
+        """The CPU time of the bot's process tree (the clock charges it), where it can be read."""
+        return cpu_clock(self.process.pid)
 
     @property
     def returncode(self) -> int | None:

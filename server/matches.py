@@ -87,8 +87,13 @@ def _unfilled(
 
 
 def _seat_state(lease: Lease, control: TimeControl) -> SeatState:
+    cpu = lease.process.cpu_clock if lease.process is not None else None
     book = SeatState(
-        bot=lease.entrant.name, session=lease.session, clock=SeatClock(control), crashed=lease.crashed
+        bot=lease.entrant.name,
+        session=lease.session,
+        clock=SeatClock(control, charges_cpu=cpu is not None),
+        crashed=lease.crashed,
+        cpu_seconds=cpu.seconds if cpu is not None else None,
     )
     if lease.session is None:
         book.detail = lease.failure or "the bot never connected"

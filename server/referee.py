@@ -46,6 +46,8 @@ class SeatState:
     clock: SeatClock
     crashed: Callable[[], Awaitable[bool]] | None = None
     """Asks whether the bot's process has died (to tell a crash from a disconnection)."""
+    cpu_seconds: Callable[[], float] | None = None
+    """The CPU time the bot's processes have used, where the server can read it (managed bots)."""
     strikes: int = 0
     end_reason: EndReason = EndReason.FINISHED
     detail: str = ""
@@ -150,14 +152,21 @@ class Referee:
             deadline_ms=self.control.decision_ms,
             time_bank_ms=book.clock.bank_ms,
         )
+        cpu_before = book.cpu_seconds() if book.cpu_seconds is not None else 0.0
         answer = await book.session.ask(request, book.clock.wait_seconds())
-        action = await self._judge(book, request.request_id, answer, legal)
+        cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
+        action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         if action is None:
             return Decision(seat, self.fallback.choice(legal), "fallback" if book.forfeited else "default")
         return Decision(seat, action, "bot")
 
     async def _judge(
-        self, book: SeatState, request_id: int, answer: Answer, legal: tuple[Action, ...]
+        self,
+        book: SeatState,
+        request_id: int,
+        answer: Answer,
+        legal: tuple[Action, ...],
+        cpu_ms: float | None = None,
     ) -> Action | None:
         """The bot's action if its answer stands; otherwise strike or forfeit and return None."""
         if answer.reply is None:
@@ -176,8 +185,10 @@ class Referee:
             book.clock.expire()
             self._strike(book, "late", request_id, f"no reply within {answer.elapsed_ms:.0f} ms")
             return None
-        if not book.clock.charge(answer.elapsed_ms):
-            self._strike(book, "late", request_id, f"the reply took {answer.elapsed_ms:.0f} ms")
+        own_ms = answer.elapsed_ms - answer.server_lag_ms
+        if not book.clock.charge(own_ms, cpu_ms):
+            used = f"{own_ms:.0f} ms" + (f", {cpu_ms:.0f} ms of CPU" if cpu_ms is not None else "")
+            self._strike(book, "late", request_id, f"the reply took {used}")
             return None
         reply = answer.reply
         choice = reply.WhichOneof("choice")

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kingmaker.server.loop_lag import LoopLag
 from kingmaker.v1 import arena_pb2
 
 UNSOLICITED_LIMIT = 20
@@ -44,6 +45,8 @@ class Answer:
     elapsed_ms: float
     closed: bool = False
     """True when the stream closed before an answer came."""
+    server_lag_ms: float = 0.0
+    """How much of ``elapsed_ms`` the server's own event loop was late (not the bot's time)."""
 
 
 @dataclass
@@ -72,6 +75,8 @@ class BotSession:
     _closed_ids: OrderedDict[int, None] = field(default_factory=OrderedDict)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _unsolicited: int = 0
+    lag: LoopLag | None = None
+    """The server loop's lag meter, to leave the server's own delays out of a bot's time."""
     fault: str = ""
     """Why the server closed the stream for breaking the protocol (flooding, an oversized or
     undecodable message); empty if it did not."""
@@ -109,20 +114,43 @@ class BotSession:
         request.request_id = next(self._ids)
         future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]] = loop.create_future()
         sent_at = loop.time()
+        lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
         self._open[request.request_id] = _Open(request.match_id, future, sent_at)
-        timer = loop.call_later(wait_seconds, _settle, future, None)
+        timer = loop.call_later(wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds)
         self.send(arena_pb2.ServerMessage(action_request=request))
         if self.closed.is_set():
             _settle(future, None)
         try:
             reply, settled_at = await future
         finally:
-            timer.cancel()
+            timer.cancel()  # the first timer; one re-armed by _expire finds the future done
             self._forget(request.request_id)
         elapsed = (settled_at - sent_at) * 1000
+        lag = (self.lag.reading(settled_at) - lag_at_send) * 1000 if self.lag is not None else 0.0
+        lag = min(lag, elapsed)
         if reply is not None:
-            return Answer(reply, elapsed)
-        return Answer(None, elapsed, closed=self.closed.is_set())
+            return Answer(reply, elapsed, server_lag_ms=lag)
+        return Answer(None, elapsed, closed=self.closed.is_set(), server_lag_ms=lag)
+
+    def _expire(
+        self,
+        future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]],
+        sent_at: float,
+        lag_at_send: float,
+        wait_seconds: float,
+    ) -> None:
+        """The wait is over by the wall clock; but if the server's own loop was late meanwhile,
+        the bot has had less than ``wait_seconds`` of its own, so wait for the rest."""
+        if future.done():
+            return
+        loop = future.get_loop()
+        now = loop.time()
+        lag = self.lag.reading(now) - lag_at_send if self.lag is not None else 0.0
+        owed = wait_seconds - ((now - sent_at) - lag)
+        if owed > 0.001:
+            loop.call_later(owed, self._expire, future, sent_at, lag_at_send, wait_seconds)
+        else:
+            _settle(future, None)
 
     def on_message(self, message: arena_pb2.BotMessage) -> None:
         """Route one message from the bot; protocol faults answer with an error."""
@@ -180,8 +208,9 @@ Authenticator = Callable[[str], Awaitable[Identity | None]]
 class SessionPool:
     """Admits streams by token and hands sessions to whoever waits for them."""
 
-    def __init__(self, authenticate: Authenticator | None = None) -> None:
+    def __init__(self, authenticate: Authenticator | None = None, lag: LoopLag | None = None) -> None:
         self._authenticate = authenticate
+        self.lag = lag
         self._launched: dict[str, tuple[Identity, asyncio.Future[BotSession]]] = {}
         self.sessions: set[BotSession] = set()
         self._watchers: list[asyncio.Future[None]] = []
@@ -223,6 +252,7 @@ class SessionPool:
         return None
 
     def admit(self, session: BotSession) -> None:
+        session.lag = self.lag
         self.sessions.add(session)
         key = session.identity.launch_key
         launched = self._launched.get(key) if key is not None else None

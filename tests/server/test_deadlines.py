@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kingmaker.server.deadlines import GRACE_MS, SeatClock, TimeControl
+from kingmaker.server.deadlines import GRACE_MS, SeatClock, TimeControl, wall_ceiling_ms
 
 
 def test_a_reply_within_the_limit_plus_grace_is_in_time_and_costs_no_bank() -> None:
@@ -39,3 +39,26 @@ def test_the_referee_waits_for_limit_bank_and_grace() -> None:
 def test_nonsense_time_controls_are_refused(bad: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="must be"):
         TimeControl(**bad)
+
+
+def test_a_launched_bot_is_charged_its_cpu_time_not_its_wait_for_a_core() -> None:
+    clock = SeatClock(TimeControl(decision_ms=50), charges_cpu=True)
+    # 400 ms by the wall clock, but its processes used 2 ms of CPU: it waited for a core.
+    assert clock.charge(400, cpu_ms=2)
+    # Burning CPU past the limit is late, whatever the wall clock says.
+    assert not clock.charge(60, cpu_ms=55)
+
+
+def test_a_bot_that_hangs_without_cpu_is_late_at_the_wall_ceiling() -> None:
+    clock = SeatClock(TimeControl(decision_ms=50), charges_cpu=True)
+    ceiling = wall_ceiling_ms(50)
+    assert ceiling == 50 + 1000 + GRACE_MS
+    assert clock.wait_seconds() == pytest.approx(ceiling / 1000)
+    assert clock.charge(ceiling - 1, cpu_ms=0)
+    assert not clock.charge(ceiling + 1, cpu_ms=0)
+
+
+def test_a_remote_bot_is_charged_wall_time_less_the_grace() -> None:
+    clock = SeatClock(TimeControl(decision_ms=50), charges_cpu=False)
+    assert clock.charge(50 + GRACE_MS, cpu_ms=None)
+    assert not clock.charge(51 + GRACE_MS, cpu_ms=None)

@@ -1,0 +1,222 @@
+"""The referee against the bare transport: decisions per second with bots that cost nothing.
+
+Reference: a bare grpc.aio server that plays "matches" of the same shape as the referee's, over
+the same kind of connection: each match alternates between its two client processes, sending a
+request of a Kingdoms request's size (1,600 B) and waiting for a 14 B reply, with nothing else
+to do. Measured: the kingmaker server refereeing real matches (engine, encoding, checks, logs,
+database) between instant bots (`sample_bots/instant_bot.py`: legal action 0 at once, no SDK),
+managed bot processes kept warm between matches. Both at 1 and at 8 matches at once, alternating.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+from table import Row, alternate
+
+from kingmaker.ladder import bots, leagues
+from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches import match_log
+from kingmaker.server.app import ServerConfig
+from kingmaker.server.background import BackgroundServer
+
+REQUEST_BYTES = 1600
+REPLY_BYTES = 14
+METHOD = "/bench.PingPong/Play"
+
+CLIENT = """
+import sys, grpc, queue
+outgoing = queue.SimpleQueue()
+outgoing.put(b"hello")
+def messages():
+    while (item := outgoing.get()) is not None:
+        yield item
+reply = b"r" * int(sys.argv[2])
+with grpc.insecure_channel(sys.argv[1]) as channel:
+    play = channel.stream_stream(sys.argv[3], request_serializer=None, response_deserializer=None)
+    try:
+        for _ in play(messages()):
+            outgoing.put(reply)
+    except grpc.RpcError:
+        pass
+    outgoing.put(None)
+"""
+
+
+class PingPongServer:
+    """The bare transport: matches of alternating request/reply, no game, no checks."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.streams: asyncio.Queue[tuple[asyncio.Queue[bytes], asyncio.Queue[bytes]]] | None = None
+        self.port = self.loop.run_until_complete(self._start())
+
+    async def _start(self) -> int:
+        self.streams = asyncio.Queue()
+        handler = grpc.stream_stream_rpc_method_handler(self._play)
+        generic = grpc.method_handlers_generic_handler("bench.PingPong", {"Play": handler})
+        self.server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        self.server.add_generic_rpc_handlers((generic,))
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        return port
+
+    async def _play(self, requests, context):  # type: ignore[no-untyped-def]
+        inbox: asyncio.Queue[bytes] = asyncio.Queue()
+        outbox: asyncio.Queue[bytes] = asyncio.Queue()
+        assert self.streams is not None
+        await self.streams.put((inbox, outbox))
+
+        async def read() -> None:
+            async for message in requests:
+                await inbox.put(message)
+
+        reader = asyncio.ensure_future(read())
+        try:
+            while (message := await outbox.get()) != b"":
+                yield message
+        finally:
+            reader.cancel()
+
+    def run(self, matches: int, decisions_per_match: int) -> float:
+        """Round trips per second over ``matches`` concurrent matches of two clients each."""
+        clients = [
+            subprocess.Popen(
+                [sys.executable, "-c", CLIENT, f"127.0.0.1:{self.port}", str(REPLY_BYTES), METHOD]
+            )
+            for _ in range(2 * matches)
+        ]
+        try:
+            return self.loop.run_until_complete(self._matches(matches, decisions_per_match))
+        finally:
+            for client in clients:
+                client.wait(10)
+
+    async def _matches(self, matches: int, decisions: int) -> float:
+        assert self.streams is not None
+        pairs = []
+        for _ in range(matches):
+            seats = [await self.streams.get(), await self.streams.get()]
+            for inbox, _ in seats:
+                await inbox.get()  # the hello
+            pairs.append(seats)
+        request = b"q" * REQUEST_BYTES
+
+        async def match(seats: list[tuple[asyncio.Queue[bytes], asyncio.Queue[bytes]]]) -> None:
+            for turn in range(decisions):
+                inbox, outbox = seats[turn % 2]
+                await outbox.put(request)
+                await inbox.get()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(match(seats) for seats in pairs))
+        elapsed = time.perf_counter() - started
+        for seats in pairs:
+            for _, outbox in seats:
+                await outbox.put(b"")
+        return matches * decisions / elapsed
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.server.stop(0))
+        self.loop.close()
+
+
+class RefereeBench:
+    """A kingmaker server with instant managed bots, kept warm, playing leagues of one game."""
+
+    def __init__(self, game: str, concurrency: int) -> None:
+        self.folder = tempfile.mkdtemp(prefix="km-bench-")
+        os.environ["KINGMAKER_HOME"] = self.folder
+        config = ServerConfig(
+            address="127.0.0.1:0",
+            database_url=f"sqlite:///{Path(self.folder) / 'bench.db'}",
+            admin_token="bench",
+            jail=False,  # trusted bench bots; the jail's start-up cost is not the referee's
+        )
+        self.server = BackgroundServer(config)
+        self.game = game
+        self.concurrency = concurrency
+        self.runs = 0
+        command = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
+        self.names = [f"instant-{i}" for i in range(2 * concurrency)]
+        for name in self.names:
+            bots.register_bot(self.server.server.db, name, [game], command=command)
+        self.play(rounds=1)  # warm-up: every bot process started once and kept
+
+    def play(self, rounds: int) -> float:
+        """Decisions per second over a league of the bots in pairs, ``concurrency`` at a time."""
+        db = self.server.server.db
+        self.runs += 1
+        name = f"run-{self.runs}"
+        pairs = [self.names[i : i + 2] for i in range(0, len(self.names), 2)]
+        started = time.perf_counter()
+        for number, pair in enumerate(pairs):
+            leagues.create_league(db, f"{name}-{number}", self.game, pair, rounds=rounds, seed=self.runs)
+
+        async def run_all() -> None:
+            await asyncio.gather(*(self._run(f"{name}-{number}") for number in range(len(pairs))))
+
+        self.server.run(run_all())
+        elapsed = time.perf_counter() - started
+        decisions = 0
+        for number in range(len(pairs)):
+            for match in list_matches(db, league=f"{name}-{number}", limit=1000):
+                decisions += len(match_log(db, match.match_id).actions)
+        return decisions / elapsed
+
+    async def _run(self, league: str) -> None:
+        async for _ in self.server.server.leagues.watch(league, 1):
+            pass
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+def rows(quick: bool) -> list[Row]:
+    runs = 2 if quick else 3
+    rounds = 3 if quick else 8
+    games = ["kingdoms", "kingsburg"] if quick else ["kingdoms", "kingsburg", "kings_road", "kingsville"]
+    transport = PingPongServer()
+    found: list[Row] = []
+    try:
+        for concurrency in (1, 8):
+            for game in games:
+                referee = RefereeBench(game, concurrency)
+                try:
+                    ours, theirs = alternate(
+                        functools.partial(referee.play, rounds),
+                        functools.partial(transport.run, concurrency, 200),
+                        runs,
+                    )
+                finally:
+                    referee.close()
+                met = ours.median >= 0.6 * theirs.median if game in ("kingdoms", "kingsburg") else None
+                found.append(
+                    Row(
+                        "referee",
+                        f"{game}, instant bots, {concurrency} match{'es' if concurrency > 1 else ''} at once",
+                        "decisions/s",
+                        ours,
+                        reference="bare gRPC ping-pong, same sizes",
+                        reference_value=theirs,
+                        goal="≥ 0.6 of the transport" if met is not None else "",
+                        met=met,
+                    )
+                )
+    finally:
+        transport.close()
+    return found
+
+
+if __name__ == "__main__":
+    from table import print_rows
+
+    print_rows(rows("--quick" in sys.argv), "referee against the transport")

@@ -1,0 +1,60 @@
+"""How late the server's own event loop runs: the time the clock must not charge to any bot.
+
+A reply that reaches the server while its event loop is busy (refereeing other matches, starting
+a process) waits until the loop gets to it; that wait is the server's, not the bot's. A ticker
+wakes every ``TICK_S`` and adds how late it woke to a running total, so the lag inside any window
+is the difference of two readings. A reading also counts the lateness of the tick that is due
+but has not run yet (the loop may reach a reply before it reaches the ticker).
+
+The same readings give the recent lag (``recent_ms``) that admission control watches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+
+TICK_S = 0.005
+"""How often the ticker wakes: lag is resolved to about this much."""
+WINDOW = 200
+"""Ticks kept for ``recent_ms`` (one second's worth)."""
+
+
+class LoopLag:
+    def __init__(self) -> None:
+        self.total_s = 0.0
+        """Lateness added up since start, in seconds."""
+        self._due = time.monotonic()
+        self._handle: asyncio.TimerHandle | None = None
+        self._recent: collections.deque[float] = collections.deque(maxlen=WINDOW)
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._due = loop.time() + TICK_S
+        self._handle = loop.call_at(self._due, self._tick)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def reading(self, now: float) -> float:
+        """The total lag up to ``now`` (loop time), the due tick's lateness included."""
+        return self.total_s + max(0.0, now - self._due) if self._handle is not None else self.total_s
+
+    def recent_ms(self, percentile: float = 0.99) -> float:
+        """The lateness of recent ticks at this percentile, in ms (0 before any tick)."""
+        if not self._recent:
+            return 0.0
+        ordered = sorted(self._recent)
+        return ordered[min(len(ordered) - 1, int(percentile * len(ordered)))] * 1000
+
+    def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        late = max(0.0, now - self._due)
+        self.total_s += late
+        self._recent.append(late)
+        self._due = now + TICK_S
+        self._handle = loop.call_at(self._due, self._tick)
