@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import void_interrupted_one_offs
+from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
@@ -93,6 +94,8 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     concurrency: int = 2
     """Matches a league plays at the same time, unless its run asks for another number."""
+    admission_control: bool = True
+    """Hold new matches back while the server's loop lags (see ``admission``)."""
     resume_leagues: bool = True
     """Start again, at start-up, every league a previous run left unfinished."""
     jail: bool = True
@@ -129,6 +132,7 @@ class KingmakerServer:
         self.run_folder: Path | None = None
         """This server's temporary files (see ``run_folder``), removed when it stops."""
         self.leagues: LeagueRunner | None = None
+        self.admission: Admission | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -180,7 +184,10 @@ class KingmakerServer:
             sandbox=sandbox,
             temp_root=self.run_folder,
         )
-        self.leagues = LeagueRunner(self.db, self.roster, config.time_control, config.concurrency)
+        self.admission = Admission(self.loop_lag) if config.admission_control else None
+        self.leagues = LeagueRunner(
+            self.db, self.roster, config.time_control, config.concurrency, self.admission
+        )
         arena = ArenaService(self.pool, hello_timeout=config.hello_timeout)
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         admin = AdminService(

@@ -23,12 +23,15 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
+from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.rated import play_ticket
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
 
 log = logging.getLogger("kingmaker.server")
+
+ADMISSION_RECHECK_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Progress:
     done: bool = False
     reason: str = ""
     """With ``done``: why the run ended."""
+    league_id: int = 0
 
 
 @dataclass
@@ -49,6 +53,9 @@ class _Run:
     task: asyncio.Task[None] | None = None
     watchers: list[asyncio.Queue[Progress]] = field(default_factory=list)
     latest: Progress | None = None
+    in_play: int = 0
+    held_back: int = 0
+    """Matches admission control is holding back now (see ``admission``)."""
 
     def publish(self, progress: Progress) -> None:
         self.latest = progress
@@ -57,12 +64,27 @@ class _Run:
 
 
 class LeagueRunner:
-    def __init__(self, db: Database, roster: Roster, control: TimeControl, concurrency: int = 2) -> None:
+    def __init__(
+        self,
+        db: Database,
+        roster: Roster,
+        control: TimeControl,
+        concurrency: int = 2,
+        admission: Admission | None = None,
+    ) -> None:
         self.db = db
         self.roster = roster
         self.control = control
         self.concurrency = concurrency
+        self.admission = admission
         self._runs: dict[int, _Run] = {}
+
+    def live(self, league_id: int) -> tuple[int, int]:
+        """(matches in play, matches held back by admission control) of a running league."""
+        run = self._runs.get(league_id)
+        if run is None or run.task is None or run.task.done():
+            return 0, 0
+        return run.in_play, run.held_back
 
     async def watch(self, name: str, concurrency: int = 0) -> AsyncIterator[Progress]:
         """Start the league if it is not running, then yield its progress until it is done.
@@ -80,7 +102,9 @@ class LeagueRunner:
             while True:
                 if queue.empty() and run.task.done():
                     counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
-                    yield Progress(run.name, counts, done=True, reason="the league's run ended")
+                    yield Progress(
+                        run.name, counts, done=True, reason="the league's run ended", league_id=run.league_id
+                    )
                     return
                 getting = asyncio.ensure_future(queue.get())
                 try:
@@ -137,14 +161,19 @@ class LeagueRunner:
                 log.info("league %s: %d interrupted matches will be replayed", run.name, reset)
             await self._publish(run)
             while True:
-                free = concurrency - len(in_play)
-                if free > 0:
-                    for ticket in await until_stored(leagues.claim_matches, self.db, run.league_id, free):
+                free = max(0, concurrency - len(in_play))
+                allowed = free if self.admission is None else self.admission.allowed(free, len(in_play))
+                self._hold(run, free - allowed)
+                if allowed > 0:
+                    for ticket in await until_stored(leagues.claim_matches, self.db, run.league_id, allowed):
                         task = asyncio.create_task(play_ticket(self.db, self.roster, ticket, self.control))
                         in_play[task] = ticket
+                run.in_play = len(in_play)
                 if not in_play:
                     break
-                done, _ = await asyncio.wait(in_play, return_when=asyncio.FIRST_COMPLETED)
+                # Held back: look again soon, for the lag may fall before any match ends.
+                timeout = None if allowed == free else ADMISSION_RECHECK_S
+                done, _ = await asyncio.wait(in_play, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     await self._publish(run, await self._settle(run, in_play.pop(task), task))
             info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
@@ -165,11 +194,19 @@ class LeagueRunner:
                 await asyncio.wait({task})
                 await self._publish_quietly(run, await self._settle(run, in_play.pop(task), task))
         finally:
+            self._hold(run, 0)
+            run.in_play = 0
             for task in in_play:
                 task.cancel()
             await asyncio.gather(*in_play, return_exceptions=True)
             await self.roster.retire(set(run.bot_ids))
             await self._finish(run, reason)
+
+    def _hold(self, run: _Run, count: int) -> None:
+        """Record that this league holds back ``count`` matches now."""
+        if self.admission is not None:
+            self.admission.held_back += count - run.held_back
+        run.held_back = count
 
     async def _settle(
         self, run: _Run, ticket: MatchTicket, task: asyncio.Task[FinishReport]
@@ -194,7 +231,7 @@ class LeagueRunner:
             counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         except Exception:
             log.exception("league %s: could not record how its run ended", run.name)
-        run.publish(Progress(run.name, counts, done=True, reason=reason))
+        run.publish(Progress(run.name, counts, done=True, reason=reason, league_id=run.league_id))
 
     async def _publish_quietly(self, run: _Run, last: FinishReport | None) -> None:
         try:
@@ -204,4 +241,4 @@ class LeagueRunner:
 
     async def _publish(self, run: _Run, last: FinishReport | None = None) -> None:
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
-        run.publish(Progress(run.name, counts, last))
+        run.publish(Progress(run.name, counts, last, league_id=run.league_id))

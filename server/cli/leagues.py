@@ -94,17 +94,23 @@ def run_with_progress(client: object, name: str, concurrency: int) -> tuple[Faul
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[running]} running, {task.fields[waiting]} left"),
+        TextColumn("{task.fields[running]} running, {task.fields[waiting]} left{task.fields[held]}"),
         TimeElapsedColumn(),
     )
     summary = FaultSummary()
     reason = ""
     with Progress(*columns, console=console) as progress:
-        task = progress.add_task(name, total=None, running=0, waiting="?")
+        task = progress.add_task(name, total=None, running=0, waiting="?", held="")
         for update in client.stream("RunLeague", request):  # type: ignore[attr-defined]
             total = update.finished + update.running + update.waiting
+            held = f", {update.held_back} held back (server busy)" if update.held_back else ""
             progress.update(
-                task, completed=update.finished, total=total, running=update.running, waiting=update.waiting
+                task,
+                completed=update.finished,
+                total=total,
+                running=update.running,
+                waiting=update.waiting,
+                held=held,
             )
             if update.HasField("last"):
                 summary.add(update.last)
@@ -210,5 +216,13 @@ def print_league(league: admin_pb2.LeagueInfo) -> None:
     console.print(
         "matches: " + ", ".join(f"{count} {status}" for status, count in sorted(league.matches.items()))
     )
+    if league.in_play or league.held_back:
+        console.print(f"running now: {league.in_play} in play", soft_wrap=True)
+    if league.held_back:
+        console.print(
+            f"held back: {league.held_back} matches, while the server's loop lags "
+            f"{league.server_lag_ms:.0f} ms (p99; admission control starts them when it falls)",
+            soft_wrap=True,
+        )
     if league.status_reason:
         console.print(f"last run: {league.status_reason}")

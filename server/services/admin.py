@@ -401,7 +401,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
         named = await asyncio.to_thread(bots.names_of, self.db, info.bot_ids)
         names = [named[bot_id] for bot_id in info.bot_ids]
-        return convert.league_message(info, names, counts)
+        message = convert.league_message(info, names, counts)
+        message.in_play, message.held_back = self.league_runner.live(info.id)
+        message.server_lag_ms = self._server_lag_ms()
+        return message
+
+    def _server_lag_ms(self) -> float:
+        admission = self.league_runner.admission
+        return admission.lag.recent_ms() if admission is not None else 0.0
 
     async def _progress(self, progress: Progress) -> admin_pb2.LeagueProgress:
         counts = progress.counts
@@ -413,7 +420,10 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             void=counts.get(MatchStatus.VOID, 0),
             done=progress.done,
             reason=progress.reason,
+            server_lag_ms=self._server_lag_ms(),
         )
+        if not progress.done:
+            message.held_back = self.league_runner.live(progress.league_id)[1]
         if progress.last is not None:
             message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
         return message

@@ -18,7 +18,9 @@ from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.server import scheduler
+from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.roster import Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.sessions import SessionPool
@@ -127,3 +129,47 @@ def test_a_bot_disabled_mid_league_cancels_its_matches_and_the_others_play_on(
     assert counts[MatchStatus.RUNNING] == counts[MatchStatus.SCHEDULED] == 0
     assert counts[MatchStatus.CANCELLED] >= 1
     assert counts[MatchStatus.FINISHED] + counts[MatchStatus.CANCELLED] == 6
+
+
+class SteerableLag(LoopLag):
+    """A lag meter whose recent lag the test sets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now_ms = 0.0
+
+    def recent_ms(self, percentile: float = 0.99) -> float:
+        return self.now_ms
+
+
+def test_admission_control_holds_matches_back_while_the_loop_lags(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    play_with(monkeypatch, record)
+    lag = SteerableLag()
+    lag.now_ms = 500.0  # far behind: start nothing more than the one a league may always have
+    admission = Admission(lag)
+
+    async def follow() -> tuple[int, int, list[Progress]]:
+        runner = LeagueRunner(db, Roster(SessionPool(), "unused"), TimeControl(), admission=admission)
+        watching = asyncio.ensure_future(_collect(runner.watch("weekly", 4)))
+        league_id = leagues.get_league(db, "weekly").id
+        in_play = held = 0
+        for _ in range(40):  # watch it for a while under lag
+            await asyncio.sleep(0.005)
+            now_in_play, now_held = runner.live(league_id)
+            in_play, held = max(in_play, now_in_play), max(held, now_held)
+        lag.now_ms = 0.0  # the loop caught up
+        seen = await asyncio.wait_for(watching, 30)
+        await runner.stop()
+        return in_play, held, seen
+
+    in_play, held, seen = asyncio.run(follow())
+    assert in_play <= 1 and held == 3, "one match at a time while the loop lags; three held back"
+    assert seen[-1].reason == "finished"
+    assert statuses(db)[MatchStatus.FINISHED] == 6
+    assert admission.held_back == 0
+
+
+async def _collect(progress: object) -> list[Progress]:
+    return [item async for item in progress]  # type: ignore[attr-defined]

@@ -1,0 +1,29 @@
+"""Admission control: start no more matches than the server can referee without falling behind.
+
+The fair clock keeps the server's own lag off every bot's time, but a loop that lags badly still
+slows every match and every reply. So before a league starts another match, it asks here: while
+the loop's recent lag (99th percentile over the last second, from ``LoopLag``) is above
+``LAG_LIMIT_MS``, new matches wait (matches in play go on); as soon as it falls they start. A
+league with nothing in play may always start one, so no league starves. ``league status`` and
+``league run`` show how many matches are held back and the lag that holds them.
+"""
+
+from __future__ import annotations
+
+from kingmaker.server.loop_lag import LoopLag
+
+LAG_LIMIT_MS = 20.0
+
+
+class Admission:
+    def __init__(self, lag: LoopLag, limit_ms: float = LAG_LIMIT_MS) -> None:
+        self.lag = lag
+        self.limit_ms = limit_ms
+        self.held_back = 0
+        """Matches the leagues wanted to start and are holding back right now."""
+
+    def allowed(self, free: int, league_in_play: int) -> int:
+        """How many of a league's ``free`` slots may start a match now."""
+        if free <= 0 or self.lag.recent_ms() < self.limit_ms:
+            return max(0, free)
+        return 1 if league_in_play == 0 else 0
