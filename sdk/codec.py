@@ -49,6 +49,9 @@ class GameCodec:
     _packed_actions: dict[Action, any_pb2.Any] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
+    _unpacked_actions: dict[bytes, Action] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def action_type_url(self) -> str:
@@ -100,8 +103,18 @@ class GameCodec:
         return self.decode_observation(_unpack(packed, self.observation_message))
 
     def unpack_action(self, packed: any_pb2.Any) -> Action:
-        """The action inside ``packed``; ``CodecError`` if it is not a well-formed action."""
-        return self.decode_action(_unpack(packed, self.action_message))
+        """The action inside ``packed``; ``CodecError`` if it is not a well-formed action.
+        Decoded once per distinct encoding: a bot sees the same legal actions request after
+        request, and decoding each anew was most of what the SDK spent per decision."""
+        if packed.type_url != self.action_type_url:
+            return self.decode_action(_unpack(packed, self.action_message))  # says what is wrong
+        action = self._unpacked_actions.get(packed.value)
+        if action is None:
+            action = self.decode_action(_unpack(packed, self.action_message))
+            if len(self._unpacked_actions) >= PACKED_ACTIONS_KEPT:
+                self._unpacked_actions.clear()
+            self._unpacked_actions[packed.value] = action
+        return action
 
 
 @functools.cache
