@@ -27,6 +27,11 @@ from table import Row, print_rows, save_rows
 
 SECTIONS: dict[str, str] = {
     # section name: the bench/ module that measures it
+    "engines": "engines",
+    "referee": "referee",
+    "league": "league",
+    "clock": "clock",
+    "standings": "standings",
     "chaos": "chaos",
 }
 

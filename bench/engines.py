@@ -1,0 +1,62 @@
+"""The rules engines alone, in-process: random games per second per game (at its most players),
+and the cost of encoding one request (observation and legal actions) as the referee does."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+from table import Row, Spread
+
+from kingmaker.games.registry import all_games, get_game
+from kingmaker.sdk.codec import codec_for
+
+
+def games_per_second(game_name: str, games: int, seed: int) -> float:
+    game = get_game(game_name)
+    chooser = random.Random(seed)
+    started = time.perf_counter()
+    for number in range(games):
+        state = game.new(game.spec.max_players, seed * 100_000 + number)
+        while not state.is_over():
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+    return games / (time.perf_counter() - started)
+
+
+def encode_microseconds(game_name: str, games: int) -> float:
+    game = get_game(game_name)
+    codec = codec_for(game_name)
+    chooser = random.Random(0)
+    spent, requests = 0.0, 0
+    for number in range(games):
+        state = game.new(game.spec.max_players, number)
+        while not state.is_over():
+            for seat in state.to_act():
+                tick = time.perf_counter()
+                codec.pack_observation(state.observation(seat))
+                [codec.pack_action(action) for action in state.legal_actions(seat)]
+                spent += time.perf_counter() - tick
+                requests += 1
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+    return spent / requests * 1e6
+
+
+def rows(quick: bool) -> list[Row]:
+    runs, games = (3, 40) if quick else (5, 200)
+    found = []
+    for game in all_games():
+        name = game.spec.name
+        speed = Spread.of([games_per_second(name, games, seed) for seed in range(runs)])
+        goal, met = ("≥ 1,000 games/s", speed.median >= 1000) if name == "kingdoms" else ("", None)
+        found.append(Row("engines", f"{name}, random game, {game.spec.max_players} players", "games/s",
+                         speed, goal=goal, met=met))  # fmt: skip
+        encode = Spread.of([encode_microseconds(name, max(2, games // 20)) for _ in range(runs)])
+        found.append(Row("engines", f"{name}, encoding one request", "µs", encode))
+    return found
+
+
+if __name__ == "__main__":
+    from table import print_rows
+
+    print_rows(rows("--quick" in sys.argv), "engines")

@@ -1,0 +1,84 @@
+"""A league as a user runs it: `kingmaker league run`, Kingdoms for 3 players, the SDK's random
+bot as managed bots, 4 matches at once; matches per minute. Beside it, in the same run, the same
+league with instant bots (no SDK, legal action 0 at once): the difference is what the SDK costs a
+Python bot author."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from table import Row, alternate
+
+from kingmaker.ladder import bots, leagues
+from kingmaker.server.app import ServerConfig
+from kingmaker.server.background import BackgroundServer
+
+RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
+
+
+class LeagueBench:
+    def __init__(self, command: list[str], label: str) -> None:
+        self.folder = tempfile.mkdtemp(prefix="km-league-")
+        os.environ["KINGMAKER_HOME"] = self.folder
+        config = ServerConfig(
+            address="127.0.0.1:0",
+            database_url=f"sqlite:///{Path(self.folder) / 'league.db'}",
+            admin_token="bench",
+            jail=False,
+        )
+        self.server = BackgroundServer(config)
+        self.names = [f"{label}-{i}" for i in range(4)]
+        for name in self.names:
+            bots.register_bot(self.server.server.db, name, ["kingdoms"], command=command)
+        self.runs = 0
+        self.play(rounds=1)  # warm-up: the bot processes start once and are kept
+
+    def play(self, rounds: int) -> float:
+        self.runs += 1
+        name = f"league-{self.runs}"
+        info = leagues.create_league(
+            self.server.server.db, name, "kingdoms", self.names, players=3, rounds=rounds, seed=self.runs
+        )
+        matches = sum(leagues.league_progress(self.server.server.db, info.id).values())
+        environment = {
+            **os.environ,
+            "KINGMAKER_ADMIN_TOKEN": "bench",
+            "KINGMAKER_SERVER": self.server.address,
+        }
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "kingmaker.server.cli", "league", "run", name, "--concurrency", "4"],
+            env=environment, capture_output=True, check=False,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - started
+        assert done.returncode == 0, done.stderr.decode()[-500:]
+        return 60 * matches / elapsed
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+def rows(quick: bool) -> list[Row]:
+    rounds, runs = (5, 2) if quick else (15, 3)
+    sdk, instant = LeagueBench(RANDOM, "random"), LeagueBench(INSTANT, "instant")
+    try:
+        ours, theirs = alternate(lambda: sdk.play(rounds), lambda: instant.play(rounds), runs)
+    finally:
+        sdk.close()
+        instant.close()
+    return [
+        Row("league", "kingdoms, 3 players, SDK random bots, 4 at once, `league run`", "matches/min", ours,
+            "same league, instant bots (no SDK)", theirs, goal="≥ 600", met=ours.median >= 600),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    from table import print_rows
+
+    print_rows(rows("--quick" in sys.argv), "a league through the CLI")
