@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, message_factory
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 
@@ -153,6 +153,11 @@ def option_value_from_proto(value: common_pb2.OptionValue) -> OptionValue:
 
 Setter = Callable[[Message, Any], None]
 
+MEMO_KEPT = 4096
+"""Encoded (or decoded) sub-messages each message type keeps. Most of an observation is the same
+from one request to the next (a board row, a player's holdings), so a part already seen is copied
+from its earlier encoding by protobuf's C code instead of being rebuilt field by field."""
+
 
 def _fill(message: Message, value: Any) -> None:
     kind: Any = type(value)
@@ -176,23 +181,49 @@ def _plan(kind: Any, descriptor: Descriptor) -> tuple[tuple[str, Setter], ...]:
     return tuple(steps)
 
 
+class _Encoder:
+    """Builds the message of one type from a value, remembering the messages of values seen."""
+
+    def __init__(self, descriptor: Descriptor) -> None:
+        self.message_class = _message_class(descriptor)
+        self.kept: dict[Any, Message] = {}
+
+    def __call__(self, value: Any) -> Message:
+        try:
+            return self.kept[value]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable value: built each time
+            return self._build(value)
+        message = self._build(value)
+        if len(self.kept) >= MEMO_KEPT:
+            self.kept.clear()
+        self.kept[value] = message
+        return message
+
+    def _build(self, value: Any) -> Message:
+        message = self.message_class()
+        _fill(message, value)
+        return message
+
+
+@functools.cache
+def _encoder(descriptor: Descriptor) -> _Encoder:
+    return _Encoder(descriptor)
+
+
 def _setter(field: FieldDescriptor) -> Setter:
     name = field.name
     repeated = field.is_repeated
     if field.message_type is not None:
+        encode = _encoder(field.message_type)
         if repeated:
-
-            def add_messages(message: Message, items: Any) -> None:
-                container = getattr(message, name)
-                for item in items:
-                    _fill(container.add(), item)
-
-            return add_messages
+            return lambda message, items: getattr(message, name).extend([encode(item) for item in items])
 
         def set_message(message: Message, item: Any) -> None:
             inner = getattr(message, name)
-            inner.SetInParent()
-            _fill(inner, item)
+            inner.SetInParent()  # present even when every field of the value is a default
+            inner.MergeFrom(encode(item))
 
         return set_message
     if field.enum_type is not None:
@@ -203,6 +234,10 @@ def _setter(field: FieldDescriptor) -> Setter:
     if repeated:
         return lambda message, items: getattr(message, name).extend(items)
     return lambda message, item: setattr(message, name, item)
+
+
+def _message_class(descriptor: Descriptor) -> type[Message]:
+    return message_factory.GetMessageClass(descriptor)
 
 
 @functools.cache
@@ -258,33 +293,73 @@ def _unpack(packed: any_pb2.Any, message_class: type[Message]) -> Message:
 
 
 def _decode_message(message: Message, kind: Any) -> Any:
-    hints = _hints(kind)
-    values: dict[str, Any] = {}
-    for field in dataclasses.fields(kind):
-        descriptor = message.DESCRIPTOR.fields_by_name[field.name]
-        values[field.name] = _decode_field(message, descriptor, hints[field.name])
-    return kind(**values)
+    return kind(**{name: read(message) for name, read in _decode_plan(kind, message.DESCRIPTOR)})
 
 
-def _decode_field(message: Message, field: Any, hint: Any) -> Any:
+Reader = Callable[[Message], Any]
+
+
+@functools.cache
+def _decode_plan(kind: Any, descriptor: Descriptor) -> tuple[tuple[str, Reader], ...]:
+    """How to read each field of ``kind`` from a ``descriptor`` message, worked out once."""
+    hints = typing.get_type_hints(kind)
+    return tuple(
+        (field.name, _reader(descriptor.fields_by_name[field.name], hints[field.name]))
+        for field in dataclasses.fields(kind)
+    )
+
+
+def _reader(field: FieldDescriptor, hint: Any) -> Reader:
+    name = field.name
     inner_hint, optional = _unwrap_optional(hint)
     if field.is_repeated:
-        item_hint = typing.get_args(inner_hint)[0]
-        return tuple(_decode_value(field, item, item_hint) for item in getattr(message, field.name))
-    if optional and field.has_presence and not message.HasField(field.name):
-        return None
-    return _decode_value(field, getattr(message, field.name), inner_hint)
+        item = _value_reader(field, typing.get_args(inner_hint)[0])
+        return lambda message: tuple(item(raw) for raw in getattr(message, name))
+    value = _value_reader(field, inner_hint)
+    if optional and field.has_presence:
+        return lambda message: value(getattr(message, name)) if message.HasField(name) else None
+    return lambda message: value(getattr(message, name))
 
 
-def _decode_value(field: FieldDescriptor, raw: Any, hint: Any) -> Any:
+def _value_reader(field: FieldDescriptor, hint: Any) -> Callable[[Any], Any]:
     if field.message_type is not None:
-        return _decode_message(raw, hint)
+        return _decoder(field.message_type, hint)
     if field.enum_type is not None:
-        name = _enum_names(field.enum_type).get(raw)
-        if name is None or name not in hint.__members__:
-            raise CodecError(f"{raw} is not a valid {hint.__name__}")
-        return hint[name]
-    return raw
+        members = {
+            number: hint[name]
+            for number, name in _enum_names(field.enum_type).items()
+            if name in hint.__members__
+        }
+
+        def enum_member(raw: int) -> Any:
+            member = members.get(raw)
+            if member is None:
+                raise CodecError(f"{raw} is not a valid {hint.__name__}")
+            return member
+
+        return enum_member
+    return lambda raw: raw
+
+
+@functools.cache
+def _decoder(descriptor: Descriptor, kind: Any) -> Callable[[Message], Any]:
+    """Decodes sub-messages of one type; a frozen value already decoded from the same bytes is
+    reused (values of frozen dataclasses cannot be changed by whoever receives them)."""
+    if not getattr(kind, "__dataclass_params__", None) or not kind.__dataclass_params__.frozen:
+        return lambda message: _decode_message(message, kind)
+    kept: dict[bytes, Any] = {}
+
+    def decode(message: Message) -> Any:
+        key = message.SerializeToString(deterministic=True)
+        value = kept.get(key)
+        if value is None:
+            value = _decode_message(message, kind)
+            if len(kept) >= MEMO_KEPT:
+                kept.clear()
+            kept[key] = value
+        return value
+
+    return decode
 
 
 @functools.cache
@@ -297,8 +372,3 @@ def _unwrap_optional(hint: Any) -> tuple[Any, bool]:
         args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
         return args[0], True
     return hint, False
-
-
-@functools.cache
-def _hints(kind: Any) -> dict[str, Any]:
-    return typing.get_type_hints(kind)
