@@ -130,7 +130,10 @@ class Referee:
             if len(self.decisions) >= self.game.spec.max_decisions:
                 raise RuntimeError(f"{self.game.spec.name} ran past max_decisions: an engine bug")
             acting = state.to_act()
-            chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
+            if len(acting) == 1:  # most decisions: no task to make and schedule
+                chosen = [await self._decide(state, acting[0])]
+            else:  # simultaneous: every acting seat is asked at the same moment
+                chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
             state.apply({decision.seat: decision.action for decision in chosen})
             self.decisions.append(tuple(chosen))
         report = self._report(state.result(), started)
