@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func
+from sqlalchemy import select as select_columns  # sqlmodel's select types at most four columns
 from sqlmodel import col, select
 
 from kingmaker.ladder.db import Database
@@ -49,27 +50,27 @@ def standings(db: Database, game: str, limit: int | None = None, offset: int = 0
     ``limit`` rows from position ``offset + 1``. Reads columns, not ORM objects: 10,000 bots cost
     what 10,000 tuples cost."""
     query = (
-        select(
-            Rating.bot_id,
-            Bot.name,
-            Rating.mu,
-            Rating.sigma,
-            Rating.conservative,
-            Rating.matches,
-            Rating.wins,
-            Rating.rank_sum,
-            Rating.faults,
-            Bot.enabled,
-            Bot.suspended_reason,
+        select_columns(
+            col(Rating.bot_id),
+            col(Bot.name),
+            col(Rating.mu),
+            col(Rating.sigma),
+            col(Rating.conservative),
+            col(Rating.matches),
+            col(Rating.wins),
+            col(Rating.rank_sum),
+            col(Rating.faults),
+            col(Bot.enabled),
+            col(Bot.suspended_reason),
         )
         .join(Bot, col(Bot.id) == col(Rating.bot_id))
-        .where(Rating.game == game)
+        .where(col(Rating.game) == game)
         .order_by(col(Rating.conservative).desc(), col(Rating.mu).desc(), col(Bot.name))
         .offset(offset)
         .limit(limit)
     )
     with db.read() as session:
-        rows = session.exec(query).all()
+        rows = session.execute(query).all()
     return [
         Standing(
             position=position,

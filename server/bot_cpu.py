@@ -68,7 +68,7 @@ def _cpu_seconds(pid: int) -> float:
     spent = _Timespec()
     if _LIBC.clock_gettime(clock.value, ctypes.byref(spent)) != 0:
         return 0.0
-    return spent.seconds + spent.nanoseconds / 1e9
+    return float(spent.seconds + spent.nanoseconds / 1e9)
 
 
 def _descendants(pid: int) -> list[int]:
