@@ -61,5 +61,9 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     databases.give_back(url)
 
 
-def is_postgres(url: str) -> bool:
-    return url.startswith("postgresql")
+@pytest.fixture
+def ladder_url(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``database_url``, also made the default of every server the test starts (through
+    ``$KINGMAKER_DATABASE_URL``), so a server-level test runs on both databases."""
+    monkeypatch.setenv("KINGMAKER_DATABASE_URL", database_url)
+    return database_url
