@@ -2,8 +2,9 @@
 127.0.0.1 (a free port) and on a Unix socket in that folder, stopped and deleted at the end.
 
 PostgreSQL refuses to run as root, so as root the cluster belongs to the ``postgres`` system user
-(Debian's package creates it) and its programs run through ``runuser``. The binaries are found with
-``pg_config --bindir``, else in the newest ``/usr/lib/postgresql/*/bin``.
+(Debian's package creates it) and its programs run through ``runuser``. The binaries are found in
+``$KINGMAKER_TEST_POSTGRES_BIN``, else with ``pg_config --bindir``, else in the newest
+``/usr/lib/postgresql/*/bin``.
 
 Durability is switched off (``fsync``, ``synchronous_commit``, ``full_page_writes``): the data
 lives as long as one test session, and a test must not wait for a disk.
@@ -33,6 +34,7 @@ from psycopg import sql
 from kingmaker.ladder.db import open_database
 
 SUPERUSER = "kingmaker"
+BINDIR_VARIABLE = "KINGMAKER_TEST_POSTGRES_BIN"
 START_TIMEOUT_S = 30
 
 
@@ -41,7 +43,12 @@ class PostgresUnavailable(RuntimeError):
 
 
 def find_bindir() -> Path:
-    """The folder of initdb and pg_ctl, or PostgresUnavailable."""
+    """The folder of initdb and pg_ctl (``$KINGMAKER_TEST_POSTGRES_BIN`` if set), or PostgresUnavailable."""
+    chosen = os.environ.get(BINDIR_VARIABLE)
+    if chosen:
+        if (Path(chosen) / "initdb").exists() and (Path(chosen) / "pg_ctl").exists():
+            return Path(chosen)
+        raise PostgresUnavailable(f"no initdb and pg_ctl in ${BINDIR_VARIABLE} ({chosen})")
     candidates: list[Path] = []
     pg_config = shutil.which("pg_config")
     if pg_config:
