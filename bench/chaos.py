@@ -1,6 +1,6 @@
 """Many leagues at once over shared bots, with trouble thrown in; then check that the results hold.
 
-    .venv/bin/python bench/chaos.py [--seed N] [--leagues N] [--kills N]
+    .venv/bin/python bench/chaos.py [--seed N] [--leagues N] [--kills N] [--database-url URL]
 
 A real `kingmaker serve` process plays several leagues at the same time over one shared pool of
 bots: managed and remote innocent random bots (remote ones with random capacities), and managed
@@ -24,7 +24,6 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 import argparse
 import random
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+from sqlalchemy import bindparam, create_engine, text
 
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.background import ServerProcess
@@ -69,19 +69,28 @@ class Bots:
     """Remote innocent bots and their capacities."""
 
 
-def run_chaos(seed: int = 1, leagues: int = 3, kills: int = 1, workdir: Path | None = None) -> ChaosReport:
-    """Play ``leagues`` leagues at once with ``kills`` server kills; check and report."""
+def run_chaos(
+    seed: int = 1,
+    leagues: int = 3,
+    kills: int = 1,
+    workdir: Path | None = None,
+    database_url: str | None = None,
+) -> ChaosReport:
+    """Play ``leagues`` leagues at once with ``kills`` server kills; check and report.
+    ``database_url``: an empty (or migrated, empty) database; default, an SQLite file."""
     with _folder(workdir) as folder:
-        return _Chaos(random.Random(seed), folder, leagues, kills).run()
+        return _Chaos(random.Random(seed), folder, leagues, kills, database_url).run()
 
 
 class _Chaos:
-    def __init__(self, rng: random.Random, folder: Path, leagues: int, kills: int) -> None:
+    def __init__(
+        self, rng: random.Random, folder: Path, leagues: int, kills: int, database_url: str | None
+    ) -> None:
         self.rng = rng
         self.folder = folder
         self.league_count = leagues
         self.kills = kills
-        self.database = folder / "chaos.db"
+        self.database = database_url or f"sqlite:///{folder / 'chaos.db'}"
         self.socket = folder / "s.sock"
         self.report = ChaosReport()
         self.tokens: dict[str, str] = {}
@@ -227,44 +236,54 @@ class _Chaos:
         admin.SetBotEnabled(admin_pb2.SetBotEnabledRequest(name=name, enabled=enabled), metadata=METADATA)
 
     def _check(self, bots: Bots) -> None:
-        with sqlite3.connect(self.database) as db:
+        engine = create_engine(self.database)
+        with engine.connect() as connection:
+
+            def rows(query: str, **values: object) -> list[tuple[object, ...]]:
+                statement = text(query)
+                if any(isinstance(value, list) for value in values.values()):
+                    statement = statement.bindparams(
+                        *(bindparam(k, expanding=True) for k, v in values.items() if isinstance(v, list))
+                    )
+                return [tuple(row) for row in connection.execute(statement, values)]
+
             report = self.report
-            report.matches = dict(db.execute("SELECT status, count(*) FROM match GROUP BY status").fetchall())
+            report.matches = dict(rows("SELECT status, count(*) FROM match GROUP BY status"))  # type: ignore[arg-type]
             if report.matches.get("running"):
                 report.problems.append(f"{report.matches['running']} matches left running")
-            for name, finished, reason in db.execute("SELECT name, finished, status_reason FROM league"):
+            for name, finished, reason in rows("SELECT name, finished, status_reason FROM league"):
                 if not finished and not reason:
                     report.problems.append(f"league {name} neither finished nor stopped with a reason")
                 if not finished:
                     report.problems.append(f"league {name} did not finish: {reason}")
-            counted = db.execute(
+            counted = rows(
                 "SELECT r.bot_id, r.game, r.matches, ("
                 " SELECT count(*) FROM matchseat s JOIN match m ON m.id = s.match_id"
                 " WHERE s.bot_id = r.bot_id AND m.game = r.game AND m.status = 'finished' AND m.rated"
                 ") FROM rating r"
-            ).fetchall()
+            )
             for bot_id, game, matches, seats in counted:
                 if matches != seats:
                     report.problems.append(
                         f"bot {bot_id} in {game}: rating counts {matches}, seats say {seats}"
                     )
-            marks = ",".join("?" for _ in bots.innocent)
-            faults = db.execute(
+            faults = rows(
                 "SELECT b.name, s.match_id, s.seat, s.end_reason, s.detail FROM matchseat s"
                 " JOIN bot b ON b.id = s.bot_id JOIN match m ON m.id = s.match_id"
-                f" WHERE b.name IN ({marks}) AND m.status = 'finished'",
-                bots.innocent,
-            ).fetchall()
+                " WHERE b.name IN :innocent AND m.status = 'finished'",
+                innocent=list(bots.innocent),
+            )
             report.innocent_faults = [
                 f"{name}: match {match} seat {seat} {reason} ({detail})"
                 for name, match, seat, reason, detail in faults
                 if reason in BOT_FAULTS
             ]
-            suspended = dict(db.execute("SELECT name, suspended_reason FROM bot").fetchall())
+            suspended = dict(rows("SELECT name, suspended_reason FROM bot"))
             report.innocent_faults += [
                 f"{name} suspended: {suspended[name]}" for name in bots.innocent if suspended[name]
             ]
             report.suspended_faulty = sum(1 for name in bots.faulty if suspended[name])
+        engine.dispose()
 
 
 @contextmanager
@@ -323,8 +342,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--leagues", type=int, default=8)
     parser.add_argument("--kills", type=int, default=2)
+    parser.add_argument("--database-url", help="an empty database (default: an SQLite file)")
     args = parser.parse_args()
-    report = run_chaos(args.seed, args.leagues, args.kills)
+    report = run_chaos(args.seed, args.leagues, args.kills, database_url=args.database_url)
     print(report)
     sys.exit(1 if report.innocent_faults or report.problems else 0)
 

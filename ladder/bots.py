@@ -240,7 +240,12 @@ def withdraw_from_schedule(session: Session, bot_id: int, reason: str, game: str
     query = (
         select(Match).join(MatchSeat).where(MatchSeat.bot_id == bot_id, Match.status == MatchStatus.SCHEDULED)
     )
-    waiting = session.exec(query.where(Match.game == game) if game is not None else query).all()
+    if game is not None:
+        query = query.where(Match.game == game)
+    # Locked, and re-checked once locked (PostgreSQL): a match a league claims meanwhile has
+    # started and is left alone.
+    locked = query.order_by(col(Match.id)).with_for_update(of=Match).execution_options(populate_existing=True)
+    waiting = session.exec(locked).all()
     for match in waiting:
         match.status = MatchStatus.CANCELLED
         match.status_reason = reason

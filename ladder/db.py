@@ -14,6 +14,16 @@ SQLite is set up for one server process calling from several worker threads:
 - a read transaction (``read()``) starts with a plain ``BEGIN``: under WAL it reads a snapshot and
   never takes the write lock, so however long a read runs, no writer waits for it.
 
+PostgreSQL (``postgresql://...``, driven by psycopg 3) is set up for several server processes:
+
+- a write transaction is READ COMMITTED, and every write that reads-then-writes shared rows locks
+  them first (``SELECT ... FOR UPDATE``, in one order everywhere: league, match, ratings by bot id,
+  bots by id; see ``matches.finish_match``), so two matches of one bot finishing at once both count;
+- a read transaction is REPEATABLE READ and READ ONLY: one snapshot for the whole read (as SQLite's
+  WAL gives), which under MVCC never blocks a writer nor waits for one;
+- a transaction that PostgreSQL still aborts as a deadlock or serialization failure is retried by
+  ``retrying`` (the server's ``until_stored`` also retries whatever the database refused for now).
+
 A bad URL raises ``DatabaseUrlError`` before anything is created: the file's folder must exist and
 be writable, and a non-SQLite server must answer a connection.
 """
@@ -22,14 +32,16 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator
+import random
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
@@ -40,6 +52,16 @@ DEFAULT_URL = "sqlite:///kingmaker.db"
 SQLITE_BUSY_TIMEOUT_S = 30
 READ_ONLY_OPTION = "kingmaker_read_only"
 """Execution option marking the connections of read transactions (see ``Database.read``)."""
+POSTGRES_CONNECT_TIMEOUT_S = 10
+"""How long opening a PostgreSQL connection may take (unless the URL says ``connect_timeout``)."""
+POSTGRES_DRIVER = "postgresql+psycopg"
+"""The driver a bare ``postgresql://`` (or ``postgres://``) URL gets: psycopg 3, a dependency."""
+CONFLICT_SQLSTATES = frozenset({"40001", "40P01"})
+"""PostgreSQL's serialization failure and deadlock: the transaction was rolled back; run it again."""
+CONFLICT_TRIES = 5
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Database:
@@ -47,7 +69,10 @@ class Database:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._reader = engine.execution_options(**{READ_ONLY_OPTION: True})
+        reading: dict[str, Any] = {READ_ONLY_OPTION: True}
+        if engine.dialect.name == "postgresql":
+            reading |= {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+        self._reader = engine.execution_options(**reading)
 
     @property
     def url(self) -> str:
@@ -63,7 +88,8 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session in one read transaction, which never blocks a writer (nor waits for one).
-        Writing through it is a bug: SQLite would then take the write lock mid-transaction."""
+        Writing through it is a bug: SQLite would then take the write lock mid-transaction, and
+        PostgreSQL refuses it (the transaction is READ ONLY)."""
         with Session(self._reader, expire_on_commit=False) as session, session.begin():
             yield session
 
@@ -96,11 +122,27 @@ def open_database(
     return database
 
 
+def retrying(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``work(...)``, run again (a few times, after a short random pause) when PostgreSQL rolled
+    its transaction back as a deadlock or serialization failure. ``work`` must open its own
+    transaction, so that each try starts afresh."""
+    for attempt in range(1, CONFLICT_TRIES + 1):
+        try:
+            return work(*args, **kwargs)
+        except OperationalError as error:
+            if attempt == CONFLICT_TRIES or getattr(error.orig, "sqlstate", None) not in CONFLICT_SQLSTATES:
+                raise
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
+    raise AssertionError("unreachable")
+
+
 def _parse(text: str) -> URL:
     try:
         parsed = make_url(text)
     except ArgumentError:
         raise DatabaseUrlError(f"not a database URL: {text!r}") from None
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername=POSTGRES_DRIVER)
     try:
         parsed.get_dialect()
     except NoSuchModuleError:
@@ -153,8 +195,11 @@ def _begin_immediate(connection: Any) -> None:
 
 
 def _server_engine(url: URL) -> Engine:
+    connect_args: dict[str, Any] = {}
+    if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
+        connect_args["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT_S
     try:
-        engine = create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     except ImportError as error:
         raise DatabaseUrlError(
             f"no driver for {url.drivername!r} is installed ({_first_line(error)})"

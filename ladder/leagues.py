@@ -12,6 +12,10 @@ gauntlet is planned in full when created (every match row written, status *sched
 is planned a group at a time as ``next_matches`` is asked. Seeds derive from the league seed, so a
 league created again with the same seed, bots and settings plans the same matches, and
 ``rerun_league`` copies an existing league's planned matches (seeds and seats) into a new one.
+
+Every transaction that changes a league's plan or state locks its row first (``lock_league``), so
+on a database where transactions run at once (PostgreSQL) two of them take turns, as they do in
+SQLite: no match is claimed twice, no group planned twice, no closing missed.
 """
 
 from __future__ import annotations
@@ -26,9 +30,15 @@ from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.bots import check_name
-from kingmaker.ladder.db import Database
+from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.matches import check_game_setup, close_league_if_done, schedule_match, ticket
+from kingmaker.ladder.matches import (
+    check_game_setup,
+    close_league_if_done,
+    lock_league,
+    schedule_match,
+    ticket,
+)
 from kingmaker.ladder.models import (
     Bot,
     BotGame,
@@ -151,8 +161,12 @@ def list_leagues(db: Database, limit: int | None = None, after_id: int | None = 
 def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTicket]:
     """Up to ``limit`` scheduled matches of the league, in plan order (a ladder plans more as
     needed). Empty when nothing waits: the league is then finished if nothing runs either."""
+    return retrying(_next_matches, db, league_id, limit)
+
+
+def _next_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]:
     with db.transaction() as session:
-        league = _league(session, league_id)
+        league = _league(session, league_id, lock=True)
         waiting = _next_waiting(session, league, limit)
         if not waiting:
             _close_if_done(session, league)
@@ -163,8 +177,12 @@ def claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]
     """Up to ``limit`` of the league's next matches, marked *running* in the same transaction
     that picks them, so nothing (a suspension, a disable) can slip in between. A waiting match
     with a bot that may no longer play is cancelled on the spot instead of being handed out."""
+    return retrying(_claim_matches, db, league_id, limit)
+
+
+def _claim_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]:
     with db.transaction() as session:
-        league = _league(session, league_id)
+        league = _league(session, league_id, lock=True)
         if league.paused or league.finished:
             return []
         waiting = _next_waiting(session, league, limit)
@@ -191,11 +209,14 @@ def _next_waiting(session: Session, league: League, limit: int) -> Sequence[Matc
     """Up to ``limit`` scheduled matches in plan order (a ladder plans more first, as needed)."""
     if league.format == "ladder" and not league.finished:
         _top_up(session, league, limit)
+    # Locked: a bot's withdrawal (another transaction) must not cancel a match claimed here.
     return session.exec(
         select(Match)
         .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
         .order_by(col(Match.ordinal), col(Match.id))
         .limit(limit)
+        .with_for_update()
+        .execution_options(populate_existing=True)
     ).all()
 
 
@@ -210,7 +231,7 @@ def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
     """A run of the league is starting (or joined): it is no longer paused, and it keeps the
     concurrency it is given (0 keeps the one it had)."""
     with db.transaction() as session:
-        league = _league_by_name(session, name)
+        league = _league_by_name(session, name, lock=True)
         league.paused = False
         if concurrency:
             league.concurrency = concurrency
@@ -222,7 +243,7 @@ def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
 def pause_league(db: Database, name: str) -> LeagueInfo:
     """Start no new match of the league (those in play finish) until it is run again."""
     with db.transaction() as session:
-        league = _league_by_name(session, name)
+        league = _league_by_name(session, name, lock=True)
         if league.finished:
             raise InvalidRequestError(f"league {name!r} is finished")
         league.paused = True
@@ -236,7 +257,7 @@ def stop_league(db: Database, name: str) -> LeagueInfo:
     """End the league for good: its waiting matches are cancelled (those in play finish and are
     rated), and it is finished. This is how a continuous ladder league ends."""
     with db.transaction() as session:
-        league = _league_by_name(session, name)
+        league = _league_by_name(session, name, lock=True)
         if league.finished:
             raise InvalidRequestError(f"league {name!r} is finished already")
         waiting = session.exec(
@@ -258,7 +279,7 @@ def end_league(db: Database, league_id: int, reason: str) -> None:
     """Record why the league stopped (its runner failed, or an admin stopped it); what has not
     started is left scheduled, so running the league again carries on from there."""
     with db.transaction() as session:
-        league = _league(session, league_id)
+        league = _league(session, league_id, lock=True)
         if not league.paused:  # a pause says why itself
             league.status_reason = reason
         session.add(league)
@@ -283,7 +304,7 @@ def resume_league(db: Database, league_id: int) -> int:
     """After a crash: put the league's interrupted (running) matches back to scheduled so they
     replay from scratch; finished ones are left alone. Returns how many were reset."""
     with db.transaction() as session:
-        _league(session, league_id)
+        _league(session, league_id, lock=True)
         running = session.exec(
             select(Match).where(Match.league_id == league_id, Match.status == MatchStatus.RUNNING)
         ).all()
@@ -487,18 +508,18 @@ def _entrant_ids(session: Session, league_id: int) -> list[int]:
     )
 
 
-def _league(session: Session, league_id: int) -> League:
-    league = session.get(League, league_id)
+def _league(session: Session, league_id: int, lock: bool = False) -> League:
+    league = lock_league(session, league_id) if lock else session.get(League, league_id)
     if league is None:
         raise NotFoundError(f"no league {league_id}")
     return league
 
 
-def _league_by_name(session: Session, name: str) -> League:
+def _league_by_name(session: Session, name: str, lock: bool = False) -> League:
     league = session.exec(select(League).where(League.name == name)).first()
     if league is None:
         raise NotFoundError(f"no league named {name!r}")
-    return league
+    return _league(session, league.id or 0, lock=True) if lock else league
 
 
 def _info(session: Session, league: League) -> LeagueInfo:

@@ -5,7 +5,10 @@
 2. ``mark_running`` flips it to *running* just before the referee starts it.
 3. ``finish_match`` writes, in ONE transaction: the seats' results, the ratings and their counters,
    the rating history, the match log and the status *finished*. The match row is locked first and
-   a match already finished is reported, not counted again.
+   a match already finished is reported, not counted again. Where transactions really run at once
+   (PostgreSQL), it locks rows in one order, so that two finishes never deadlock and never lose
+   each other's update: the league (its closing and replays), the match, the seats' rating rows by
+   bot id (the counters), then the faulty seats' bots by id (the suspension count).
 4. If the server failed the match (a seat ``is_server_fault``: ``ABORTED``, ``SEAT_UNFILLED``; or
    ``void_match``), the match becomes *void*: nothing is rated and no fault counted. A league match
    is replayed by a fresh row with the same seed and seats, up to ``MAX_TRIES`` plays in all; a
@@ -26,14 +29,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionsError, OptionValue
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder.db import Database
+from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import suspend_if_faulty
 from kingmaker.ladder.models import (
+    Bot,
     League,
     Match,
     MatchLog,
@@ -202,8 +207,12 @@ def match_log(db: Database, match_id: int) -> MatchLogRecord:
 
 def mark_running(db: Database, match_id: int) -> MatchTicket:
     """Scheduled -> running, just before the referee starts the match."""
+    return retrying(_mark_running, db, match_id)
+
+
+def _mark_running(db: Database, match_id: int) -> MatchTicket:
     with db.transaction() as session:
-        match = _match(session, match_id, lock=True)
+        match = _locked_match(session, match_id)
         if match.status != MatchStatus.SCHEDULED:
             raise ConflictError(f"match {match_id} is {match.status}, not scheduled")
         match.status = MatchStatus.RUNNING
@@ -219,8 +228,12 @@ def mark_running(db: Database, match_id: int) -> MatchTicket:
 
 def finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
     """Record a match's end in one transaction; a second call for the same match counts nothing."""
+    return retrying(_finish_match, db, outcome)
+
+
+def _finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
     with db.transaction() as session:
-        match = _match(session, outcome.match_id, lock=True)
+        match = _locked_match(session, outcome.match_id)
         if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
             return _already_recorded(session, match)
         if match.status == MatchStatus.CANCELLED:
@@ -237,8 +250,12 @@ def finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
 
 def void_match(db: Database, match_id: int, reason: str) -> FinishReport:
     """The server failed this match: void it (nothing rated) and schedule a replay."""
+    return retrying(_void_match, db, match_id, reason)
+
+
+def _void_match(db: Database, match_id: int, reason: str) -> FinishReport:
     with db.transaction() as session:
-        match = _match(session, match_id, lock=True)
+        match = _locked_match(session, match_id)
         if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
             return _already_recorded(session, match)
         if match.status == MatchStatus.CANCELLED:
@@ -301,6 +318,7 @@ def _record(
     match.finished_at = utc_now()
     session.add(match)
     session.flush()
+    _lock_bots(session, [seat.bot_id for seat, fault in zip(seats, faulty, strict=True) if fault])
     suspended = [
         seat.bot_id
         for seat, fault in zip(seats, faulty, strict=True)
@@ -322,7 +340,7 @@ def _rate(
 ) -> list[RatingChange]:
     """Move the seats' ratings and counters, and write their history rows."""
     assert match.id is not None
-    rows = [_rating_row(session, seat.bot_id, match.game) for seat in seats]
+    rows = _locked_ratings(session, [seat.bot_id for seat in seats], match.game)
     updated = rate(match.game, [(row.mu, row.sigma) for row in rows], list(ranks))
     changes: list[RatingChange] = []
     for rank, fault, row, (mu, sigma) in zip(ranks, faulty, rows, updated, strict=True):
@@ -459,14 +477,50 @@ def _check_outcome(outcome: MatchOutcome, seats: list[MatchSeat]) -> list[SeatOu
     return [by_seat[planned.seat] for planned in seats]
 
 
-def _rating_row(session: Session, bot_id: int, game: str) -> Rating:
-    row = session.exec(
-        select(Rating).where(Rating.bot_id == bot_id, Rating.game == game).with_for_update()
-    ).first()
-    if row is None:
-        row = new_rating(bot_id, game)
-        session.add(row)
-    return row
+def _locked_ratings(session: Session, bot_ids: Sequence[int], game: str) -> list[Rating]:
+    """The bots' rating rows in ``game`` (in the order given), locked in bot id order: every
+    finish takes them in the same order, so two never wait for each other in a circle."""
+    _insert_missing_ratings(session, bot_ids, game)
+    rows = session.exec(
+        select(Rating)
+        .where(Rating.game == game, col(Rating.bot_id).in_(bot_ids))
+        .order_by(col(Rating.bot_id))
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).all()
+    by_bot = {row.bot_id: row for row in rows}
+    return [by_bot[bot_id] for bot_id in bot_ids]
+
+
+def _insert_missing_ratings(session: Session, bot_ids: Sequence[int], game: str) -> None:
+    """Rows exist from registration on; a bot without one (a game added by hand) gets it here,
+    without failing if another transaction adds the same row at the same moment."""
+    present = set(
+        session.exec(select(Rating.bot_id).where(Rating.game == game, col(Rating.bot_id).in_(bot_ids))).all()
+    )
+    missing = [new_rating(bot_id, game) for bot_id in bot_ids if bot_id not in present]
+    if not missing:
+        return
+    dialect = session.get_bind().dialect.name
+    if dialect not in ("postgresql", "sqlite"):
+        session.add_all(missing)
+        session.flush()
+        return
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    values = [row.model_dump(exclude={"id"}) for row in missing]
+    session.execute(insert(Rating).values(values).on_conflict_do_nothing(index_elements=["bot_id", "game"]))
+
+
+def _lock_bots(session: Session, bot_ids: Sequence[int]) -> None:
+    """Lock these bots' rows, by id: their fault counts are read and maybe acted on."""
+    if bot_ids:
+        session.exec(
+            select(Bot)
+            .where(col(Bot.id).in_(sorted(set(bot_ids))))
+            .order_by(col(Bot.id))
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        ).all()
 
 
 def close_league_if_done(session: Session, league_id: int | None) -> None:
@@ -487,12 +541,31 @@ def close_league_if_done(session: Session, league_id: int | None) -> None:
         session.add(league)
 
 
-def _match(session: Session, match_id: int, lock: bool = False) -> Match:
-    query = select(Match).where(Match.id == match_id)
-    match = session.exec(query.with_for_update() if lock else query).first()
+def _match(session: Session, match_id: int) -> Match:
+    match = session.exec(select(Match).where(Match.id == match_id)).first()
     if match is None:
         raise NotFoundError(f"no match {match_id}")
     return match
+
+
+def _locked_match(session: Session, match_id: int) -> Match:
+    """The match, locked for this transaction, after its league (always league first, then match)."""
+    found = session.execute(select(Match.id, Match.league_id).where(Match.id == match_id)).first()
+    if found is None:
+        raise NotFoundError(f"no match {match_id}")
+    if found.league_id is not None:
+        lock_league(session, found.league_id)
+    match = session.exec(
+        select(Match).where(Match.id == match_id).with_for_update().execution_options(populate_existing=True)
+    ).one()
+    return match
+
+
+def lock_league(session: Session, league_id: int) -> League | None:
+    """The league row, locked for this transaction (None if there is no such league). Whatever
+    changes a league's plan or state takes this lock first."""
+    query = select(League).where(League.id == league_id).with_for_update()
+    return session.exec(query.execution_options(populate_existing=True)).first()
 
 
 def _seats(session: Session, match_id: int) -> list[MatchSeat]:

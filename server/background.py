@@ -57,12 +57,14 @@ class ServerProcess:
     """`kingmaker serve` in a child process on a Unix socket, ready when the socket exists."""
 
     def __init__(
-        self, home: Path, socket: Path, database: Path, admin_token: str, extra: Sequence[str] = ()
+        self, home: Path, socket: Path, database: Path | str, admin_token: str, extra: Sequence[str] = ()
     ) -> None:
+        """``database``: an SQLite file, or any database URL (a string)."""
         self.address = f"unix:{socket}"
+        url = database if isinstance(database, str) else f"sqlite:///{database}"
         command = [
             sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
-            "--database-url", f"sqlite:///{database}", "--admin-token", admin_token, *extra,
+            "--database-url", url, "--admin-token", admin_token, *extra,
         ]  # fmt: skip
         environment = {**os.environ, "KINGMAKER_HOME": str(home)}
         socket.unlink(missing_ok=True)  # a killed server leaves its socket file behind

@@ -1,11 +1,10 @@
-"""Fixtures for the ladder tests: a file database per test and the registered test game."""
+"""Fixtures for the ladder tests: a database per test (SQLite, PostgreSQL) and the test game."""
 
 from __future__ import annotations
 
 import sys
 import types
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from ladder_support import DICE_DUEL, TEST_GAME
@@ -23,7 +22,8 @@ def dice_duel(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    database = open_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+def db(database_url: str) -> Iterator[Database]:
+    """The ladder database, once in SQLite and once in PostgreSQL (see database_fixtures.py)."""
+    database = open_database(database_url)
     yield database
     database.close()

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from postgres_server import Databases
 from sqlalchemy import text
 
 from kingmaker.ladder.db import URL_VARIABLE, open_database
@@ -87,14 +88,32 @@ def test_a_file_that_is_not_a_database_is_refused_and_left_alone(tmp_path: Path)
 
 
 def test_an_unreachable_server_is_one_clear_error() -> None:
-    # Port 9 on localhost: nothing listens there; the error must name the URL, not a traceback.
-    pytest.importorskip("psycopg2", reason="no PostgreSQL driver installed")
-    with pytest.raises(DatabaseUrlError, match="cannot connect"):
+    # Port 9 on localhost: nothing listens there; the error must name the URL, not a traceback,
+    # and hide the password.
+    with pytest.raises(DatabaseUrlError, match="cannot connect") as raised:
         open_database("postgresql://nobody:secret@127.0.0.1:9/none?connect_timeout=2")
+    assert "\n" not in str(raised.value)
+    assert "secret" not in str(raised.value)
+
+
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres", "postgresql+psycopg"])
+def test_postgresql_urls_use_psycopg_3(scheme: str) -> None:
+    # A bare postgresql:// would pick psycopg2 in SQLAlchemy, which kingmaker does not install.
+    with pytest.raises(DatabaseUrlError, match=r"cannot connect.*postgresql\+psycopg://"):
+        open_database(f"{scheme}://nobody@127.0.0.1:9/none?connect_timeout=2")
+
+
+def test_a_database_missing_on_a_running_server_is_one_clear_error(postgres: Databases) -> None:
+    url = postgres.admin_url.rsplit("/", 1)[0] + "/no_such_database"
+    missing = r'cannot connect.*"no_such_database" does not exist'
+    with pytest.raises(DatabaseUrlError, match=missing) as raised:
+        open_database(url)
+    assert "\n" not in str(raised.value)
 
 
 def test_a_missing_driver_is_one_clear_error() -> None:
-    if importlib.util.find_spec("psycopg2") is not None:
-        pytest.skip("psycopg2 is installed: covered by the unreachable-server test")
-    with pytest.raises(DatabaseUrlError, match="no driver"):
-        open_database("postgresql://nobody:secret@127.0.0.1:9/none")
+    if importlib.util.find_spec("MySQLdb") is not None:
+        pytest.skip("a MySQL driver is installed here")
+    with pytest.raises(DatabaseUrlError, match="no driver") as raised:
+        open_database("mysql://nobody:secret@127.0.0.1:9/none")
+    assert "\n" not in str(raised.value)

@@ -12,21 +12,24 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from ladder_support import TEST_GAME, make_bots
-from sqlmodel import select
+from postgres_server import Databases
+from sqlalchemy.exc import InternalError
+from sqlmodel import col, select
 
+from kingmaker.ladder.bots import list_bots
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.matches import create_match, finish_match, get_match, mark_running
-from kingmaker.ladder.models import Bot, MatchStatus
+from kingmaker.ladder.models import Bot, Match, MatchStatus, Rating
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.standings import standings
 from kingmaker.server.results import until_stored
 
 
-def test_a_long_read_does_not_block_a_writer(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'reads.db'}"
-    db = open_database(url, busy_timeout_s=0.3)
+def test_a_long_read_does_not_block_a_writer(database_url: str) -> None:
+    db = open_database(database_url, busy_timeout_s=0.3)
     make_bots(db, 2)
     reading, done = threading.Event(), threading.Event()
 
@@ -47,6 +50,39 @@ def test_a_long_read_does_not_block_a_writer(tmp_path: Path) -> None:
     finally:
         done.set()
         reader.join()
+        db.close()
+
+
+def test_a_read_sees_one_snapshot_while_results_are_written(database_url: str) -> None:
+    db = open_database(database_url)
+    make_bots(db, 2)
+    ticket = mark_running(db, create_match(db, TEST_GAME, ["bot0", "bot1"], seed=1).match_id)
+    seats = tuple(SeatOutcome(seat, bot, score=0, rank=seat + 1) for seat, bot in enumerate(ticket.bot_ids))
+    counters = select(Rating.bot_id, Rating.matches).order_by(col(Rating.bot_id))
+    try:
+        with db.read() as session:
+            before = session.exec(counters).all()
+            # The rating rows this read has seen are updated and committed meanwhile ...
+            report = finish_match(db, MatchOutcome(ticket.match_id, seats, "t"))
+            assert report.status == MatchStatus.FINISHED
+            again = session.exec(counters).all()
+            statuses = session.exec(select(Match.status)).all()
+        # ... and the read still sees the world as it was when it began, whole.
+        assert before == again and {matches for _, matches in again} == {0}
+        assert statuses == [MatchStatus.RUNNING]
+        assert {row.matches for row in standings(db, TEST_GAME)} == {1}
+    finally:
+        db.close()
+
+
+def test_postgresql_refuses_a_write_inside_a_read(postgres: Databases) -> None:
+    db = open_database(postgres.new_database())
+    try:
+        with pytest.raises(InternalError, match="read-only transaction"), db.read() as session:  # noqa: PT012
+            session.add(Bot(name="sneaky", token_hash="x"))
+            session.flush()
+        assert list_bots(db) == []
+    finally:
         db.close()
 
 

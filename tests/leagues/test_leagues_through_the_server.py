@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import inspect, text
 from typer.testing import CliRunner
 
 from kingmaker.ladder import leagues, standings
@@ -74,10 +74,10 @@ def test_replay_verify_reaches_the_recorded_end(server: BackgroundServer, tmp_pa
     assert "verified" in out
     assert "seat 0" in out and "seat 1" in out  # every move is printed
     # Tamper with the stored log: the replay must now fail loudly.
-    url = server.server.db.url.removeprefix("sqlite:///")
-    with sqlite3.connect(url) as connection:
+    with server.server.db.engine.begin() as connection:
         connection.execute(
-            "UPDATE matchseat SET score = score + 1 WHERE match_id = ? AND seat = 0", (match_id,)
+            text("UPDATE matchseat SET score = score + 1 WHERE match_id = :match AND seat = 0"),
+            {"match": int(match_id)},
         )
     result = runner.invoke(app, ["replay", match_id, "--verify", "--server", server.address])
     assert result.exit_code == 1
@@ -128,11 +128,12 @@ def test_a_wrong_admin_token_changes_nothing(server: BackgroundServer) -> None:
 
 def snapshot(server: BackgroundServer) -> dict[str, list[tuple[object, ...]]]:
     """Every row of every table of the server's database."""
-    path = server.server.db.url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    with server.server.db.engine.connect() as connection:
+        tables = inspect(connection).get_table_names()
         return {
-            table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+            table: sorted(
+                (tuple(row) for row in connection.execute(text(f'SELECT * FROM "{table}"'))), key=repr
+            )
             for table in tables
         }
 

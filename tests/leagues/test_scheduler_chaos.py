@@ -17,8 +17,10 @@ from chaos import run_chaos  # the bench holds the scenario; this test runs it s
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [7, 11])
-def test_many_leagues_through_kills_and_disables_keep_every_result_true(seed: int, tmp_path: Path) -> None:
-    report = run_chaos(seed=seed, leagues=3, kills=1, workdir=tmp_path)
+def test_many_leagues_through_kills_and_disables_keep_every_result_true(
+    seed: int, tmp_path: Path, ladder_url: str
+) -> None:
+    report = run_chaos(seed=seed, leagues=3, kills=1, workdir=tmp_path, database_url=ladder_url)
     assert report.kills == 1 and report.disables >= 1, "the trouble was thrown in"
     assert report.matches.get("finished", 0) >= 5, report
     assert report.problems == []

@@ -144,8 +144,10 @@ def test_a_stream_plays_only_the_games_its_hello_offered(quick_server: Backgroun
     assert seats[1].end_reason is EndReason.FINISHED
 
 
-def test_a_server_restart_voids_the_one_off_matches_it_left_running(kingmaker_home: Path) -> None:
-    url = f"sqlite:///{kingmaker_home.parent / 'restart.db'}"
+def test_a_server_restart_voids_the_one_off_matches_it_left_running(
+    kingmaker_home: Path, ladder_url: str
+) -> None:
+    url = ladder_url
     db = open_database(url)
     for name in ("a", "b"):
         bots.register_bot(db, name, ["kingdoms"])

@@ -6,11 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
+import pytest
 
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.matches import create_match
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
+
+# Paging is ordering and keys: run it on both databases (the server takes $KINGMAKER_DATABASE_URL).
+pytestmark = pytest.mark.usefixtures("ladder_url")
 
 
 def call(server: BackgroundServer, method: str, request: Any) -> Any:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +26,9 @@ from kingmaker.server.sessions import SessionPool
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    database = open_database(f"sqlite:///{tmp_path / 'runner.db'}")
+def db(database_url: str) -> Iterator[Database]:
+    """The league "weekly" of three bots, in SQLite and in PostgreSQL."""
+    database = open_database(database_url)
     for name in ("a", "b", "c"):
         register_bot(database, name, ["kingdoms"])
     leagues.create_league(database, "weekly", "kingdoms", ["a", "b", "c"], rounds=2, seed=1)
