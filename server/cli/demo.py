@@ -58,7 +58,9 @@ def demo(
         server = BackgroundServer(config)
         try:
             console.print(f"server on {server.address}, database {folder / 'kingmaker.db'}")
-            console.print(f"sample bots (trusted code): {server.server.confinement}", markup=False, soft_wrap=True)
+            console.print(
+                f"sample bots (trusted code): {server.server.confinement}", markup=False, soft_wrap=True
+            )
             with grpc.insecure_channel(server.address) as channel:
                 _play_leagues(AdminClient(channel, server.admin_token, server.address), seed, rounds)
         finally:

@@ -55,7 +55,11 @@ def run_to_end(
         finally:
             await process.stop(grace=0)
         finished = Finished(
-            process.returncode, process.exit_signal, process.stderr_tail(), process.jailed, process.limit_events
+            process.returncode,
+            process.exit_signal,
+            process.stderr_tail(),
+            process.jailed,
+            process.limit_events,
         )
         process.discard_logs()
         return finished

@@ -18,8 +18,8 @@ from sandbox_helpers import hostile, needs_jail, outcomes, processes_with, run_t
 
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.launcher import BotProcess, SandboxPolicy
 from kingmaker.server.cgroups import cgroup_support
+from kingmaker.server.launcher import BotProcess, SandboxPolicy
 from kingmaker.server.sandbox import running_as_root
 from kingmaker.server.sessions import Identity
 
