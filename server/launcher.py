@@ -32,6 +32,7 @@ from kingmaker.server.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.sandbox import (
     BOT_UIDS,
     HOW_TO_GET_A_JAIL,
+    KINGMAKER_ROOT,
     Limits,
     SandboxPolicy,
     bubblewrap,
@@ -265,22 +266,24 @@ class BotProcess:
 
 
 def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:
-    """Whether a user of the bot's own could run this outside the jail: its program (and its
-    working directory) reachable by other users. A Python installed under /root (mode 0700) is
-    not; such a bot then runs as the server's user, which is said loudly (the jail has no such
-    problem: it shows the bot only what it binds in)."""
-    program = shutil.which(command[0], path=os.environ.get("PATH")) if "/" not in command[0] else command[0]
-    needed = [os.path.realpath(os.path.join(cwd or "/", program or command[0]))]
-    if cwd is not None:
-        needed.append(os.path.realpath(cwd))
-    for path in needed:
-        for folder in [*Path(path).parents]:
-            if not os.stat(folder).st_mode & stat.S_IXOTH:
-                _warn_once(
-                    f"UNJAILED bots run as the server's user: {folder} (on the way to {path}) is "
-                    "closed to other users, so a user of the bot's own could not run it"
-                )
-                return False
+    """Whether a user of the bot's own could run this outside the jail: its program (as named
+    and as resolved: a virtualenv's python is a link), the files its arguments name, its working
+    directory and the kingmaker code all reachable by other users. A Python or a checkout under
+    /root (mode 0700) is not; such a bot then runs as the server's user, which is said loudly
+    (the jail has no such problem: it shows the bot only what it binds in)."""
+    program = command[0] if "/" in command[0] else shutil.which(command[0]) or command[0]
+    named = [os.path.join(cwd or "/", program)]
+    named += [arg for arg in command[1:] if os.path.isabs(arg) and os.path.exists(arg)]
+    named += [folder for folder in (cwd, str(KINGMAKER_ROOT)) if folder is not None]
+    for path in {*named, *map(os.path.realpath, named)}:
+        for folder in [*reversed(Path(path).parents)]:
+            with contextlib.suppress(OSError):
+                if not os.stat(folder).st_mode & stat.S_IXOTH:
+                    _warn_once(
+                        f"UNJAILED bots run as the server's user: {folder} (on the way to {path}) is "
+                        "closed to other users, so a user of the bot's own could not run it"
+                    )
+                    return False
     return True
 
 

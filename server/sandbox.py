@@ -89,8 +89,12 @@ class Limits:
     bot_memory_bytes: int = 2 * GiB
     """Memory of the whole bot, every process and its tmpfs folders together (cgroup memory
     limit, where the machine has one): past it the OOM killer kills one of its processes."""
-    cpu_cores: float = 1.0
-    """Cores the whole bot may keep busy at once (cgroup CPU quota, where there is one)."""
+    cpu_cores: float = 0.0
+    """Cores the whole bot may keep busy at once (cgroup CPU quota, where there is one; 0: no
+    quota). Off by default: a quota throttles every thread of the bot once it is used up in a
+    100 ms period, so a bot thinking hard would also be late to read and answer its stream.
+    Without it the bot's cgroup still has one task's weight: under contention all its
+    processes together get one share of the CPU, however many it starts."""
     disk_bytes: int = 256 * MiB
     """Size of the bot's folder in the jail (a tmpfs): writing more fails with ENOSPC."""
 

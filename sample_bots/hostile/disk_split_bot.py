@@ -16,7 +16,7 @@ CHUNK = b"x" * 1024**2
 
 
 def main(file_mib: int, bound_mib: int) -> None:
-    written, names = 0, []
+    written, names = 0, list[str]()
     try:
         while written < bound_mib:
             name = f"part-{len(names)}.bin"

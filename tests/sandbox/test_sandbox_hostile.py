@@ -6,16 +6,19 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 import pytest
 from sandbox_helpers import hostile, needs_jail, outcomes, run_to_end, wait_for
+from typer.testing import CliRunner
 
-from kingmaker.server.app import admin_token_path
+from kingmaker.server.app import ServerConfig, admin_token_path
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cgroups import cgroup_support
+from kingmaker.server.cli import app
 from kingmaker.server.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
 from kingmaker.server.sandbox import MiB, bubblewrap, running_as_root
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
@@ -23,6 +26,7 @@ from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 from support import PYTHON
 
 JAIL = SandboxPolicy()
+runner = CliRunner()
 SECRET = "victim-token-that-nobody-else-may-read"
 SLEEPER = (
     PYTHON,
@@ -152,16 +156,59 @@ def test_without_a_jail_the_server_refuses_managed_bots_and_says_how_to_get_one(
 
 
 def test_bot_show_says_when_the_server_runs_bots_unjailed(no_jail: None, kingmaker_home: Path) -> None:
-    from kingmaker.server.app import ServerConfig
-
     running = BackgroundServer(ServerConfig(address="127.0.0.1:0", allow_unjailed=True))
     try:
-        with grpc.insecure_channel(running.address) as channel:
-            admin = admin_pb2_grpc.AdminStub(channel)
-            metadata = (("authorization", f"Bearer {running.admin_token}"),)
-            request = admin_pb2.AddBotRequest(name="trusted", games=["kingdoms"], command=list(SLEEPER))
-            admin.AddBot(request, metadata=metadata)
-            shown = admin.GetBot(admin_pb2.GetBotRequest(name="trusted"), metadata=metadata)
+        command = shlex.join(SLEEPER)
+        added = runner.invoke(
+            app,
+            [
+                "bot",
+                "add",
+                "trusted",
+                "-g",
+                "kingdoms",
+                "-c",
+                command,
+                "--no-check",
+                "--server",
+                running.address,
+            ],
+        )
+        assert added.exit_code == 0, added.output
+        shown = runner.invoke(app, ["bot", "show", "trusted", "--server", running.address])
     finally:
         running.stop()
-    assert shown.confinement.startswith("UNJAILED: the server runs with --allow-unjailed")
+    assert shown.exit_code == 0, shown.output
+    assert "runs: UNJAILED: the server runs with --allow-unjailed" in shown.stdout
+
+
+@needs_jail
+def test_bot_show_says_a_managed_bot_runs_jailed(server: BackgroundServer) -> None:
+    command = shlex.join(SLEEPER)
+    added = runner.invoke(
+        app,
+        ["bot", "add", "caged", "-g", "kingdoms", "-c", command, "--no-check", "--server", server.address],
+    )
+    assert added.exit_code == 0, added.output
+    shown = runner.invoke(app, ["bot", "show", "caged", "--server", server.address])
+    assert "runs: jailed (bubblewrap: no network" in shown.stdout
+
+
+@needs_jail
+@pytest.mark.skipif("cpu" not in cgroup_support().controllers, reason=cgroup_support().describe())
+def test_a_cpu_quota_holds_all_the_bots_processes_to_their_cores() -> None:
+    burn = (
+        "import os, sys, time\n"
+        "for _ in range(3):\n"
+        "    if os.fork() == 0: break\n"
+        "start = time.monotonic()\n"
+        "while time.monotonic() - start < 1.5: pass\n"
+        "used = os.times()\n"
+        "print('hostile:', used.user + used.system, file=sys.stderr, flush=True)\n"
+    )
+    finished = run_to_end((PYTHON, "-c", burn), SandboxPolicy(Limits(cpu_cores=0.2)))
+    spent = sum(float(line) for line in finished.outcomes)
+    assert len(finished.outcomes) == 4
+    # Four processes spinning for 1.5 s would use up to 6 s of CPU (or 3 s on two cores); the
+    # quota of 0.2 core lets them have about 0.3 s together.
+    assert spent < 0.8, f"the cgroup's CPU quota should have held them to 0.2 core: {spent:.2f} s"
