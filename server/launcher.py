@@ -90,7 +90,7 @@ def confinement(policy: SandboxPolicy) -> str:
     status = bubblewrap()
     if not status.usable:
         if policy.allow_unjailed:
-            return f"UNJAILED: the server runs with --allow-unjailed and has no jail ({status.reason})"
+            return f"UNJAILED: the server allows bots without a jail (--allow-unjailed) and has none ({status.reason})"
         return f"refused: no jail here ({status.reason}): {HOW_TO_GET_A_JAIL}"
     user = "a user of its own" if running_as_root() else "the server's user in a user namespace"
     return f"jailed (bubblewrap: no network, own PID namespace, {user}; {cgroup_support().describe()})"

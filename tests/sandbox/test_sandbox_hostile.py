@@ -153,6 +153,14 @@ def test_without_a_jail_the_server_refuses_managed_bots_and_says_how_to_get_one(
             admin.RunMatch(admin_pb2.RunMatchRequest(game="kingdoms", seats=seats), metadata=metadata)
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert "\n" not in refused.value.details() and "--allow-unjailed" in refused.value.details()
+        league = admin_pb2.CreateLeagueRequest(name="heist", game="kingdoms", bots=["thief", "thief-2"])
+        admin.AddBot(
+            admin_pb2.AddBotRequest(name="thief-2", games=["kingdoms"], command=command), metadata=metadata
+        )
+        admin.CreateLeague(league, metadata=metadata)
+        with pytest.raises(grpc.RpcError) as refused:
+            list(admin.RunLeague(admin_pb2.RunLeagueRequest(name="heist"), metadata=metadata))
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION, "refused before any match starts"
 
 
 def test_bot_show_says_when_the_server_runs_bots_unjailed(no_jail: None, kingmaker_home: Path) -> None:
@@ -179,7 +187,7 @@ def test_bot_show_says_when_the_server_runs_bots_unjailed(no_jail: None, kingmak
     finally:
         running.stop()
     assert shown.exit_code == 0, shown.output
-    assert "runs: UNJAILED: the server runs with --allow-unjailed" in shown.stdout
+    assert "runs: UNJAILED: the server allows bots without a jail (--allow-unjailed)" in shown.stdout
 
 
 @needs_jail
