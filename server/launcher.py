@@ -90,7 +90,10 @@ def confinement(policy: SandboxPolicy) -> str:
     status = bubblewrap()
     if not status.usable:
         if policy.allow_unjailed:
-            return f"UNJAILED: the server allows bots without a jail (--allow-unjailed) and has none ({status.reason})"
+            return (
+                "UNJAILED: the server allows bots without a jail (--allow-unjailed) "
+                f"and has none ({status.reason})"
+            )
         return f"refused: no jail here ({status.reason}): {HOW_TO_GET_A_JAIL}"
     user = "a user of its own" if running_as_root() else "the server's user in a user namespace"
     return f"jailed (bubblewrap: no network, own PID namespace, {user}; {cgroup_support().describe()})"
@@ -254,8 +257,8 @@ class BotProcess:
             await asyncio.to_thread(self.cgroup.kill)
             await asyncio.to_thread(self.cgroup.remove)
             self.cgroup = None
-        elif self.uid is not None:
-            await _kill_every_process_of(self.uid)
+        elif self.uid is not None and not self.jailed:  # (the jail's PID namespace did it)
+            _kill_every_process_of(self.uid)
         if self.workdir is not None:
             _remove_tree(self.workdir)
         if self.uid is not None:
@@ -304,20 +307,20 @@ class _InChild:
             os.setuid(self.uid)
 
 
-async def _kill_every_process_of(uid: int) -> None:
-    """SIGKILL every process of a bot's own user (a process of that user may signal them all;
-    ``kill -1`` spares only itself): what a cgroup would do, where there is none."""
-
-    def become() -> None:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-
-    with contextlib.suppress(OSError):
-        killer = await asyncio.create_subprocess_exec(
-            "kill", "-KILL", "--", "-1", preexec_fn=become, stderr=asyncio.subprocess.DEVNULL
-        )
-        await killer.wait()
+def _kill_every_process_of(uid: int) -> None:
+    """SIGKILL every process of a bot's own user: what a cgroup would do, where there is none.
+    A process of that user may signal them all, and ``kill(-1)`` spares only the caller: a
+    short-lived fork of the server that becomes that user and does just that."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only makes system calls, then leaves
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def _check_program(program: str, cwd: str | None) -> None:
