@@ -7,6 +7,7 @@ import asyncio
 import os
 import re
 import shlex
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -220,3 +221,23 @@ def test_a_cpu_quota_holds_all_the_bots_processes_to_their_cores() -> None:
     # Four processes spinning for 1.5 s would use up to 6 s of CPU (or 3 s on two cores); the
     # quota of 0.2 core lets them have about 0.3 s together.
     assert spent < 0.8, f"the cgroup's CPU quota should have held them to 0.2 core: {spent:.2f} s"
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [([], "managed bots: refused: no jail here"), (["--allow-unjailed"], "managed bots: UNJAILED")],
+)
+def test_serve_says_at_start_how_managed_bots_run(tmp_path: Path, flags: list[str], said: str) -> None:
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("KINGMAKER_")}
+    environment |= {"KINGMAKER_BWRAP": "none", "KINGMAKER_HOME": str(tmp_path), "COLUMNS": "300"}
+    command = [PYTHON, "-m", "kingmaker.server.cli", "serve", "-a", "127.0.0.1:0", *flags]
+    serving = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, text=True)
+    try:
+        assert serving.stdout is not None
+        lines = [serving.stdout.readline() for _ in range(3)]
+    finally:
+        serving.terminate()
+        serving.wait(30)
+    assert lines[2].startswith(said), lines
+    if not flags:
+        assert "apt-get install bubblewrap" in lines[2] and "--allow-unjailed" in lines[2]
