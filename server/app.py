@@ -123,7 +123,10 @@ class KingmakerServer:
         if url == default_database_url():
             # Only the server's user may enter it: it holds the database and the admin token,
             # and bots that run outside the jail run as users of their own.
-            home_directory().mkdir(mode=0o700, parents=True, exist_ok=True)
+            home = home_directory()
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if home.stat().st_uid == os.geteuid() and home.stat().st_mode & 0o077:
+                home.chmod(0o700)  # made by an older version, open to everyone
         self.db: Database = open_database(url)
         self.admin_token = load_or_create_admin_token(config.admin_token)
         self.loop_lag = LoopLag()

@@ -270,13 +270,13 @@ class BotProcess:
 
 def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:
     """Whether a user of the bot's own could run this outside the jail: its program (as named
-    and as resolved: a virtualenv's python is a link), the files its arguments name, its working
+    and as resolved: a virtualenv's python is a link), its script, its working
     directory and the kingmaker code all reachable by other users. A Python or a checkout under
     /root (mode 0700) is not; such a bot then runs as the server's user, which is said loudly
     (the jail has no such problem: it shows the bot only what it binds in)."""
     program = command[0] if "/" in command[0] else shutil.which(command[0]) or command[0]
     named = [os.path.join(cwd or "/", program)]
-    named += [arg for arg in command[1:] if os.path.isabs(arg) and os.path.exists(arg)]
+    named += _named_paths(command)  # its script and virtualenv, as the jail would show them
     named += [folder for folder in (cwd, str(KINGMAKER_ROOT)) if folder is not None]
     for path in {*named, *map(os.path.realpath, named)}:
         for folder in [*reversed(Path(path).parents)]:

@@ -7,6 +7,7 @@ import asyncio
 import os
 import re
 import shlex
+import stat
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from sandbox_helpers import hostile, needs_jail, outcomes, run_to_end, wait_for
 from typer.testing import CliRunner
 
+from kingmaker.server import launcher
 from kingmaker.server.app import ServerConfig, admin_token_path
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cgroups import cgroup_support
@@ -107,6 +109,20 @@ def test_a_jailed_bot_cannot_read_the_admin_token_or_the_database(server: Backgr
     assert token.exists() and database.exists()
     finished = run_to_end(hostile("read_files_bot.py", token, database), JAIL)
     assert finished.outcomes == [f"{token}: ENOENT", f"{database}: ENOENT"], "the mount view shows neither"
+    assert stat.S_IMODE(token.parent.stat().st_mode) == 0o700, "the server's home is its own"
+
+
+@pytest.mark.skipif(
+    not running_as_root() or not launcher._others_can_run([PYTHON], None),
+    reason="a user of the bot's own outside the jail needs a root server and a Python open to others",
+)
+def test_outside_the_jail_the_bots_own_user_cannot_read_the_admin_token_or_the_database(
+    server: BackgroundServer,
+) -> None:
+    token, database = admin_token_path().resolve(), admin_token_path().resolve().parent / "kingmaker.db"
+    unjailed = SandboxPolicy(isolate=False)
+    finished = run_to_end(hostile("read_files_bot.py", token, database), unjailed)
+    assert finished.outcomes == [f"{token}: EACCES", f"{database}: EACCES"], "its own uid, the home 0700"
 
 
 @needs_jail
