@@ -19,7 +19,7 @@ from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.launcher import Limits
+from kingmaker.server.launcher import Limits, confinement
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.run_folder import make_run_folder
@@ -99,8 +99,10 @@ class ServerConfig:
     resume_leagues: bool = True
     """Start again, at start-up, every league a previous run left unfinished."""
     jail: bool = True
-    """Run launched bots in the bubblewrap jail (no network) where bubblewrap works; elsewhere,
-    or when False, they run with the resource limits only."""
+    """Run launched bots in the bubblewrap jail (no network). Where it does not work they are
+    refused, unless ``allow_unjailed``; False runs them unjailed, as trusted code."""
+    allow_unjailed: bool = False
+    """Where the jail does not work, run launched bots anyway (``serve --allow-unjailed``)."""
     hello_timeout: float = HELLO_TIMEOUT_SECONDS
     """Seconds a new stream has to say hello."""
     handshake_timeout: float = 10.0
@@ -119,7 +121,12 @@ class KingmakerServer:
         self.config = config
         url = config.database_url or default_database_url()
         if url == default_database_url():
-            home_directory().mkdir(parents=True, exist_ok=True)
+            # Only the server's user may enter it: it holds the database and the admin token,
+            # and bots that run outside the jail run as users of their own.
+            home = home_directory()
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if home.stat().st_uid == os.geteuid() and home.stat().st_mode & 0o077:
+                home.chmod(0o700)  # made by an older version, open to everyone
         self.db: Database = open_database(url)
         self.admin_token = load_or_create_admin_token(config.admin_token)
         self.loop_lag = LoopLag()
@@ -133,6 +140,8 @@ class KingmakerServer:
         """This server's temporary files (see ``run_folder``), removed when it stops."""
         self.leagues: LeagueRunner | None = None
         self.admission: Admission | None = None
+        self.confinement = ""
+        """How launched bots run here (``launcher.confinement``): jailed, UNJAILED or refused."""
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -175,7 +184,13 @@ class KingmakerServer:
         self.run_folder = make_run_folder()
         socket = str(self.run_folder / "arena.sock")
         server.add_insecure_port(f"unix:{socket}")
-        sandbox = SandboxPolicy(limits=config.limits, isolate=config.jail, unix_socket=socket)
+        sandbox = SandboxPolicy(
+            limits=config.limits,
+            isolate=config.jail,
+            allow_unjailed=config.allow_unjailed,
+            unix_socket=socket,
+        )
+        self.confinement = confinement(sandbox)
         self.roster = Roster(
             self.pool,
             self.address,

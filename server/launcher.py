@@ -4,8 +4,11 @@ Each bot runs in a process group of its own, so stopping it kills everything it 
 a scrubbed environment (only what a program needs to run, plus the server address and its
 token); in a fresh temporary working directory of its own (also its HOME and TMPDIR), removed
 when it stops; with its stderr kept in a file whose tail explains a crash; with resource limits
-set before it runs; and, when its ``SandboxPolicy`` asks for it and bubblewrap works here, in a
-namespace jail with no network (see ``kingmaker.server.sandbox`` and docs/security.md).
+set before it runs; under a root server as a user of its own; in cgroups that bound the whole
+bot (memory, processes, CPU share) where the machine has them; and, when its ``SandboxPolicy``
+asks for it, in a namespace jail with no network (see ``kingmaker.server.sandbox``). Secure by
+default: a policy that asks for the jail where none works is refused (``JailUnavailable``)
+unless it allows running unjailed. docs/security.md has the threat model.
 """
 
 from __future__ import annotations
@@ -18,13 +21,18 @@ import logging
 import os
 import shutil
 import signal
+import stat
+import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kingmaker.server.bot_cpu import ProcessTreeClock, cpu_clock
+from kingmaker.server.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.sandbox import (
     BOT_UIDS,
+    HOW_TO_GET_A_JAIL,
+    KINGMAKER_ROOT,
     Limits,
     SandboxPolicy,
     bubblewrap,
@@ -33,7 +41,15 @@ from kingmaker.server.sandbox import (
     running_as_root,
 )
 
-__all__ = ["BotProcess", "LaunchError", "Limits", "SandboxPolicy"]
+__all__ = [
+    "BotProcess",
+    "JailUnavailable",
+    "LaunchError",
+    "Limits",
+    "SandboxPolicy",
+    "confinement",
+    "jail_refusal",
+]
 
 log = logging.getLogger("kingmaker.server.launcher")
 
@@ -53,6 +69,36 @@ class LaunchError(RuntimeError):
     """The command could not be started at all (not found, not executable)."""
 
 
+class JailUnavailable(LaunchError):
+    """The policy asks for the jail, none works here, and running unjailed was not allowed."""
+
+
+def jail_refusal(policy: SandboxPolicy) -> str | None:
+    """The one-line reason a bot launched under this policy is refused here, or None."""
+    if not policy.isolate or policy.allow_unjailed:
+        return None
+    status = bubblewrap()
+    if status.usable:
+        return None
+    return f"no jail for managed bots here ({status.reason}): {HOW_TO_GET_A_JAIL}"
+
+
+def confinement(policy: SandboxPolicy) -> str:
+    """One line: how a bot launched under this policy runs on this machine now."""
+    if not policy.isolate:
+        return "UNJAILED: trusted code, run without the jail by the server's configuration"
+    status = bubblewrap()
+    if not status.usable:
+        if policy.allow_unjailed:
+            return (
+                "UNJAILED: the server allows bots without a jail (--allow-unjailed) "
+                f"and has none ({status.reason})"
+            )
+        return f"refused: no jail here ({status.reason}): {HOW_TO_GET_A_JAIL}"
+    user = "a user of its own" if running_as_root() else "the server's user in a user namespace"
+    return f"jailed (bubblewrap: no network, own PID namespace, {user}; {cgroup_support().describe()})"
+
+
 class BotProcess:
     """One running bot command."""
 
@@ -63,6 +109,7 @@ class BotProcess:
         workdir: Path | None = None,
         uid: int | None = None,
         jailed: bool = False,
+        cgroup: BotCgroup | None = None,
     ) -> None:
         self.process = process
         self.stderr_path = stderr_path
@@ -72,6 +119,10 @@ class BotProcess:
         """The user id it runs as, when the server (root) gave it one of its own."""
         self.jailed = jailed
         """True when it runs under bubblewrap."""
+        self.cgroup = cgroup
+        """Its control groups (whole-bot limits), where the machine has them."""
+        self.limit_events: dict[str, int] = {}
+        """How often each whole-bot limit was hit (``BotCgroup.events``), read when it stopped."""
 
     @classmethod
     async def start(
@@ -99,7 +150,9 @@ class BotProcess:
         )
         bwrap = _jail_for(policy)
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
-        uid = BOT_UIDS.take() if bwrap is not None and running_as_root() else None
+        # A root server gives every bot a user of its own, jailed or not: its processes count
+        # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
+        uid = BOT_UIDS.take() if running_as_root() and (bwrap or _others_can_run(command, cwd)) else None
         start_in = cwd or str(workdir)
         if uid is not None:
             os.chown(workdir, uid, uid)
@@ -109,12 +162,13 @@ class BotProcess:
                 os.chmod(policy.unix_socket, 0o666)
         if bwrap is None:
             argv = list(command)
-            if running_as_root() and policy.limits.processes:
-                _warn_once("bots run as root without bubblewrap: the kernel does not limit their processes")
         else:
             argv = bubblewrap_command(bwrap, command, policy, str(workdir), start_in, uid)
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
+        limits = policy.limits
+        cgroup = BotCgroup.create(limits.bot_memory_bytes, limits.bot_processes, limits.cpu_cores)
+        in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None)
         env = {name: os.environ[name] for name in INHERITED if name in os.environ}
         env.update(HOME=str(workdir), TMPDIR=str(workdir))
         env.update(environment)
@@ -131,17 +185,20 @@ class BotProcess:
                 cwd=str(workdir) if bwrap is not None else start_in,
                 env=env,
                 start_new_session=True,
-                preexec_fn=limits_in_child.apply,
+                preexec_fn=in_child.run,
             )
-        except OSError as error:
+        except (OSError, subprocess.SubprocessError) as error:
             Path(stderr_file.name).unlink(missing_ok=True)
             _remove_tree(workdir)
+            if cgroup is not None:
+                cgroup.remove()
             if uid is not None:
                 BOT_UIDS.give_back(uid)
-            raise LaunchError(f"cannot start {command[0]!r}: {error.strerror or error}") from None
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            raise LaunchError(f"cannot start {command[0]!r}: {reason}") from None
         finally:
             stderr_file.close()
-        return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None)
+        return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
 
     @functools.cached_property
     def cpu_clock(self) -> ProcessTreeClock | None:
@@ -191,9 +248,17 @@ class BotProcess:
                 os.killpg(self.process.pid, sig)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.process.wait(), wait)
-        # The leader may be gone while children it started linger in its group.
+        # The leader may be gone while children it started linger in its group, or in a
+        # session of their own (setsid): the cgroup, or else the bot's own user, finds them all.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.limit_events = self.cgroup.events()
+            await asyncio.to_thread(self.cgroup.kill)
+            await asyncio.to_thread(self.cgroup.remove)
+            self.cgroup = None
+        elif self.uid is not None and not self.jailed:  # (the jail's PID namespace did it)
+            _kill_every_process_of(self.uid)
         if self.workdir is not None:
             _remove_tree(self.workdir)
         if self.uid is not None:
@@ -201,6 +266,61 @@ class BotProcess:
 
     def discard_logs(self) -> None:
         self.stderr_path.unlink(missing_ok=True)
+
+
+def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:
+    """Whether a user of the bot's own could run this outside the jail: its program (as named
+    and as resolved: a virtualenv's python is a link), its script, its working
+    directory and the kingmaker code all reachable by other users. A Python or a checkout under
+    /root (mode 0700) is not; such a bot then runs as the server's user, which is said loudly
+    (the jail has no such problem: it shows the bot only what it binds in)."""
+    program = command[0] if "/" in command[0] else shutil.which(command[0]) or command[0]
+    named = [os.path.join(cwd or "/", program)]
+    named += _named_paths(command)  # its script and virtualenv, as the jail would show them
+    named += [folder for folder in (cwd, str(KINGMAKER_ROOT)) if folder is not None]
+    for path in {*named, *map(os.path.realpath, named)}:
+        for folder in [*reversed(Path(path).parents)]:
+            with contextlib.suppress(OSError):
+                if not os.stat(folder).st_mode & stat.S_IXOTH:
+                    _warn_once(
+                        f"UNJAILED bots run as the server's user: {folder} (on the way to {path}) is "
+                        "closed to other users, so a user of the bot's own could not run it"
+                    )
+                    return False
+    return True
+
+
+class _InChild:
+    """What runs in the bot's process between fork and exec: join its cgroups (as root), set its
+    limits, and, outside the jail, become its own user (inside, the jail's first step does)."""
+
+    def __init__(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None) -> None:
+        self.limits, self.cgroup, self.uid = limits, cgroup, uid
+
+    def run(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.join()
+        self.limits.apply()
+        if self.uid is not None:
+            os.setgroups([])
+            os.setgid(self.uid)
+            os.setuid(self.uid)
+
+
+def _kill_every_process_of(uid: int) -> None:
+    """SIGKILL every process of a bot's own user: what a cgroup would do, where there is none.
+    A process of that user may signal them all, and ``kill(-1)`` spares only the caller: a
+    short-lived fork of the server that becomes that user and does just that."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only makes system calls, then leaves
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def _check_program(program: str, cwd: str | None) -> None:
@@ -238,13 +358,20 @@ def _named_paths(command: Sequence[str]) -> list[str]:
 
 
 def _jail_for(policy: SandboxPolicy) -> str | None:
-    """The bwrap path when this policy wants the jail and bubblewrap works here; else None,
-    with the reason logged once."""
+    """The bwrap path when this policy wants the jail and bubblewrap works here; None when the
+    bot may run unjailed (said loudly, once); ``JailUnavailable`` when it may not."""
     if not policy.isolate:
+        _warn_once("UNJAILED: launched bots run without the jail, as trusted code (the jail is off)")
         return None
+    refusal = jail_refusal(policy)
+    if refusal is not None:
+        raise JailUnavailable(refusal)
     status = bubblewrap()
     if not status.usable or status.path is None:
-        _warn_once(f"bots run without a namespace jail (no network isolation): {status.reason}")
+        _warn_once(
+            f"UNJAILED: launched bots run without the jail (--allow-unjailed; {status.reason}): "
+            "they reach the network and see this machine's processes and files"
+        )
         return None
     return status.path
 

@@ -26,6 +26,9 @@ def make_run_folder() -> Path:
     """A fresh folder for this server's temporary files, after clearing dead servers' ones."""
     remove_stale_run_folders()
     folder = Path(tempfile.mkdtemp(prefix=PREFIX))
+    # Bots outside the jail run as users of their own and must reach their folders and the
+    # socket in it; they may not list it (each bot's folder is 0700 and its own).
+    folder.chmod(0o711)
     (folder / "pid").write_text(str(os.getpid()))
     return folder
 

@@ -51,12 +51,18 @@ SYSTEM_FILES = (
     "/etc/localtime",
 )
 
-# Run inside the jail as root: become the bot's own user, enter its directory (only that user
-# may), then run the bot. Changing to a non-zero uid clears every capability, and bubblewrap has
-# already set no_new_privs.
+# Run inside the jail as root: give the bot's folder (a fresh tmpfs) to the bot's own user,
+# become that user, enter its start folder (only that user may enter its own), then run the bot.
+# Changing to a non-zero uid clears every capability, and bubblewrap has already set no_new_privs.
 DROP_TO_UID = (
-    "import os, sys; uid = int(sys.argv[1]); os.setgroups([]); os.setgid(uid); os.setuid(uid); "
-    "os.chdir(sys.argv[2]); os.execvp(sys.argv[3], sys.argv[3:])"
+    "import os, sys; uid = int(sys.argv[1]); os.chown(sys.argv[2], uid, uid); "
+    "os.setgroups([]); os.setgid(uid); os.setuid(uid); "
+    "os.chdir(sys.argv[3]); os.execvp(sys.argv[4], sys.argv[4:])"
+)
+
+HOW_TO_GET_A_JAIL = (
+    "install bubblewrap (apt-get install bubblewrap), "
+    "or start the server with --allow-unjailed if you trust every bot it runs"
 )
 
 
@@ -80,6 +86,23 @@ class Limits:
     """File descriptors: open fails with EMFILE."""
     file_bytes: int = 256 * MiB
     """Largest file the bot may write (RLIMIT_FSIZE): write fails with EFBIG (SIGXFSZ)."""
+    bot_memory_bytes: int = 2 * GiB
+    """Memory of the whole bot, every process and its tmpfs folders together (cgroup memory
+    limit, where the machine has one): past it the OOM killer kills one of its processes."""
+    cpu_cores: float = 0.0
+    """Cores the whole bot may keep busy at once (cgroup CPU quota, where there is one; 0: no
+    quota). Off by default: a quota throttles every thread of the bot once it is used up in a
+    100 ms period, so a bot thinking hard would also be late to read and answer its stream.
+    Without it the bot's cgroup still has one task's weight: under contention all its
+    processes together get one share of the CPU, however many it starts."""
+    disk_bytes: int = 256 * MiB
+    """Size of the bot's folder in the jail (a tmpfs): writing more fails with ENOSPC."""
+
+    @property
+    def bot_processes(self) -> int:
+        """The cgroup's pids.max: the bot's allowance plus the jail's own two (bwrap and its
+        init in the PID namespace)."""
+        return self.processes + 2 if self.processes else 0
 
     def apply(self) -> None:
         """Runs in the child between fork and exec."""
@@ -104,6 +127,8 @@ class SandboxPolicy:
 
     limits: Limits = field(default_factory=Limits)
     isolate: bool = True
+    allow_unjailed: bool = False
+    """Where the jail does not work, run the bot anyway (trusted code); otherwise it is refused."""
     unix_socket: str | None = None
     """The server's socket, bound into the jail: the only way out. Give the bot ``server_address``."""
     read_only_paths: tuple[str, ...] = ()
@@ -135,10 +160,13 @@ def running_as_root() -> bool:
 @functools.cache
 def bubblewrap() -> Bubblewrap:
     """Find bwrap and prove it works here by jailing ``true`` with the flags bots get."""
-    path = shutil.which("bwrap")
+    # $KINGMAKER_BWRAP names another bwrap, or none at all ("none": how a test or an operator
+    # takes the jail away without touching PATH).
+    chosen = os.environ.get("KINGMAKER_BWRAP") or "bwrap"
+    path = None if chosen == "none" else shutil.which(chosen)
     if path is None:
-        return Bubblewrap(None, False, "bwrap is not installed (apt-get install bubblewrap)")
-    probe = [*namespace_flags(), *system_binds(), "--", "true"]
+        return Bubblewrap(None, False, "bwrap is not installed")
+    probe = [*namespace_flags(), *system_binds(), "--size", str(MiB), "--tmpfs", "/tmp", "--", "true"]
     try:
         done = subprocess.run([path, *probe], capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -154,8 +182,11 @@ def namespace_flags() -> list[str]:
     flags = ["--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     flags.append("--unshare-cgroup-try")
     if running_as_root():
-        # Keep only what the jail's first step needs to switch to the bot's own user.
-        flags += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        # Keep only what the jail's first step needs to hand the bot its folder and switch to
+        # the bot's own user.
+        flags += ["--cap-drop", "ALL"]
+        for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"):
+            flags += ["--cap-add", capability]
     else:
         flags.append("--unshare-user")
     return flags
@@ -192,7 +223,8 @@ def bubblewrap_command(
     """The bwrap command line that runs ``command`` jailed; ``uid`` is the user to switch to
     inside (needed when we are root, see the module docstring)."""
     flags = [bwrap, *namespace_flags(), *system_binds()]
-    flags += ["--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
+    # A private /tmp any user may write to, as on the host (it is the bot's alone).
+    flags += ["--perms", "1777", "--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
     read_only = [*python_paths(), *policy.read_only_paths]
     if cwd != workdir:
         read_only.append(cwd)
@@ -201,13 +233,16 @@ def bubblewrap_command(
     for path in _outermost(read_only):
         flags += [*_parent_dirs(path, made, bound), "--ro-bind", path, path]
         bound.append(path)
-    flags += [*_parent_dirs(workdir, made, bound), "--bind", workdir, workdir]
+    # The bot's folder is a tmpfs of its own size: its disk quota. Nothing in it reaches the
+    # host's disk, and it vanishes with the jail.
+    size = str(policy.limits.disk_bytes or 1024 * GiB)
+    flags += [*_parent_dirs(workdir, made, bound), "--perms", "0700", "--size", size, "--tmpfs", workdir]
     if policy.unix_socket is not None:
         socket = os.path.abspath(policy.unix_socket)
         flags += [*_parent_dirs(socket, made, bound), "--bind", socket, socket]
     if uid is None:
         return [*flags, "--chdir", cwd, "--", *command]
-    return [*flags, "--", sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), cwd, *command]
+    return [*flags, "--", sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), workdir, cwd, *command]
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:

@@ -164,6 +164,8 @@ def show(
         console.print(f"command: {shlex.join(bot.command)}", soft_wrap=True)
     if bot.working_directory:
         console.print(f"working directory: {bot.working_directory}")
+    if bot.confinement:
+        console.print(f"runs: {bot.confinement}", soft_wrap=True, markup=False)
     console.print(f"registered: {datetime.fromtimestamp(bot.created_at, UTC):%Y-%m-%d %H:%M} UTC")
     console.print(f"connected now: {'yes' if bot.connected else 'no'}")
     if bot.suspended_reason:

@@ -47,12 +47,20 @@ def demo(
     with tempfile.TemporaryDirectory(prefix="kingmaker-demo-") as scratch:
         folder = home or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
+        # The sample bots are this project's own code: trusted, so they may run unjailed where
+        # the machine has no jail (a server for other people's bots refuses that by default).
         config = ServerConfig(
-            address="127.0.0.1:0", database_url=f"sqlite:///{folder / 'kingmaker.db'}", admin_token="demo"
+            address="127.0.0.1:0",
+            database_url=f"sqlite:///{folder / 'kingmaker.db'}",
+            admin_token="demo",
+            allow_unjailed=True,
         )
         server = BackgroundServer(config)
         try:
             console.print(f"server on {server.address}, database {folder / 'kingmaker.db'}")
+            console.print(
+                f"sample bots (trusted code): {server.server.confinement}", markup=False, soft_wrap=True
+            )
             with grpc.insecure_channel(server.address) as channel:
                 _play_leagues(AdminClient(channel, server.admin_token, server.address), seed, rounds)
         finally:

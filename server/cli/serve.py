@@ -55,6 +55,11 @@ def serve(
     tls_key: Path | None = typer.Option(
         None, exists=True, dir_okay=False, help="PEM private key of --tls-cert."
     ),
+    allow_unjailed: bool = typer.Option(
+        False,
+        "--allow-unjailed",
+        help="Where the jail (bubblewrap) does not work, run managed bots anyway: only for bots you trust.",
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
     if (tls_cert is None) != (tls_key is None):
@@ -69,6 +74,7 @@ def serve(
         concurrency=concurrency,
         connect_timeout=connect_timeout,
         busy_timeout=busy_timeout,
+        allow_unjailed=allow_unjailed,
     )
     try:
         asyncio.run(_serve(config))
@@ -85,6 +91,9 @@ async def _serve(config: ServerConfig) -> None:
         fail(str(error))
     console.print(f"kingmaker serving on [bold]{address}[/]", soft_wrap=True)
     console.print(f"database {server.db.url}; admin token in {admin_token_path()}", soft_wrap=True)
+    # Loud when managed bots run unjailed or are refused: the operator must not miss it.
+    style = "green" if server.confinement.startswith("jailed") else "bold red"
+    console.print(f"managed bots: {server.confinement}", style=style, soft_wrap=True, markup=False)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

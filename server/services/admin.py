@@ -29,6 +29,7 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.launcher import confinement, jail_refusal
 from kingmaker.server.matches import play_match
 from kingmaker.server.rated import play_ticket
 from kingmaker.server.roster import Entrant, Roster
@@ -126,8 +127,9 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             entrants = [entrant(seat) for seat in request.seats] if all(ad_hoc) else []
         except (UnknownGameError, OptionsError, CodecError, ValueError, InvalidRequestError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        names = [seat.bot for seat in request.seats]
+        await self._refuse_without_jail(context, names, ad_hoc=bool(entrants))
         if not entrants:  # registered bots: a one-off match, stored and rated like any other
-            names = [seat.bot for seat in request.seats]
             ticket = await asyncio.to_thread(create_match, self.db, game.spec.name, names, seed, options)
             ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
             try:
@@ -209,7 +211,10 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     @admin_only
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
-        return convert.bot_message(bot, self._connected(bot.id))
+        message = convert.bot_message(bot, self._connected(bot.id))
+        if bot.command is not None and self.roster.sandbox is not None:
+            message.confinement = confinement(self.roster.sandbox)
+        return message
 
     @admin_only
     async def SetBotEnabled(
@@ -318,6 +323,10 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def RunLeague(
         self, request: admin_pb2.RunLeagueRequest, context: Context
     ) -> AsyncIterator[admin_pb2.LeagueProgress]:
+        if self._jail_refusal() is not None:
+            info = await asyncio.to_thread(leagues.get_league, self.db, request.name)
+            named = await asyncio.to_thread(bots.names_of, self.db, info.bot_ids)
+            await self._refuse_without_jail(context, list(named.values()))
         async for progress in self.league_runner.watch(
             request.name, validation.concurrency(request.concurrency)
         ):
@@ -395,6 +404,24 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         return admin_pb2.GetRatingHistoryResponse(
             series=[convert.rating_series(bot, points) for bot, points in series.items()]
         )
+
+    def _jail_refusal(self) -> str | None:
+        return jail_refusal(self.roster.sandbox) if self.roster.sandbox is not None else None
+
+    async def _refuse_without_jail(self, context: Context, names: list[str], ad_hoc: bool = False) -> None:
+        """Secure by default: nothing starts that would launch a bot with no jail to run it in
+        (the launcher would refuse each bot anyway; this says so before any match begins)."""
+        refusal = self._jail_refusal()
+        if refusal is None:
+            return
+        for name in names if not ad_hoc else []:
+            try:
+                bot = await asyncio.to_thread(bots.get_bot, self.db, name)
+            except LadderError:
+                continue  # the request's own check reports an unknown bot
+            ad_hoc = ad_hoc or bot.command is not None
+        if ad_hoc:
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, refusal)
 
     async def _league(self, name: str) -> admin_pb2.LeagueInfo:
         info = await asyncio.to_thread(leagues.get_league, self.db, name)

@@ -35,6 +35,8 @@ class Finished:
     exit_signal: object
     stderr: str
     jailed: bool
+    limit_events: dict[str, int]
+    """How often each whole-bot (cgroup) limit was hit: ``oom_kill``, ``pids_max``."""
 
     @property
     def outcomes(self) -> list[str]:
@@ -52,7 +54,13 @@ def run_to_end(
             await process.exited(within=60)
         finally:
             await process.stop(grace=0)
-        finished = Finished(process.returncode, process.exit_signal, process.stderr_tail(), process.jailed)
+        finished = Finished(
+            process.returncode,
+            process.exit_signal,
+            process.stderr_tail(),
+            process.jailed,
+            process.limit_events,
+        )
         process.discard_logs()
         return finished
 

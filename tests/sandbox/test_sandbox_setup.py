@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import processes_with, run_to_end, wait_for
 
-from kingmaker.server.launcher import BotProcess, Limits, SandboxPolicy
+from kingmaker.server.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
 from kingmaker.server.sandbox import (
     KINGMAKER_ROOT,
     bubblewrap,
@@ -83,7 +83,9 @@ def test_the_jail_command_isolates_the_network_and_binds_only_what_the_bot_needs
     pairs = list(itertools.pairwise(command))
     for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent"):
         assert flag in command
-    assert ("--bind", workdir) in pairs and ("--bind", socket) in pairs, "read-write: its dir and the socket"
+    assert ("--tmpfs", workdir) in pairs and ("--bind", socket) in pairs, "read-write: its dir and the socket"
+    size = command[command.index(workdir) - 3 : command.index(workdir) - 1]
+    assert size == ["--size", str(policy.limits.disk_bytes)], "its folder is a tmpfs of its disk quota"
     for path in (str(KINGMAKER_ROOT), sys.base_prefix, "/opt/bots/mine"):
         assert ("--ro-bind", path) in pairs
     assert ("--ro-bind", "/") not in pairs and ("--bind", "/") not in pairs
@@ -98,7 +100,7 @@ def test_a_root_server_switches_the_jailed_bot_to_its_user_before_it_runs(tmp_pa
     command = bubblewrap_command("/usr/bin/bwrap", ["mybot"], policy, workdir, workdir, uid=1_500_000_123)
     switch = command.index("--") + 1
     assert command[switch : switch + 3] == [sys.executable, "-I", "-S"]
-    assert command[-3:] == ["1500000123", workdir, "mybot"]
+    assert command[-4:] == ["1500000123", workdir, workdir, "mybot"]
     assert "--chdir" not in command, "only the bot's own user may enter its directory"
 
 
@@ -109,20 +111,32 @@ def test_the_process_limit_is_the_bots_own_allowance() -> None:
     assert count_tasks_of_user(os.getuid()) >= threading.active_count()
 
 
-def test_without_bubblewrap_the_bot_runs_unjailed_and_the_reason_is_logged(
+def test_without_bubblewrap_a_bot_is_refused_with_how_to_get_a_jail(
+    fresh_bubblewrap_probe: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINGMAKER_BWRAP", "none")  # the switch that takes the jail away
+    fresh_bubblewrap_probe()
+    assert bubblewrap().usable is False and "not installed" in bubblewrap().reason
+    said = (PYTHON, "-c", "import sys; print('hostile: ran', file=sys.stderr)")
+    with pytest.raises(JailUnavailable) as refused:
+        run_to_end(said, SandboxPolicy())
+    message = str(refused.value)
+    assert "\n" not in message and "apt-get install bubblewrap" in message and "--allow-unjailed" in message
+
+
+def test_allowed_to_run_unjailed_a_bot_runs_and_the_server_says_so_loudly(
     fresh_bubblewrap_probe: Callable[[], None],
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: None)
+    monkeypatch.setattr("shutil.which", lambda name, path=None: None if name == "bwrap" else PYTHON)
     monkeypatch.setattr("kingmaker.server.launcher._warned", set())  # the warning is given once
     fresh_bubblewrap_probe()
-    assert bubblewrap().usable is False and "not installed" in bubblewrap().reason
     caplog.set_level(logging.WARNING, "kingmaker.server.launcher")
     said = (PYTHON, "-c", "import sys; print('hostile: ran', file=sys.stderr)")
-    finished = run_to_end(said, SandboxPolicy())
+    finished = run_to_end(said, SandboxPolicy(allow_unjailed=True))
     assert finished.outcomes == ["ran"] and finished.jailed is False
-    assert "no network isolation" in caplog.text and "not installed" in caplog.text
+    assert "UNJAILED" in caplog.text and "--allow-unjailed" in caplog.text and "not installed" in caplog.text
 
 
 def test_a_bubblewrap_that_cannot_make_namespaces_is_reported_unusable(
