@@ -21,7 +21,7 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import bots, history, leagues, standings
+from kingmaker.ladder import bot_stats, bots, history, leagues, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.matches import create_match, mark_running, match_log
@@ -210,6 +210,11 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
         return convert.bot_message(bot, self._connected(bot.id))
+
+    @admin_only
+    async def GetBotStats(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotStats:
+        record = await asyncio.to_thread(bot_stats.bot_record, self.db, request.name)
+        return convert.bot_stats(record)
 
     @admin_only
     async def SetBotEnabled(
