@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,3 +203,37 @@ def test_bad_input_is_one_line_and_changes_nothing(
 def test_out_of_range_numbers_are_refused(played: BackgroundServer, args: list[str]) -> None:
     code, _, err = invoke(played, *args)
     assert code == 2 and "Invalid value" in err
+
+
+def descendants_running(module: str) -> list[int]:
+    """Processes below this one (the server's bots) whose command line names ``module``."""
+    parents: dict[int, int] = {}
+    commands: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            commands[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    me = os.getpid()
+
+    def below(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == me:
+                return True
+        return False
+
+    return [pid for pid, command in commands.items() if module in command and below(pid)]
+
+
+def test_bots_started_for_a_one_off_match_are_stopped_after_it(played: BackgroundServer) -> None:
+    ok(played, "match", "run", "kingdoms", "--bot", "greedy", "--bot", "random", "--seed", "10")
+    deadline = time.monotonic() + 10
+    while descendants_running("sample_bots.kingdoms.greedy_bot") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert descendants_running("sample_bots.kingdoms.greedy_bot") == []
+    assert descendants_running("sample_bots.random_bot") == []
