@@ -45,7 +45,9 @@ class BuildPyWithProtos(build_py):
         super().run()
 
 
-packages = {**_layer_packages(), **proto_packages(ROOT / "proto")}
+# "kingmaker" itself is a namespace package; cli_entry/ gives it only a __main__.py, so that
+# `python -m kingmaker` runs the command line.
+packages = {"kingmaker": "cli_entry", **_layer_packages(), **proto_packages(ROOT / "proto")}
 setup(
     packages=sorted(packages),
     package_dir=packages,

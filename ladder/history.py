@@ -11,7 +11,8 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches import SeatRecord, seat_record
-from kingmaker.ladder.models import Bot, League, Match, MatchSeat
+from kingmaker.ladder.models import Bot, League, Match, MatchLog, MatchSeat
+from kingmaker.ladder.think_times import THINK_KEY, ThinkTime, seat_samples, summarise
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class MatchSummary:
     bots: tuple[str, ...]
     """The bot name at each seat."""
     seats: tuple[SeatRecord, ...]
+    think: tuple[ThinkTime, ...] = ()
+    """Per seat, how long its bot took to decide; empty where the log holds no samples."""
 
 
 def match_summary(db: Database, match_id: int) -> MatchSummary:
@@ -72,6 +75,10 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         .order_by(col(MatchSeat.seat))
     ).all()
     league = session.get(League, match.league_id) if match.league_id is not None else None
+    timings = session.exec(select(MatchLog.timings).where(MatchLog.match_id == match.id)).first() or {}
+    think = (
+        tuple(summarise(seat_samples(timings, seat.seat)) for seat, _ in rows) if THINK_KEY in timings else ()
+    )
     return MatchSummary(
         match_id=match.id,
         league=league.name if league is not None else None,
@@ -85,4 +92,5 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         finished_at=match.finished_at,
         bots=tuple(name for _, name in rows),
         seats=tuple(seat_record(row) for row, _ in rows),
+        think=think,
     )

@@ -16,3 +16,8 @@ class MemoryArchive:
 
     def get(self, match_id: str) -> MatchReport | None:
         return self._matches.get(match_id)
+
+    def newest(self, game: str | None, limit: int) -> list[MatchReport]:
+        """At most ``limit`` of this process's matches (of ``game``, if given), newest first."""
+        found = [r for r in reversed(self._matches.values()) if game is None or r.game == game]
+        return found[:limit]

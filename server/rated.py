@@ -16,6 +16,7 @@ from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import finish_match, void_match
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
+from kingmaker.ladder.think_times import THINK_KEY, rounded
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.matches import play_match
 from kingmaker.server.referee import MatchReport
@@ -61,7 +62,10 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
         rules_edition=report.edition,
         actions=actions_to_data(log_actions),
         digests=[list(seat) for seat in report.observation_digests],
-        timings={"duration_s": round(report.finished_at - report.started_at, 3)},
+        timings={
+            "duration_s": round(report.finished_at - report.started_at, 3),
+            THINK_KEY: rounded(report.think_ms),
+        },
     )
 
 

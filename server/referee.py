@@ -53,6 +53,8 @@ class SeatState:
     detail: str = ""
     digests: list[str] = field(default_factory=list)
     """``codec.digest`` of every observation the seat was shown, in order."""
+    think_ms: list[float] = field(default_factory=list)
+    """How long the bot took over each request it was sent (wall time less the server's own lag)."""
 
     @property
     def forfeited(self) -> bool:
@@ -96,6 +98,8 @@ class MatchReport:
     finished_at: float
     result: Result | None
     """The game's own result, before faulty seats were moved to last place; None if aborted."""
+    think_ms: tuple[tuple[float, ...], ...] = ()
+    """Per seat, how long its bot took over each request (ms, the server's own lag left out)."""
 
 
 class Referee:
@@ -158,6 +162,7 @@ class Referee:
         cpu_before = book.cpu_seconds() if book.cpu_seconds is not None else 0.0
         answer = await book.session.ask(request, book.clock.wait_seconds())
         cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
+        book.think_ms.append(max(0.0, answer.elapsed_ms - answer.server_lag_ms))
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         if action is None:
             return Decision(seat, self.fallback.choice(legal), "fallback" if book.forfeited else "default")
@@ -283,6 +288,7 @@ class Referee:
             started_at=started,
             finished_at=time.time(),
             result=result,
+            think_ms=tuple(tuple(book.think_ms) for book in self.seats),
         )
 
     def _send_ends(self, report: MatchReport) -> None:

@@ -19,6 +19,7 @@ import random
 from kingmaker.games.kings_road import Card, Observation, Phase, PlayCards
 from kingmaker.games.kings_road.data import REGIONS, ROUTE, WINNING_SCORE, route_from
 from kingmaker.games.kings_road.scoring import place_points, single_leader
+from kingmaker.sample_bots.seeding import position_rng, seed_argument
 from kingmaker.sdk import Bot, Request
 
 DECAY = 0.55
@@ -40,13 +41,17 @@ NOISE = 0.3
 class GreedyBot(Bot):
     name = "kings_road_greedy"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, by_position: bool = False) -> None:
         self._random = random.Random(seed)
+        self._seed = seed
+        self._by_position = by_position and seed is not None
+        """Draw from the seed and the position (see sample_bots/seeding.py), not one generator."""
 
     def act(self, request: Request) -> int:
         observation: Observation = request.observation
         plays: tuple[PlayCards, ...] = request.legal_actions
-        noise = self._random.uniform
+        rng = position_rng(self._seed or 0, request) if self._by_position else self._random
+        noise = rng.uniform
         values = [self.value(observation, play) + noise(0, NOISE) for play in plays]
         return max(range(len(plays)), key=values.__getitem__)
 
@@ -123,6 +128,9 @@ class GreedyBot(Bot):
 
 
 if __name__ == "__main__":
+    import sys
+
     from kingmaker.sdk import run
 
-    run(GreedyBot())
+    seed = seed_argument(sys.argv)
+    run(GreedyBot(seed, by_position=seed is not None))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
+
 import typer
 
 from kingmaker.server.cli import bots, bridge, demo, games, ladder, leagues, matches, replay, serve
+from kingmaker.server.cli.readable import readable_command
 
 app = typer.Typer(
     name="kingmaker",
@@ -24,5 +27,20 @@ app.command("ladder")(ladder.ladder)
 app.command("replay")(replay.replay)
 
 
+def version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"kingmaker {version('kingmaker')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def top_level(
+    show_version: bool = typer.Option(
+        False, "--version", callback=version_callback, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """A tournament server for game-playing bots: referee matches, run leagues, read the ladder."""
+
+
 def main() -> None:
-    app()
+    readable_command(app)(prog_name="kingmaker")

@@ -8,9 +8,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, errors, fail
+from kingmaker.server.cli.common import (
+    ServerOption,
+    TokenOption,
+    admin_client,
+    console,
+    errors,
+    fail,
+    require_game,
+)
+from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command, resolve_workdir
 from kingmaker.v1 import admin_pb2
 
@@ -129,22 +137,25 @@ def list_(
     game: str | None = typer.Option(None, "--game", "-g", help="Only bots that play this game."),
     limit: int = typer.Option(100, min=1, max=1000, help="At most this many, by name."),
     after: str = typer.Option("", "--after", help="Only bots named after this (the next page)."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """List the registered bots, a page at a time."""
     request = admin_pb2.ListBotsRequest(game=game or "", limit=limit, page_token=after)
     with admin_client(server, admin_token) as client:
+        if game:
+            require_game(client, game)
         answer = client.call("ListBots", request)
-    found = answer.bots
-    table = Table(title="Bots")
-    for column in ("name", "games", "kind", "state", "connected"):
-        table.add_column(column)
-    for bot in found:
-        table.add_row(
+    if json:
+        print_json(as_data(answer))
+        return
+    shown = table("Bots", ("name", "games", "kind", "state", "connected"), wrap=("games",))
+    for bot in answer.bots:
+        shown.add_row(
             bot.name, ", ".join(bot.games), _kind(bot), _state(bot), "yes" if bot.connected else "no"
         )
-    console.print(table)
+    print_table(shown)
     if answer.next_page_token:
         console.print(f"more: --after {answer.next_page_token}")
 
@@ -152,18 +163,25 @@ def list_(
 @app.command("show")
 def show(
     name: str = typer.Argument(..., help="The bot's name."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Show one bot, and why it is suspended if it is (with the end of its stderr)."""
+    """Show one bot: how it starts, whether it is suspended (and why, with the end of its stderr),
+    and what it has done: matches, win rate and mean place per game, how its seats ended, and how
+    long it takes to decide (p50, p99 over its latest matches)."""
     with admin_client(server, admin_token) as client:
         bot = client.call("GetBot", admin_pb2.GetBotRequest(name=name))
+        stats = client.call("GetBotStats", admin_pb2.GetBotRequest(name=name))
+    if json:
+        print_json({**as_data(bot), "stats": as_data(stats)})
+        return
     console.print(f"[bold]{bot.name}[/] ({_kind(bot)}), {_state(bot)}")
     console.print(f"games: {', '.join(bot.games)}")
     if bot.command:
-        console.print(f"command: {shlex.join(bot.command)}", soft_wrap=True)
+        console.print(f"command: {shlex.join(bot.command)}", soft_wrap=True, highlight=False)
     if bot.working_directory:
-        console.print(f"working directory: {bot.working_directory}")
+        console.print(f"working directory: {bot.working_directory}", soft_wrap=True, highlight=False)
     if bot.confinement:
         console.print(f"runs: {bot.confinement}", soft_wrap=True, markup=False)
     console.print(f"registered: {datetime.fromtimestamp(bot.created_at, UTC):%Y-%m-%d %H:%M} UTC")
@@ -173,6 +191,32 @@ def show(
         if bot.suspended_stderr:
             console.print("end of its stderr in that match:")
             console.print(bot.suspended_stderr, markup=False, highlight=False, soft_wrap=True)
+    print_stats(stats)
+
+
+def print_stats(stats: admin_pb2.BotStats) -> None:
+    played = [game for game in stats.games if game.matches]
+    if not played:
+        console.print("no rated matches yet")
+    else:
+        record = table("Rated matches", ("game", "matches", "wins", "win rate", "mean place", "faults"))
+        for game in played:
+            record.add_row(
+                game.game, str(game.matches), str(game.wins), f"{game.win_rate:.0%}",
+                f"{game.mean_place:.2f}", str(game.faults),
+            )  # fmt: skip
+        print_table(record)
+    if stats.ends:
+        ends = ", ".join(f"{count} {reason}" for reason, count in sorted(stats.ends.items()))
+        console.print(f"seats ended: {ends}", soft_wrap=True)
+    think = stats.think
+    if think.decisions:
+        console.print(
+            f"think time: p50 {think.p50_ms:.1f} ms, p99 {think.p99_ms:.1f} ms, mean "
+            f"{think.total_ms / think.decisions:.1f} ms over {think.decisions} decisions "
+            f"in its latest {stats.think_matches} matches",
+            soft_wrap=True,
+        )
 
 
 @app.command("disable")

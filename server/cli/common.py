@@ -13,7 +13,7 @@ from rich.console import Console
 
 from kingmaker.sdk.client import tls_credentials
 from kingmaker.server.app import DEFAULT_ADDRESS, admin_token_path
-from kingmaker.v1 import admin_pb2_grpc
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 CONNECT_WAIT_SECONDS = 5.0
 """How long a command waits for the server to answer before saying it cannot reach it."""
@@ -99,3 +99,10 @@ def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]
         except grpc.FutureTimeoutError:
             fail(f"cannot reach the server at {address} (is `kingmaker serve` running?)")
         yield AdminClient(channel, admin_token(token), address)
+
+
+def require_game(client: AdminClient, game: str) -> None:
+    """Fail with one line unless the server referees ``game``."""
+    known = [info.name for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games]
+    if game not in known:
+        fail(f"unknown game {game!r} (known games: {', '.join(sorted(known))})")

@@ -31,9 +31,11 @@ STRONGER = {
 }
 
 
-def sample_bot(module: str) -> list[str]:
-    """The command that runs a sample bot module with this interpreter."""
-    return [sys.executable, "-m", f"kingmaker.sample_bots.{module}"]
+def sample_bot(module: str, seed: int | None = None) -> list[str]:
+    """The command that runs a sample bot module with this interpreter (its chance drawn from
+    ``seed`` and each position, when given: see sample_bots/seeding.py)."""
+    command = [sys.executable, "-m", f"kingmaker.sample_bots.{module}"]
+    return command if seed is None else [*command, "--seed", str(seed)]
 
 
 def demo(
@@ -43,7 +45,12 @@ def demo(
     seed: int = typer.Option(1, min=0, help="Seed of every league."),
     rounds: int = typer.Option(2, min=1, help="How many times each league's round robin is played."),
 ) -> None:
-    """Start a server, register the sample bots, run a small league of every game, print the standings."""
+    """Start a server, register the sample bots, run a small league of every game, print the standings.
+
+    The same --seed on a fresh home gives the same standings each time: the bots' chance comes
+    from the seed and the position, and each league plays one match at a time (ratings depend
+    on the order matches end). Run again with the same --home, it adds new leagues to the
+    ladder already there."""
     with tempfile.TemporaryDirectory(prefix="kingmaker-demo-") as scratch:
         folder = home or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
@@ -69,18 +76,39 @@ def demo(
 
 def _play_leagues(client: AdminClient, seed: int, rounds: int) -> None:
     games = [game.spec.name for game in all_games()]
-    for name in ("random-1", "random-2"):
-        client.call(
-            "AddBot", admin_pb2.AddBotRequest(name=name, games=games, command=sample_bot("random_bot"))
-        )
+    known = {bot.name for bot in client.call("ListBots", admin_pb2.ListBotsRequest()).bots}
+    leagues = {league.name for league in client.call("ListLeagues", admin_pb2.ListLeaguesRequest()).leagues}
+    for index, name in enumerate(("random-1", "random-2")):
+        _register(client, known, name, games, sample_bot("random_bot", seed * 2 + index))
     for game in games:
         stronger = f"{game.replace('_', '-')}-{STRONGER[game].split('.')[-1].removesuffix('_bot')}"
-        request = admin_pb2.AddBotRequest(name=stronger, games=[game], command=sample_bot(STRONGER[game]))
-        client.call("AddBot", request)
+        _register(client, known, stronger, [game], sample_bot(STRONGER[game], seed))
+        name = _fresh(f"{game}-demo", leagues)
         league = admin_pb2.CreateLeagueRequest(
-            name=f"{game}-demo", game=game, format="round_robin", bots=[stronger, "random-1", "random-2"],
+            name=name, game=game, format="round_robin", bots=[stronger, "random-1", "random-2"],
             rounds=rounds, seed=seed,
         )  # fmt: skip
         client.call("CreateLeague", league)
-        run_with_progress(client, league.name, concurrency=2)  # sample bots: no faults to report
+        # One match at a time: ratings depend on the order matches end, so this keeps them the
+        # same from run to run. Sample bots: no faults to report.
+        run_with_progress(client, league.name, concurrency=1)
         print_standings(client.call("GetStandings", admin_pb2.GetStandingsRequest(game=game)))
+
+
+def _register(client: AdminClient, known: set[str], name: str, games: list[str], command: list[str]) -> None:
+    """Register a sample bot, or (on a home used before) give it this run's command."""
+    if name in known:
+        edit = admin_pb2.EditBotRequest(name=name, games=games, command=admin_pb2.BotCommand(argv=command))
+        client.call("EditBot", edit)
+    else:
+        client.call("AddBot", admin_pb2.AddBotRequest(name=name, games=games, command=command))
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``... if a previous run on this home used it."""
+    number = 1
+    candidate = name
+    while candidate in taken:
+        number += 1
+        candidate = f"{name}-{number}"
+    return candidate

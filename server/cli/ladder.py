@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
 
 
@@ -19,7 +19,8 @@ def ladder(
     plot: Path | None = typer.Option(
         None, "--plot", help="Also write a PNG of the top bots' rating over their matches to this file."
     ),
-    top: int = typer.Option(5, min=1, help="How many bots the plot shows."),
+    top: int = typer.Option(5, min=1, max=20, help="How many bots the plot shows."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -32,28 +33,36 @@ def ladder(
             series = client.call(
                 "GetRatingHistory", admin_pb2.GetRatingHistoryRequest(game=game, top=top)
             ).series
-    print_standings(answer)
+    if json:
+        print_json(as_data(answer))
+    else:
+        print_standings(answer)
     if plot is not None:
         write_plot(game, series, plot)
 
 
 def print_standings(answer: admin_pb2.GetStandingsResponse) -> None:
-    table = Table(title=f"{answer.game} ladder")
-    for column in ("#", "bot", "mu-3σ", "mu", "sigma", "matches", "wins", "avg rank", "faults"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    shown = table(
+        f"{answer.game} ladder",
+        ("#", "bot", "mu-3σ", "mu", "sigma", "matches", "wins", "avg place", "faults"),
+    )
     for row in answer.standings:
         name = row.bot if row.active else f"{row.bot} (inactive)"
-        table.add_row(
+        shown.add_row(
             str(row.position), name, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
             str(row.matches), str(row.wins), f"{row.average_rank:.2f}", str(row.faults),
         )  # fmt: skip
-    console.print(table)
-    shown = len(answer.standings)
-    if shown < answer.total:
-        first = answer.standings[0].position if shown else 0
-        console.print(f"rows {first}-{first + shown - 1} of {answer.total} bots (--limit, --offset for more)")
+    print_table(shown)
+    count = len(answer.standings)
+    if count < answer.total:
+        first = answer.standings[0].position if count else 0
+        console.print(f"rows {first}-{first + count - 1} of {answer.total} bots (--limit, --offset for more)")
     else:
         console.print(f"{answer.total} bots")
+
+
+LINE_STYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "x")
 
 
 def write_plot(game: str, series: Sequence[admin_pb2.RatingSeries], output: Path) -> None:
@@ -64,15 +73,23 @@ def write_plot(game: str, series: Sequence[admin_pb2.RatingSeries], output: Path
 
     matplotlib.use("Agg")  # no display: write the file only
     from matplotlib import pyplot
+    from matplotlib.ticker import MaxNLocator
 
     figure, axes = pyplot.subplots(figsize=(9, 5))
-    for bot in series:
+    for number, bot in enumerate(series):
         x = [point.matches for point in bot.points]
         rating = [point.conservative for point in bot.points]
-        axes.plot(x, rating, label=bot.bot)
+        # Bots whose ratings move together would hide each other: each line gets its own dash
+        # and marker, drawn see-through, so one lying on another still shows.
+        axes.plot(
+            x, rating, label=bot.bot, alpha=0.8, linewidth=1.5 + 0.6 * (len(series) - 1 - number),
+            linestyle=LINE_STYLES[number % len(LINE_STYLES)], marker=MARKERS[number % len(MARKERS)],
+            markevery=max(1, len(x) // 12), markersize=5,
+        )  # fmt: skip
         low = [r - p.sigma for r, p in zip(rating, bot.points, strict=True)]
         high = [r + p.sigma for r, p in zip(rating, bot.points, strict=True)]
-        axes.fill_between(x, low, high, alpha=0.2)
+        axes.fill_between(x, low, high, alpha=0.12)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # matches are counted whole
     axes.set(
         title=f"{game}: conservative rating (mu - 3 sigma), band of one sigma",
         xlabel="matches",

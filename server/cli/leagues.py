@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from kingmaker.sdk.codec import options_to_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
+from kingmaker.server.cli.league_results import export, table_
 from kingmaker.server.cli.matches import parse_options
+from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
 
 app = typer.Typer(help="Create, run and follow leagues.", no_args_is_help=True)
 
 FORMATS = ("round_robin", "gauntlet", "ladder")
+
+app.command("export")(export)
+app.command("table")(table_)
 
 
 @app.command("create")
@@ -172,12 +176,16 @@ def rerun(
 @app.command("status")
 def status(
     name: str = typer.Argument(..., help="The league's name."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """Where a league stands: its matches by status."""
     with admin_client(server, admin_token) as client:
         league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
+    if json:
+        print_json(as_data(league))
+        return
     print_league(league)
 
 
@@ -185,24 +193,27 @@ def status(
 def list_(
     limit: int = typer.Option(100, min=1, max=1000, help="At most this many, oldest first."),
     after: str = typer.Option("", "--after", help="Only leagues after this page token (the next page)."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """List the leagues, a page at a time."""
     with admin_client(server, admin_token) as client:
         answer = client.call("ListLeagues", admin_pb2.ListLeaguesRequest(limit=limit, page_token=after))
+    if json:
+        print_json(as_data(answer))
+        return
     found = answer.leagues
-    table = Table(title="Leagues")
-    for column in ("name", "game", "format", "players", "bots", "finished", "matches done"):
-        table.add_column(column)
+    shown = table("Leagues", ("name", "game", "format", "seats", "bots", "state", "done"))
     for league in found:
         done = league.matches.get("finished", 0)
         total = sum(league.matches.values()) - league.matches.get("cancelled", 0)
-        table.add_row(
+        state = "finished" if league.finished else "paused" if league.paused else "open"
+        shown.add_row(
             league.name, league.game, league.format, str(league.players), str(len(league.bots)),
-            "yes" if league.finished else "no", f"{done}/{total}",
+            state, f"{done}/{total}",
         )  # fmt: skip
-    console.print(table)
+    print_table(shown)
     if answer.next_page_token:
         console.print(f"more: --after {answer.next_page_token}")
 

@@ -6,12 +6,20 @@ import re
 import shlex
 
 import typer
-from rich.table import Table
 
 from kingmaker.games.api import OptionValue
 from kingmaker.sdk.codec import options_to_proto
-from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.server.cli.common import (
+    ServerOption,
+    TokenOption,
+    admin_client,
+    console,
+    fail,
+    require_game,
+)
 from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
+from kingmaker.server.cli.league_results import match_data
+from kingmaker.server.cli.output import JsonOption, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command
 from kingmaker.v1 import admin_pb2, common_pb2
 
@@ -72,6 +80,7 @@ def run(
 @app.command("show")
 def show(
     match_id: str = typer.Argument(..., help="The match id, as `match run` printed it."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -79,20 +88,20 @@ def show(
     with admin_client(server, admin_token) as client:
         record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
         games = {info.name: info for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games}
+    if json:
+        print_json(match_data(record))
+        return
     print_record(record, games[record.game].score_name if record.game in games else "score")
 
 
 def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
-    table = Table(
-        title=f"{record.game} match {record.match_id} (seed {record.seed}, {len(record.decisions)} decisions)"
-    )
-    for column in ("seat", "bot", score_name, "rank", "ended", "strikes", "detail"):
-        table.add_column(column)
+    title = f"{record.game} match {record.match_id} (seed {record.seed}, {len(record.decisions)} decisions)"
+    shown = table(title, ("seat", "bot", score_name, "rank", "ended", "strikes", "detail"), ("detail",))
     for seat in record.seats:
         reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
         rank = str(seat.rank) if seat.rank else "-"
-        table.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
-    console.print(table)
+        shown.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
+    print_table(shown)
     for seat in record.seats:
         if seat.stderr_tail.strip():
             console.print(f"end of {seat.bot}'s stderr (seat {seat.seat}):")
@@ -151,24 +160,30 @@ def list_(
     game: str | None = typer.Option(None, "--game", "-g", help="Only this game's matches."),
     limit: int = typer.Option(20, min=1, max=1000, help="At most this many, newest first."),
     before: str = typer.Option("", "--before", help="Only matches older than this id (the next page)."),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """List stored matches, newest first, a page at a time."""
+    """List stored matches, newest first, a page at a time (one-off matches show league "-")."""
     request = admin_pb2.ListMatchesRequest(
         league=league or "", game=game or "", limit=limit, page_token=before
     )
     with admin_client(server, admin_token) as client:
+        if game:
+            require_game(client, game)
         answer = client.call("ListMatches", request)
-    found = answer.matches
-    table = Table(title="Matches")
-    for column in ("id", "league", "game", "status", "seats (score, rank)"):
-        table.add_column(column)
-    for record in found:
+    if json:
+        print_json({"matches": [match_data(record) for record in answer.matches],
+                    "next_page_token": answer.next_page_token})  # fmt: skip
+        return
+    shown = table(
+        "Matches", ("id", "league", "game", "status", "seats (score, place)"), ("seats (score, place)",)
+    )
+    for record in answer.matches:
         seats = ", ".join(
             f"{seat.bot} ({seat.score}, {seat.rank})" if seat.rank else seat.bot for seat in record.seats
         )
-        table.add_row(record.match_id, record.league or "-", record.game, record.status, seats)
-    console.print(table)
+        shown.add_row(record.match_id, record.league or "-", record.game, record.status, seats)
+    print_table(shown)
     if answer.next_page_token:
         console.print(f"more: --before {answer.next_page_token}")

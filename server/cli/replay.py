@@ -17,6 +17,7 @@ from kingmaker.games.api import Action, GameState, Observation
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.sdk.codec import DIGEST_PREFIX, CodecError, codec_for, digest, options_from_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
+from kingmaker.server.cli.replay_text import MatchText, compact
 from kingmaker.server.referee import final_ranks
 from kingmaker.v1 import admin_pb2, common_pb2
 
@@ -29,6 +30,9 @@ def replay(
     match_id: str = typer.Argument(..., help="The match id (see `kingmaker match list`)."),
     verify: bool = typer.Option(False, "--verify", help="Fail unless the replay matches the record exactly."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print every move."),
+    show: bool = typer.Option(
+        False, "--show", help="Print each decision with what each acting seat saw, and the chance events."
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -37,8 +41,12 @@ def replay(
         record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
     if record.status != "finished":
         fail(f"match {match_id} is {record.status}: only finished matches can be replayed")
+    watcher = None
+    if show:
+        sources = [{a.seat: a.source for a in decision.actions} for decision in record.decisions]
+        watcher = MatchText([seat.bot for seat in record.seats], sources, _print_line)
     try:
-        state, shown = run_again(record, None if quiet else _print_move)
+        state, shown = run_again(record, None if quiet or show else _print_move, watcher)
         problems = differences(record, state, shown) if verify else []
     except (UnknownGameError, CodecError, ValueError) as error:
         fail(f"cannot replay match {match_id}: {error}")
@@ -54,16 +62,20 @@ def replay(
 
 
 def run_again(
-    record: admin_pb2.MatchRecord, on_move: Callable[[int, int, str, Action], None] | None = None
+    record: admin_pb2.MatchRecord,
+    on_move: Callable[[int, int, str, Action], None] | None = None,
+    watcher: MatchText | None = None,
 ) -> tuple[GameState, list[list[str]]]:
     """Play the record's decisions from its seed; return the final state and, per seat, the digest
-    of every observation it had at each decision it took part in."""
+    of every observation it had at each decision it took part in. A ``watcher`` sees each state."""
     game = get_game(record.game)
     if record.edition and record.edition != game.spec.edition:
         raise ValueError(f"it was played under rules {record.edition}, this engine is {game.spec.edition}")
     codec = codec_for(record.game)
     state = game.new(len(record.seats), record.seed, options_from_proto(record.options))
     shown: list[list[str]] = [[] for _ in record.seats]
+    if watcher is not None:
+        watcher.start(state)
     recorded = [d for seat in record.observation_digests for d in seat.digests[:1]]
     # Records made before the referee hashed what it sent hold digests of the values as JSON.
     fingerprint: Callable[[Observation], str] = (
@@ -79,7 +91,11 @@ def run_again(
             joint[seat] = codec.unpack_action(seat_action.action)
             if on_move is not None:
                 on_move(number, seat, record.seats[seat].bot, joint[seat])
+        if watcher is not None:
+            watcher.decision(number, state, joint)
         state.apply(joint)
+    if watcher is not None:
+        watcher.end()
     return state, shown
 
 
@@ -109,8 +125,12 @@ def differences(record: admin_pb2.MatchRecord, state: GameState, shown: list[lis
     return problems
 
 
+def _print_line(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
 def _print_move(number: int, seat: int, bot: str, action: object) -> None:
-    console.print(f"{number:>4}  seat {seat} ({bot}): {action}", highlight=False, soft_wrap=True)
+    console.print(f"{number:>4}  seat {seat} ({bot}): {compact(action)}", highlight=False, soft_wrap=True)
 
 
 def _print_scores(record: admin_pb2.MatchRecord, state: GameState) -> None:

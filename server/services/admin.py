@@ -21,7 +21,7 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import bots, history, leagues, standings
+from kingmaker.ladder import bot_stats, bots, history, leagues, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.matches import create_match, mark_running, match_log
@@ -155,13 +155,20 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     ) -> admin_pb2.ListMatchesResponse:
         limit = validation.page_size(request.limit)
         before = validation.page_token_id(request.page_token)
-        found = await asyncio.to_thread(
-            history.list_matches, self.db, request.league or None, request.game or None, limit + 1, before
+        # The first page starts with this process's unstored matches between commands (`match
+        # run --seat`), newest first: they belong to no league and are kept until the server stops.
+        unstored = (
+            [] if request.page_token or request.league else self.archive.newest(request.game or None, limit)
         )
-        page, more = found[:limit], len(found) > limit
+        room = limit - len(unstored)
+        found = await asyncio.to_thread(
+            history.list_matches, self.db, request.league or None, request.game or None, room + 1, before
+        )
+        page, more = found[:room], len(found) > room
         return admin_pb2.ListMatchesResponse(
-            matches=[convert.stored_record(summary) for summary in page],
-            next_page_token=str(page[-1].match_id) if more else "",
+            matches=[_summary(convert.report_record(report)) for report in unstored]
+            + [convert.stored_record(summary) for summary in page],
+            next_page_token=str(page[-1].match_id) if more and page else "",
         )
 
     async def _stored(self, match_id: int, with_log: bool) -> admin_pb2.MatchRecord:
@@ -215,6 +222,11 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         if bot.command is not None and self.roster.sandbox is not None:
             message.confinement = confinement(self.roster.sandbox)
         return message
+
+    @admin_only
+    async def GetBotStats(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotStats:
+        record = await asyncio.to_thread(bot_stats.bot_record, self.db, request.name)
+        return convert.bot_stats(record)
 
     @admin_only
     async def SetBotEnabled(
@@ -454,6 +466,13 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         if progress.last is not None:
             message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
         return message
+
+
+def _summary(record: admin_pb2.MatchRecord) -> admin_pb2.MatchRecord:
+    """A record as a listing holds it: without its decisions and digests."""
+    del record.decisions[:]
+    del record.observation_digests[:]
+    return record
 
 
 async def _require_game(context: Context, name: str) -> None:

@@ -7,11 +7,13 @@ from datetime import datetime
 from kingmaker.games import serial
 from kingmaker.games.api import Game
 from kingmaker.games.registry import get_game
+from kingmaker.ladder.bot_stats import BotRecord
 from kingmaker.ladder.history import MatchSummary
 from kingmaker.ladder.matches import MatchLogRecord
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo, LeagueInfo
 from kingmaker.ladder.standings import HistoryPoint, Standing
+from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
 from kingmaker.server.referee import MatchReport, end_reason_proto, seat_result_proto
 from kingmaker.v1 import admin_pb2, common_pb2
@@ -65,6 +67,7 @@ def report_record(report: MatchReport) -> admin_pb2.MatchRecord:
         started_at=report.started_at,
         finished_at=report.finished_at,
         observation_digests=[admin_pb2.SeatDigests(digests=seat) for seat in report.observation_digests],
+        seat_times=[seat_time(seat, summarise(samples)) for seat, samples in enumerate(report.think_ms)],
     )
 
 
@@ -96,6 +99,7 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
         started_at=_seconds(summary.started_at),
         finished_at=_seconds(summary.finished_at),
         league=summary.league or "",
+        seat_times=[seat_time(seat, think) for seat, think in enumerate(summary.think)],
     )
     for seat, bot in zip(summary.seats, summary.bots, strict=True):
         result = common_pb2.SeatResult(
@@ -124,6 +128,36 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
             )
         record.observation_digests.extend(admin_pb2.SeatDigests(digests=seat) for seat in log.digests)
     return record
+
+
+def seat_time(seat: int, think: ThinkTime) -> admin_pb2.SeatTime:
+    return admin_pb2.SeatTime(
+        seat=seat,
+        decisions=think.decisions,
+        total_ms=think.total_ms,
+        p50_ms=think.p50_ms,
+        p99_ms=think.p99_ms,
+    )
+
+
+def bot_stats(record: BotRecord) -> admin_pb2.BotStats:
+    return admin_pb2.BotStats(
+        bot=record.bot,
+        games=[
+            admin_pb2.BotGameStats(
+                game=game.game,
+                matches=game.matches,
+                wins=game.wins,
+                win_rate=game.win_rate,
+                mean_place=game.mean_place,
+                faults=game.faults,
+            )
+            for game in record.games
+        ],
+        ends=record.ends,
+        think=seat_time(0, record.think),
+        think_matches=record.think_matches,
+    )
 
 
 def bot_message(bot: BotInfo, connected: bool = False) -> admin_pb2.BotInfo:

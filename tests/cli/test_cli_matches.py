@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -30,6 +32,11 @@ def test_match_run_prints_every_seat_and_match_show_finds_it(server: BackgroundS
     code, shown, err = invoke("match", "show", match_id, "--server", server.address)
     assert code == 0, err
     assert match_id in shown and "alice" in shown
+    code, listed, err = invoke("match", "list", "--json", "--server", server.address)
+    assert code == 0, err
+    [one_off] = json.loads(listed)["matches"]  # a match between commands is listed too
+    assert one_off["match_id"] == match_id and one_off["league"] == ""
+    assert [seat["bot"] for seat in one_off["seats"]] == ["alice", "bob"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,5 @@
+"""``python -m kingmaker``: the same as the ``kingmaker`` command."""
+
+from kingmaker.server.cli import main
+
+main()

@@ -1,0 +1,81 @@
+"""One bot's record, for ``bot show``: per game its rated matches, wins and mean place (read from
+the maintained ``rating`` rows), how its seats ended (one GROUP BY over its own seats, on the
+``(bot_id, match_id)`` index), and its think time over its latest finished matches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from kingmaker.ladder.bots import find_bot
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
+from kingmaker.ladder.think_times import ThinkTime, seat_samples, summarise
+
+THINK_MATCHES = 200
+"""How many of a bot's latest finished matches its think time is read from (a bounded read)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    game: str
+    matches: int
+    wins: int
+    mean_place: float
+    faults: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.matches if self.matches else 0.0
+
+
+@dataclass(frozen=True)
+class BotRecord:
+    bot: str
+    games: tuple[GameRecord, ...]
+    ends: dict[str, int]
+    """How its seats ended, by EndReason value, over all its matches."""
+    think: ThinkTime
+    think_matches: int
+    """How many matches ``think`` was read from."""
+
+
+def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> BotRecord:
+    """``NotFoundError`` for an unknown bot."""
+    with db.read() as session:
+        bot = find_bot(session, name)
+        ratings = session.exec(select(Rating).where(Rating.bot_id == bot.id).order_by(col(Rating.game))).all()
+        ends = session.exec(
+            select(MatchSeat.end_reason, func.count())
+            .where(MatchSeat.bot_id == bot.id, col(MatchSeat.end_reason).is_not(None))
+            .group_by(col(MatchSeat.end_reason))
+        ).all()
+        logs = session.exec(
+            select(MatchSeat.seat, MatchLog.timings)
+            .join(Match, col(Match.id) == col(MatchSeat.match_id))
+            .join(MatchLog, col(MatchLog.match_id) == col(MatchSeat.match_id))
+            .where(MatchSeat.bot_id == bot.id, Match.status == MatchStatus.FINISHED)
+            .order_by(col(MatchSeat.match_id).desc())
+            .limit(think_matches)
+        ).all()
+    samples = [value for seat, timings in logs for value in seat_samples(timings, seat)]
+    timed = sum(1 for seat, timings in logs if seat_samples(timings, seat))
+    return BotRecord(
+        bot=bot.name,
+        games=tuple(
+            GameRecord(
+                game=row.game,
+                matches=row.matches,
+                wins=row.wins,
+                mean_place=row.rank_sum / row.matches if row.matches else 0.0,
+                faults=row.faults,
+            )
+            for row in ratings
+        ),
+        ends={str(reason): int(count) for reason, count in ends},
+        think=summarise(samples),
+        think_matches=timed,
+    )
