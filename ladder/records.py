@@ -45,7 +45,7 @@ class MatchOutcome:
     """The joint actions in order, as ``actions_to_data`` makes them."""
     digests: list[list[str]] = field(default_factory=list)
     """Per seat, ``serial.digest`` of each observation it was sent, in order."""
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
     """Free-form figures for people, e.g. ``{"duration_s": 3.2, "seat0_think_s": 1.1}``."""
 
 

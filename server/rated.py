@@ -61,7 +61,14 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
         rules_edition=report.edition,
         actions=actions_to_data(log_actions),
         digests=[list(seat) for seat in report.observation_digests],
-        timings={"duration_s": round(report.finished_at - report.started_at, 3)},
+        timings={
+            "duration_s": round(report.finished_at - report.started_at, 3),
+            # Per joint decision, like ``actions``: seat -> [ms charged (None: not asked), source].
+            "decisions": [
+                {str(decision.seat): [decision.elapsed_ms, decision.source] for decision in joint}
+                for joint in report.decisions
+            ],
+        },
     )
 
 
