@@ -32,7 +32,7 @@ def web(
     if "://" in url and make_url(url).get_backend_name() == "sqlite":
         sqlite_file = make_url(url).database
     if sqlite_file and not Path(sqlite_file).exists():
-        fail(f"no database at {parsed.database}: start `kingmaker serve` first, or give --database-url")
+        fail(f"no database at {sqlite_file}: start `kingmaker serve` first, or give --database-url")
     try:
         # Read-only: never migrate from here (the server owns the schema).
         db = open_database(url, upgrade=False)
