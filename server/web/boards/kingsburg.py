@@ -30,9 +30,10 @@ def draw(views: tuple[Any, ...], viewer: int | None, bots: tuple[str, ...], secr
     top = 24 + 2 * SPACE_H + 16
     for province in view["provinces"]:
         parts.append(_province(province, top, bots, view["envoy_holder"]))
+    rows = (len(view["provinces"]) + 2) // 3
     enemy = _enemy(views, viewer, secrets)
-    parts.append(text(0, top + 2 * 175 + 12, enemy, 12, class_="enemy"))
-    height = top + 2 * 175 + 24
+    parts.append(text(0, top + rows * 175 + 12, enemy, 12, class_="enemy"))
+    height = top + rows * 175 + 24
     return document(9 * SPACE_W + 8, height, parts, "Kingsburg board")
 
 
