@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from standings import GAME, build
-from table import Row, Spread, alternate
+from table import Row, alternate
 
 from kingmaker.ladder.db import open_database
 from kingmaker.server.web.serve import BackgroundWebServer
