@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import typer
@@ -38,10 +39,18 @@ def web(
         db = open_database(url, upgrade=False)
     except (OSError, LadderError) as error:
         fail(str(error))
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as error:
+        db.close()
+        fail(f"cannot serve the website on {host}:{port}: {error.strerror or error}")
     server = web_server(db, host, port)
     console.print(f"kingmaker web on [bold]http://{host}:{port}[/] over {db.url}", soft_wrap=True)
     try:
         server.run()
+    except SystemExit:  # uvicorn exits when it cannot bind (a port taken since the check above)
+        pass
     finally:
         db.close()
     if not server.started:
