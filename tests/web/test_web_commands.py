@@ -95,14 +95,16 @@ def test_kingmaker_web_serves_a_database_and_refuses_a_taken_port(tmp_path: Path
         free = probe.getsockname()[1]
     web = subprocess.Popen(
         [*KINGMAKER, "web", "--database-url", url, "--port", str(free)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     try:
         read_until(web, r"kingmaker web on")
         deadline = time.monotonic() + 30
         while True:
             try:
-                assert [g["name"] for g in get_json(f"http://127.0.0.1:{free}/api")["games"]][0] == "kingdoms"
+                games = get_json(f"http://127.0.0.1:{free}/api")["games"]
+                assert games[0]["name"] == "kingdoms"
                 break
             except OSError:
                 assert time.monotonic() < deadline
