@@ -140,10 +140,18 @@ def test_a_league_page_updates_itself_while_the_league_runs(site: dict[str, Any]
              == "finished")  # fmt: skip
     assert browser.execute_script("return window.notReloaded") is True
     cells = browser.execute_script(
-        "return [...document.querySelectorAll('#crosstable tbody td')].map(td => td.textContent)"
+        "return [...document.querySelectorAll('#crosstable tbody tr')]"
+        ".map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent))"
     )
-    # Each pair met once: at most one of its two cells counts a win (none on a tie).
-    assert sum(int(cell) for cell in cells if cell != "—") <= played == 3
+    # The crosstable from the stored seats: row bot placed ahead of column bot.
+    ahead = [[0] * len(BOTS) for _ in BOTS]
+    for match in get_json(site["url"] + "/api/leagues/weekly")["matches"]:
+        for mine in match["seats"]:
+            for theirs in match["seats"]:
+                if mine["rank"] < theirs["rank"]:
+                    ahead[BOTS.index(mine["bot"])][BOTS.index(theirs["bot"])] += 1
+    expected = [["—" if a == b else str(ahead[a][b]) for b in range(len(BOTS))] for a in range(len(BOTS))]
+    assert cells == expected and played == 3
 
 
 def live(browser: Any) -> tuple[str, int]:
@@ -258,3 +266,28 @@ def test_every_page_is_served_from_the_package(site: dict[str, Any]) -> None:
     assert (folder / "templates" / "match.html").is_file() and (folder / "static" / "replay.js").is_file()
     with urllib.request.urlopen(site["url"] + "/static/replay.js", timeout=10) as response:
         assert b"keydown" in response.read()
+
+
+def test_standings_are_paged(site: dict[str, Any], browser: Any) -> None:
+    from sqlmodel import select
+
+    from kingmaker.ladder.models import Rating
+
+    db: Database = site["db"]
+    extra = [register_bot(db, f"filler{i:02d}", ["kings_road"])[0] for i in range(55)]
+    with db.transaction() as session:
+        for index, bot in enumerate(extra):
+            row = session.exec(
+                select(Rating).where(Rating.bot_id == bot.id, Rating.game == "kings_road")
+            ).one()
+            row.mu, row.sigma, row.conservative = 10.0 + index / 10, 1.0, 7.0 + index / 10
+            session.add(row)
+    total = len(standings(db, "kings_road"))
+    browser.get(site["url"] + "/standings/kings_road")
+    first = [row.text.split()[1] for row in css(browser, "#standings tbody tr")]
+    css(browser, "a[rel=next]")[0].click()
+    wait_for(browser, lambda: browser.current_url.endswith("?page=2"))
+    second = [row.text.split()[1] for row in css(browser, "#standings tbody tr")]
+    assert len(first) == 50 and len(second) == total - 50
+    assert first + second == [row.bot for row in standings(db, "kings_road")]
+    assert not css(browser, "a[rel=next]")
