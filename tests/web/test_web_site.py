@@ -28,21 +28,22 @@ pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium
 
 GAMES = ("kingdoms", "kingsburg", "kings_road", "kingsville")
 BOTS = ("ada", "brick", "cyd")
+STDERR = "Traceback: my-secret-api-key=hunter2"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("web")
     db = open_database(f"sqlite:///{folder / 'ladder.db'}")
-    for name in BOTS:
-        register_bot(db, name, list(GAMES))
+    tokens = [register_bot(db, name, list(GAMES))[1] for name in BOTS]
     matches = {game: one_match(db, game, BOTS, seed=11 + index) for index, game in enumerate(GAMES)}
+    matches["with-stderr"] = one_match(db, "kings_road", BOTS, seed=8, stderr=STDERR)
     matches["kingdoms-2"] = one_match(db, "kingdoms", BOTS[:2], seed=5)
     running = create_match(db, "kingdoms", BOTS[1:], seed=99)
     mark_running(db, running.match_id)
     server = BackgroundWebServer(db)
     try:
-        yield {"db": db, "url": server.url, "matches": matches, "running": running.match_id}
+        yield {"db": db, "url": server.url, "matches": matches, "running": running.match_id, "tokens": tokens}
     finally:
         server.stop()
         db.close()
@@ -291,3 +292,17 @@ def test_standings_are_paged(site: dict[str, Any], browser: Any) -> None:
     assert len(first) == 50 and len(second) == total - 50
     assert first + second == [row.bot for row in standings(db, "kings_road")]
     assert not css(browser, "a[rel=next]")
+
+
+def test_no_page_shows_a_token_or_a_bots_stderr(site: dict[str, Any]) -> None:
+    match_id = site["matches"]["with-stderr"]
+    assert match_seats(site["db"], match_id)[0].stderr_tail == STDERR  # the ladder keeps it
+    paths = [f"/matches/{match_id}", f"/api/matches/{match_id}", f"/api/matches/{match_id}/steps/3"]
+    for bot in BOTS:
+        paths += [f"/bots/{bot}", f"/api/bots/{bot}"]
+    paths += ["/", "/api", "/standings/kings_road", "/api/standings/kings_road"]
+    for path in paths:
+        with urllib.request.urlopen(site["url"] + path, timeout=10) as response:
+            page = response.read().decode()
+        assert "hunter2" not in page and "Traceback" not in page, path
+        assert not any(token in page for token in site["tokens"]), path

@@ -19,8 +19,11 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
-def play_and_record(db: Database, ticket: MatchTicket, seed: int = 0) -> list[dict[Seat, Action]]:
-    """Play the ticket's match with random legal actions, and record it as the server would."""
+def play_and_record(
+    db: Database, ticket: MatchTicket, seed: int = 0, stderr: str = ""
+) -> list[dict[Seat, Action]]:
+    """Play the ticket's match with random legal actions, and record it as the server would
+    (``stderr``: what seat 0's bot wrote to its stderr, kept by the ladder for fault reports)."""
     game = get_game(ticket.game)
     state = game.new(len(ticket.bot_ids), ticket.seed, ticket.options)
     chooser = random.Random(seed)
@@ -32,7 +35,13 @@ def play_and_record(db: Database, ticket: MatchTicket, seed: int = 0) -> list[di
     result = state.result()
     mark_running(db, ticket.match_id)
     seats = tuple(
-        SeatOutcome(seat=seat, bot_id=bot_id, score=result.scores[seat], rank=result.ranks[seat])
+        SeatOutcome(
+            seat=seat,
+            bot_id=bot_id,
+            score=result.scores[seat],
+            rank=result.ranks[seat],
+            stderr_tail=stderr if seat == 0 else "",
+        )
         for seat, bot_id in enumerate(ticket.bot_ids)
     )
     times = [{str(seat): [round(1.5 + seat + number % 7, 1), "bot"] for seat in joint}
@@ -50,10 +59,10 @@ def play_and_record(db: Database, ticket: MatchTicket, seed: int = 0) -> list[di
     return log
 
 
-def one_match(db: Database, game: str, bots: Sequence[str], seed: int) -> int:
+def one_match(db: Database, game: str, bots: Sequence[str], seed: int, stderr: str = "") -> int:
     """A one-off match of ``game`` between ``bots``, played and recorded; its id."""
     ticket = create_match(db, game, bots, seed=seed)
-    play_and_record(db, ticket, seed)
+    play_and_record(db, ticket, seed, stderr)
     return ticket.match_id
 
 
