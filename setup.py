@@ -56,6 +56,7 @@ setup(
         "kingmaker.sdk": ["py.typed"],
         "kingmaker.games.kingsville": ["*.json"],
         "kingmaker.ladder.migrations": ["*.mako"],
+        "kingmaker.server.web": ["templates/*.html", "static/*"],
     },
     cmdclass={"build_py": BuildPyWithProtos},
 )

@@ -46,7 +46,8 @@ class MatchOutcome:
     digests: list[list[str]] = field(default_factory=list)
     """Per seat, ``serial.digest`` of each observation it was sent, in order."""
     timings: dict[str, Any] = field(default_factory=dict)
-    """Figures for people: ``{"duration_s": 3.2, "think_ms": [[per request, ...] per seat]}``."""
+    """Figures for people: ``{"duration_s": 3.2, "think_ms": [[per request, ...] per seat],
+    "decisions": [{seat: [ms charged, source]} per joint decision]}``."""
 
 
 def actions_to_data(log: Sequence[Mapping[Seat, Action]]) -> list[dict[str, Any]]:

@@ -65,6 +65,11 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
         timings={
             "duration_s": round(report.finished_at - report.started_at, 3),
             THINK_KEY: rounded(report.think_ms),
+            # Per joint decision, like ``actions``: seat -> [ms charged (None: not asked), source].
+            "decisions": [
+                {str(decision.seat): [decision.elapsed_ms, decision.source] for decision in joint}
+                for joint in report.decisions
+            ],
         },
     )
 

@@ -67,6 +67,8 @@ class Decision:
     action: Action
     source: str
     """"bot", "default" (after a fault) or "fallback" (for a forfeited seat)."""
+    elapsed_ms: float | None = None
+    """The time the seat was charged for this decision (None when no bot was asked)."""
 
 
 @dataclass(frozen=True)
@@ -164,9 +166,11 @@ class Referee:
         cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
         book.think_ms.append(max(0.0, answer.elapsed_ms - answer.server_lag_ms))
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
+        spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)
         if action is None:
-            return Decision(seat, self.fallback.choice(legal), "fallback" if book.forfeited else "default")
-        return Decision(seat, action, "bot")
+            source = "fallback" if book.forfeited else "default"
+            return Decision(seat, self.fallback.choice(legal), source, spent)
+        return Decision(seat, action, "bot", spent)
 
     async def _judge(
         self,

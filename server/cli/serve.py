@@ -13,6 +13,7 @@ from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ListenError, 
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.roster import BUSY_TIMEOUT
+from kingmaker.server.web.serve import bound_port, embedded_web_server
 
 
 def serve(
@@ -60,6 +61,16 @@ def serve(
         "--allow-unjailed",
         help="Where the jail (bubblewrap) does not work, run managed bots anyway: only for bots you trust.",
     ),
+    web: int | None = typer.Option(
+        None,
+        "--web",
+        min=0,
+        max=65535,
+        help="Also serve the read-only website on this port (see docs/web.md).",
+    ),
+    web_host: str = typer.Option(
+        "127.0.0.1", "--web-host", help="Address the website listens on with --web (loopback by default)."
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
     if (tls_cert is None) != (tls_key is None):
@@ -77,12 +88,12 @@ def serve(
         allow_unjailed=allow_unjailed,
     )
     try:
-        asyncio.run(_serve(config))
+        asyncio.run(_serve(config, web, web_host))
     except (OSError, LadderError) as error:
         fail(str(error))
 
 
-async def _serve(config: ServerConfig) -> None:
+async def _serve(config: ServerConfig, web_port: int | None = None, web_host: str = "127.0.0.1") -> None:
     server = KingmakerServer(config)
     try:
         address = await server.start()
@@ -98,6 +109,19 @@ async def _serve(config: ServerConfig) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
+    site, site_task = None, None
+    if web_port is not None:
+        site = embedded_web_server(server.db, web_host, web_port)
+        site_task = asyncio.create_task(site.serve())
+        while not site.started and not site_task.done():
+            await asyncio.sleep(0.02)
+        if not site.started:
+            await server.stop()
+            fail(f"cannot serve the website on {web_host}:{web_port} (is the port in use?)")
+        console.print(f"website on [bold]http://{web_host}:{bound_port(site)}[/]", soft_wrap=True)
     await stopping.wait()
     console.print("stopping")
+    if site is not None and site_task is not None:
+        site.should_exit = True
+        await site_task
     await server.stop()

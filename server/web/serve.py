@@ -1,0 +1,69 @@
+"""Serving the website with uvicorn: in the foreground (``kingmaker web``), as a task beside the
+referee (``kingmaker serve --web PORT``), or on a thread (tests, benchmarks, screenshots)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+
+import uvicorn
+
+from kingmaker.ladder.db import Database
+from kingmaker.server.web.app import create_app
+
+DEFAULT_HOST = "127.0.0.1"
+"""Loopback unless the operator says otherwise: the site has no login."""
+DEFAULT_PORT = 8080
+
+
+def web_server(db: Database, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> uvicorn.Server:
+    """A uvicorn server for the site over ``db`` (not started)."""
+    config = uvicorn.Config(
+        create_app(db), host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+    )
+    return uvicorn.Server(config)
+
+
+class EmbeddedWebServer(uvicorn.Server):
+    """A uvicorn server that leaves the signals to its host (``serve --web``): the referee's own
+    handlers stop both."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def embedded_web_server(db: Database, host: str, port: int) -> EmbeddedWebServer:
+    config = uvicorn.Config(
+        create_app(db), host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+    )
+    return EmbeddedWebServer(config)
+
+
+def bound_port(server: uvicorn.Server) -> int:
+    """The port a started server listens on (what port 0 became)."""
+    for listener in server.servers:
+        for sock in listener.sockets:
+            return int(sock.getsockname()[1])
+    raise RuntimeError("the web server is not listening")
+
+
+class BackgroundWebServer:
+    """The site on a thread of its own, started at once; ``stop()`` ends it."""
+
+    def __init__(self, db: Database, host: str = DEFAULT_HOST, port: int = 0) -> None:
+        self.server = web_server(db, host, port)
+        self.thread = threading.Thread(target=self.server.run, name="kingmaker-web", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the web server did not start on {host}:{port}")
+            time.sleep(0.02)
+        self.url = f"http://{host}:{bound_port(self.server)}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

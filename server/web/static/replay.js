@@ -1,0 +1,81 @@
+// The replay viewer: fetches one step at a time from /api/matches/ID/steps/N?view=V (cached), and
+// shows its board (SVG drawn by the server), the decision with each seat's time, chance and scores.
+(function () {
+  const section = document.getElementById("replay");
+  if (!section) return;
+  const match = section.dataset.match;
+  const steps = Number(section.dataset.steps);
+  const view = document.getElementById("view");
+  const cache = new Map();
+  let step = 0;
+  let shown = -1;
+
+  function load(n, v) {
+    const key = n + "/" + v;
+    if (!cache.has(key)) {
+      cache.set(key, fetch(`/api/matches/${match}/steps/${n}?view=${v}`).then((r) => {
+        if (!r.ok) { cache.delete(key); throw new Error(`step ${n}: HTTP ${r.status}`); }
+        return r.json();
+      }));
+    }
+    return cache.get(key);
+  }
+
+  function item(text, className) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    if (className) li.className = className;
+    return li;
+  }
+
+  function render(data) {
+    document.getElementById("board").innerHTML = data.svg;
+    document.getElementById("step").textContent = data.step;
+    const moves = document.getElementById("moves");
+    moves.replaceChildren();
+    if (!data.moves.length) moves.append(item("the game is set up", "setup"));
+    for (const m of data.moves) {
+      const time = m.ms === null ? "time not recorded" : `${m.ms} ms`;
+      const li = item(`seat ${m.seat} (${m.bot}): ${m.action} — ${time}${m.source !== "bot" && m.source !== "unknown" ? ", " + m.source : ""}`, "move");
+      li.dataset.seat = m.seat;
+      li.dataset.action = JSON.stringify(m.data);
+      moves.append(li);
+    }
+    const chance = document.getElementById("chance");
+    chance.replaceChildren(...(data.chance.length ? data.chance.map((c) => item(c.text, "event")) : [item("none")]));
+    const scores = document.getElementById("scores");
+    scores.replaceChildren();
+    const head = scores.insertRow();
+    head.innerHTML = `<th>seat</th><th>bot</th><th>${data.score_name}</th>`;
+    data.scores.forEach((score, seat) => {
+      const row = scores.insertRow();
+      row.dataset.seat = seat;
+      row.innerHTML = `<td>${seat}</td><td></td><td class="num score">${score}</td>`;
+      row.cells[1].textContent = data.bots[seat];
+      if (data.to_act.includes(seat)) row.className = "acting";
+    });
+    document.getElementById("final").textContent = data.final
+      ? `final scores ${data.final.scores.join(", ")}; places ${data.final.ranks.join(", ")}` : "";
+    section.dataset.shown = `${data.step}/${data.view}`;
+  }
+
+  async function go(n) {
+    step = Math.max(0, Math.min(steps, n));
+    const wanted = step;
+    const data = await load(wanted, view.value);
+    if (wanted === step) { render(data); shown = step; }
+    if (step < steps) load(step + 1, view.value);  // prefetch the next step
+  }
+
+  document.getElementById("first").onclick = () => go(0);
+  document.getElementById("prev").onclick = () => go(step - 1);
+  document.getElementById("next").onclick = () => go(step + 1);
+  document.getElementById("last").onclick = () => go(steps);
+  view.onchange = () => go(step);
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) return;
+    const moves = { ArrowRight: step + 1, ArrowLeft: step - 1, Home: 0, End: steps };
+    if (event.key in moves) { event.preventDefault(); go(moves[event.key]); }
+  });
+  go(0);
+})();
