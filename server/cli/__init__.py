@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.server.cli import bots, bridge, demo, games, ladder, leagues, matches, replay, serve
+from kingmaker.server.cli import bots, bridge, demo, duel, games, ladder, leagues, matches, replay, serve
 
 app = typer.Typer(
     name="kingmaker",
@@ -22,6 +22,7 @@ app.add_typer(bots.app, name="bot")
 app.add_typer(leagues.app, name="league")
 app.command("ladder")(ladder.ladder)
 app.command("replay")(replay.replay)
+app.command("duel")(duel.duel)
 
 
 def main() -> None:
