@@ -109,3 +109,13 @@ def _moments(scores: Sequence[float], weights: Sequence[float] | None = None) ->
     total = sum(w)
     mean = sum(wi * x for wi, x in zip(w, scores, strict=True)) / total
     return mean, sum(wi * (x - mean) ** 2 for wi, x in zip(w, scores, strict=True)) / total
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a rate (``z`` 1.96 for 95%); fine with 0 or ``n`` successes."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))

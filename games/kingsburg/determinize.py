@@ -91,7 +91,9 @@ def _resume_step(state: KingsburgState, seat: int) -> None:
         state.gift_group = owners.index(seat) + 1 if seat in owners else len(owners)
     elif decision in (Decision.BATTLE_REWARD, Decision.BATTLE_LOSS):
         enemy = state.enemy()
-        amount = enemy.reward_goods_of_choice if decision is Decision.BATTLE_REWARD else enemy.loss_goods_of_choice
+        amount = (
+            enemy.reward_goods_of_choice if decision is Decision.BATTLE_REWARD else enemy.loss_goods_of_choice
+        )
         state.battle_choices = [(seat, decision, amount)]
         for other in after[1:]:
             province = state.provinces[other]

@@ -72,4 +72,3 @@ def _deal(deck: Sequence[Card], in_view: Iterable[Card], size: int, chooser: ran
         chooser.shuffle(extra)
         pool.extend(extra[: size - len(pool)])
     return pool[:size]
-

@@ -58,9 +58,7 @@ def bot_factory(spec: str, game: str) -> BotFactory:
         return lambda seed: SearchBot(Budget(iterations=iterations), seed=seed)
     module_name, colon, class_name = spec.partition(":")
     if not colon or not module_name or not class_name:
-        raise ValueError(
-            f"unknown bot {spec!r}: use random, heuristic, search, search:N or module:Class"
-        )
+        raise ValueError(f"unknown bot {spec!r}: use random, heuristic, search, search:N or module:Class")
     try:
         bot_class = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as error:
@@ -72,7 +70,9 @@ def bot_factory(spec: str, game: str) -> BotFactory:
 
 def arrangements(players: int) -> list[tuple[bool, ...]]:
     """Every assignment of A (True) and B (False) to the seats with each on at least one seat."""
-    return [seats for seats in itertools.product((True, False), repeat=players) if any(seats) and not all(seats)]
+    return [
+        seats for seats in itertools.product((True, False), repeat=players) if any(seats) and not all(seats)
+    ]
 
 
 def pairwise_score(ranks: tuple[int, ...], is_a: tuple[bool, ...]) -> float:
@@ -123,7 +123,7 @@ def duel(
     for match_seed in itertools.count(seed):
         if matches + len(orders) > max_matches:
             break
-        scores = []
+        scores: list[float] = []
         for is_a in orders:
             bot_seed = random.Random(match_seed * 1009 + len(scores)).randrange(2**31)
             bots = [(factory_a if a else factory_b)(bot_seed + seat) for seat, a in enumerate(is_a)]
