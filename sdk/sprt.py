@@ -97,9 +97,11 @@ def confidence(scores: Sequence[float], z: float = 1.96) -> tuple[float, float, 
     n = len(scores)
     if n == 0:
         return (0.5, 0.0, 1.0)
-    mean = sum(scores) / n
-    variance = sum((x - mean) ** 2 for x in scores) / n
-    half = z * math.sqrt(variance / n) if n > 1 else 1.0
+    mean, variance = _moments(scores)
+    if variance <= 0:
+        # A clean sweep: the same pseudo-unit as the LLR's gives the interval a width.
+        variance = _moments([*scores, 0.0, 1.0], weights=[1.0] * n + [0.5, 0.5])[1]
+    half = z * math.sqrt(variance / n)
     return (mean, max(0.0, mean - half), min(1.0, mean + half))
 
 

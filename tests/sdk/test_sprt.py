@@ -73,3 +73,10 @@ def test_confidence_interval() -> None:
     assert mean == pytest.approx(0.6)
     assert high - mean == pytest.approx(1.96 * math.sqrt(0.24 / 100))
     assert low < 0.6 < high
+
+
+def test_a_clean_sweep_has_an_interval_of_some_width() -> None:
+    mean, low, high = confidence([1.0] * 7)
+    assert mean == 1.0
+    assert 0.5 < low < 0.9
+    assert high == 1.0
