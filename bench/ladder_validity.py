@@ -8,7 +8,8 @@ takes the bots that have played least, seated in a random order, and is rated by
 ``kingmaker.ladder.ratings.rate`` exactly as the server rates a finished match. After each
 match the standings are sorted by conservative rating (mu - 3 sigma); the table reports the
 first match after which that order is the known order and stays so to the end ("never" when it
-does not settle within the run), and the final conservative ratings. Matches run in process
+does not settle within the run), the final conservative ratings, and the order the ladder ended
+on with the match from which it held. Matches run in process
 with the SDK's local runner, iteration budgets keep the search bots independent of load.
 """
 
@@ -37,6 +38,10 @@ class LeagueReport:
     """The first match after which the standings were the known order until the end."""
     ratings: dict[str, float]
     """Final conservative rating per bot."""
+    final_order: list[str]
+    """The standings after the last match, weakest first."""
+    final_since: int
+    """The first match after which the standings were ``final_order`` until the end."""
     seconds: float
 
 
@@ -49,6 +54,8 @@ def run_league(
     played = dict.fromkeys(bots, 0)
     chooser = random.Random(seed)
     settled_at: int | None = None
+    final_since = 1
+    previous: list[str] = []
     started = time.perf_counter()
     for match in range(1, matches + 1):
         names = sorted(bots, key=lambda name: (played[name], chooser.random()))[:players]
@@ -61,12 +68,16 @@ def run_league(
             played[name] += 1
         standings = sorted(bots, key=lambda name: conservative(*ratings[name]))
         settled_at = (settled_at or match) if standings == known_order else None
+        if standings != previous:
+            final_since, previous = match, standings
     return LeagueReport(
         game,
         players,
         matches,
         settled_at,
         {name: conservative(*ratings[name]) for name in bots},
+        previous,
+        final_since,
         time.perf_counter() - started,
     )
 
@@ -82,7 +93,8 @@ def main() -> None:
     n = args.iterations
     order = ["random", "heuristic", f"search:{n}", f"search:{4 * n}"]
     table = Table(title=f"ladder validity: continuous league, {args.matches} matches per game")
-    for column in ("game", "seats", "matches", "settled at", *order, "s/match"):
+    columns = ("game", "seats", "matches", "known order from", *order, "final order (weakest first)", "since")
+    for column in (*columns, "s/match"):
         table.add_column(column)
     console = Console()
     for game in args.games:
@@ -96,6 +108,8 @@ def main() -> None:
             str(report.matches),
             str(report.settled_at or "never"),
             *(f"{report.ratings[name]:.1f}" for name in order),
+            " < ".join(report.final_order),
+            str(report.final_since),
             f"{report.seconds / report.matches:.1f}",
         )
         table.add_row(*row)
