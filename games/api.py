@@ -154,6 +154,11 @@ class Game:
     """For the leak test: a copy of a state in which only ``seat``'s secrets (or, for ``None``,
     only what no seat may know, such as the order of a deck) are changed, using the given seed.
     Every other seat's observation and legal actions must come out identical."""
+    determinize: Callable[[Observation, tuple[Action, ...], int], GameState] | None = field(default=None)
+    """For search bots: ``determinize(observation, legal_actions, seed)`` builds a state that one
+    seat's observation and legal actions could have come from, drawing whatever that seat cannot
+    see (opponents' secrets, the order of decks, future chance) with the given seed. It reads
+    nothing but its arguments, so a bot may call it on what its request holds."""
 
     def new(self, players: int, seed: int, options: Mapping[str, OptionValue] | None = None) -> GameState:
         """A new game for ``players`` seats; raises ``OptionsError`` for bad players or options."""

@@ -80,6 +80,7 @@ from kingmaker.games.kingdoms.actions import (
     PlaceDrawnTile,
     PlaceStartingTile,
 )
+from kingmaker.games.kingdoms.determinize import determinize
 from kingmaker.games.kingdoms.observation import Cell, Observation, PlayerView, Row
 from kingmaker.games.kingdoms.options import Variants
 from kingmaker.games.kingdoms.perturb import perturb_secrets
@@ -94,7 +95,7 @@ def create(players: int, seed: int, options: Mapping[str, OptionValue]) -> GameS
     return KingdomsState(players, SeededRng(seed), Variants.from_options(options))
 
 
-GAME = Game(spec=SPEC, create=create, perturb_secrets=perturb_secrets)
+GAME = Game(spec=SPEC, create=create, perturb_secrets=perturb_secrets, determinize=determinize)
 
 __all__ = [
     "GAME",

@@ -66,6 +66,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kingmaker.games.api import Game, OptionValue
+from kingmaker.games.kings_road.determinize import determinize
 from kingmaker.games.kings_road.state import PERMANENT_NOBLES, SPEC, KingsRoadState
 from kingmaker.games.kings_road.values import (
     Card,
@@ -83,7 +84,7 @@ def _create(players: int, seed: int, options: Mapping[str, OptionValue]) -> King
     return KingsRoadState(players, permanent_nobles=bool(options[PERMANENT_NOBLES]))
 
 
-GAME = Game(spec=SPEC, create=_create)
+GAME = Game(spec=SPEC, create=_create, determinize=determinize)
 
 __all__ = [
     "GAME",

@@ -48,6 +48,7 @@ from collections.abc import Mapping
 
 from kingmaker.games.api import Game, GameSpec, GameState, OptionValue
 from kingmaker.games.kingsburg.actions import ACTION_TYPES
+from kingmaker.games.kingsburg.determinize import determinize
 from kingmaker.games.kingsburg.secrets import perturb_secrets
 from kingmaker.games.kingsburg.state import KingsburgState
 from kingmaker.games.kingsburg.views import Observation
@@ -74,6 +75,6 @@ def create(players: int, seed: int, options: Mapping[str, OptionValue]) -> GameS
     return KingsburgState(players, SeededRng(seed))
 
 
-GAME = Game(spec=SPEC, create=create, perturb_secrets=perturb_secrets)
+GAME = Game(spec=SPEC, create=create, perturb_secrets=perturb_secrets, determinize=determinize)
 
 __all__ = ["GAME", "SPEC", "KingsburgState"]

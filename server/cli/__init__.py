@@ -6,7 +6,7 @@ from importlib.metadata import version
 
 import typer
 
-from kingmaker.server.cli import bots, bridge, demo, games, ladder, leagues, matches, replay, serve, web
+from kingmaker.server.cli import bots, bridge, demo, duel, games, ladder, leagues, matches, replay, serve, web
 from kingmaker.server.cli.readable import readable_command
 
 app = typer.Typer(
@@ -26,6 +26,7 @@ app.add_typer(leagues.app, name="league")
 app.command("ladder")(ladder.ladder)
 app.command("replay")(replay.replay)
 app.command("web")(web.web)
+app.command("duel")(duel.duel)
 
 
 def version_callback(value: bool) -> None:

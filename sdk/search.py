@@ -1,0 +1,242 @@
+"""Information-set Monte Carlo tree search for every game: a bot that thinks with the local engine.
+
+Each iteration the bot *determinizes*: it asks the game (``Game.determinize``) for a state its
+observation and legal actions could have come from, with whatever its seat cannot see (other
+players' secrets, deck orders, future dice) drawn at random, and nothing read from anywhere but
+the request. It then walks one shared tree (Cowling, Powley and Whitehouse's ISMCTS), keyed
+by actions, choosing each acting seat's action by UCB1 over that seat's own statistics (so a
+simultaneous decision is searched as independent choices, decoupled UCT), adds one node,
+plays the game out with a rollout policy and credits every seat on the path with its reward.
+Actions unavailable in some determinizations are scored against how often they were
+available, not how often the node was visited.
+
+Several trees may be searched on different determinizations and then *vote*: the move with
+most root visits summed over the trees is played.
+
+The budget is iterations (robust to a busy machine; what the benchmarks use) or time: a
+fixed number of milliseconds per decision, or by default a share of the request's deadline
+plus a little of the time bank.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from kingmaker.games.api import Action, GameState, Observation, Result, Seat
+from kingmaker.games.registry import get_game
+from kingmaker.sdk.bot import Bot, Reply, Request, resolve_reply
+
+RolloutPolicy = Callable[[GameState, Seat, random.Random], Action]
+"""Picks ``seat``'s action in a rollout state (the state is the bot's own determinization)."""
+
+Determinizer = Callable[[Observation, tuple[Action, ...], int], GameState]
+
+
+def random_rollout(state: GameState, seat: Seat, rng: random.Random) -> Action:
+    """A uniformly random legal action."""
+    legal = state.legal_actions(seat)
+    return legal[rng.randrange(len(legal))]
+
+
+def bot_rollout(make: Callable[[], Bot], epsilon: float = 0.1) -> RolloutPolicy:
+    """A rollout policy that asks a bot (one per seat, made by ``make``), random with ``epsilon``.
+
+    The bot sees only the rollout seat's observation of the (determinized) state."""
+    bots: dict[Seat, Bot] = {}
+
+    def policy(state: GameState, seat: Seat, rng: random.Random) -> Action:
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        if rng.random() < epsilon:
+            return legal[rng.randrange(len(legal))]
+        bot = bots.get(seat)
+        if bot is None:
+            bot = bots[seat] = make()
+        request = Request("rollout", 0, "", seat, state.observation(seat), legal, 0)
+        return resolve_reply(request, bot.act(request))
+
+    return policy
+
+
+def rank_reward(result: Result) -> tuple[float, ...]:
+    """Each seat's reward in [0, 1]: 1 for first, 0 for last, shared places averaged."""
+    players = len(result.ranks)
+    if players < 2:
+        return (1.0,) * players
+    rewards = []
+    for rank in result.ranks:
+        sharing = result.ranks.count(rank)
+        # Places rank .. rank + sharing - 1 split between the seats sharing them.
+        mean_place = rank + (sharing - 1) / 2
+        rewards.append((players - mean_place) / (players - 1))
+    return tuple(rewards)
+
+
+def margin_reward(result: Result) -> tuple[float, ...]:
+    """Half the place (``rank_reward``), half the score margin over the best other seat.
+
+    Against the weak opponents a random rollout plays, nearly every move wins; the margin
+    still tells a move that wins by more from one that wins by less. The margin is squashed
+    with tanh on a scale of a quarter of the mean absolute score."""
+    places = rank_reward(result)
+    scores = result.scores
+    scale = max(1.0, sum(abs(score) for score in scores) / len(scores) / 4)
+    rewards = []
+    for seat, score in enumerate(scores):
+        best_other = max(other for i, other in enumerate(scores) if i != seat) if len(scores) > 1 else 0
+        rewards.append(0.5 * places[seat] + 0.25 * (1 + math.tanh((score - best_other) / scale)))
+    return tuple(rewards)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long to think about one decision: iterations, or milliseconds, or the request's clock."""
+
+    iterations: int | None = None
+    """Exactly this many iterations (summed over the trees), whatever the clock says."""
+    time_ms: float | None = None
+    """This many milliseconds of wall time per decision."""
+    deadline_share: float = 0.6
+    """Without either: this share of the request's ``deadline_ms`` ..."""
+    bank_share: float = 0.05
+    """... plus this share of what is left in the time bank."""
+    fallback_iterations: int = 200
+    """Without either and without a deadline (the local runner's requests): this many."""
+
+    def seconds_for(self, request: Request) -> float | None:
+        """Wall seconds to think, or None when an iteration count decides."""
+        if self.iterations is not None:
+            return None
+        if self.time_ms is not None:
+            return self.time_ms / 1000
+        if request.deadline_ms <= 0:
+            return None
+        return (request.deadline_ms * self.deadline_share + request.time_bank_ms * self.bank_share) / 1000
+
+    def iterations_for(self) -> int:
+        return self.iterations if self.iterations is not None else self.fallback_iterations
+
+
+@dataclass
+class _Edge:
+    visits: int = 0
+    reward: float = 0.0
+    available: int = 0
+
+
+@dataclass
+class _Node:
+    children: dict[tuple[Action, ...], _Node] = field(default_factory=dict)
+    edges: dict[Seat, dict[Action, _Edge]] = field(default_factory=dict)
+
+
+class SearchBot(Bot):
+    """ISMCTS for any game with ``Game.determinize``; see the module docstring."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        budget: Budget | None = None,
+        *,
+        trees: int = 1,
+        exploration: float = 0.7,
+        rollout: RolloutPolicy = random_rollout,
+        reward: Callable[[Result], tuple[float, ...]] = margin_reward,
+        seed: int | None = None,
+    ) -> None:
+        if trees < 1:
+            raise ValueError("a search needs at least one tree")
+        self.budget = budget or Budget()
+        self.trees = trees
+        self.exploration = exploration
+        self.rollout = rollout
+        self.reward = reward
+        self._random = random.Random(seed)
+        self.last_iterations = 0
+        """Iterations the latest decision ran, for tests and tuning."""
+
+    def act(self, request: Request) -> Reply:
+        if len(request.legal_actions) == 1:
+            return 0
+        determinize = get_game(request.game).determinize
+        if determinize is None:
+            raise ValueError(f"{request.game} has no determinize hook: it cannot be searched")
+        seconds = self.budget.seconds_for(request)
+        stop = None if seconds is None else time.monotonic() + seconds
+        total = self.budget.iterations_for()
+        roots = [_Node() for _ in range(self.trees)]
+        done = 0
+        while True:
+            if stop is None:
+                if done >= total:
+                    break
+            elif done > 0 and time.monotonic() >= stop:
+                break
+            root = roots[done % self.trees]
+            seed = self._random.randrange(2**62)
+            state = determinize(request.observation, request.legal_actions, seed)
+            self._iterate(root, state)
+            done += 1
+        self.last_iterations = done
+        return self._vote(roots, request)
+
+    def _vote(self, roots: list[_Node], request: Request) -> int:
+        votes = [0.0] * len(request.legal_actions)
+        for root in roots:
+            edges = root.edges.get(request.seat, {})
+            for index, action in enumerate(request.legal_actions):
+                edge = edges.get(action)
+                if edge is not None:
+                    # Visits decide; mean reward breaks ties between equally visited moves.
+                    votes[index] += edge.visits + (edge.reward / edge.visits if edge.visits else 0.0) / 2
+        return max(range(len(votes)), key=votes.__getitem__)
+
+    def _iterate(self, root: _Node, state: GameState) -> None:
+        rng = self._random
+        path: list[tuple[_Node, Mapping[Seat, Action]]] = []
+        node = root
+        while not state.is_over():
+            joint = {seat: self._select(node, state, seat) for seat in state.to_act()}
+            path.append((node, joint))
+            state.apply(joint)
+            key = tuple(joint[seat] for seat in sorted(joint))
+            child = node.children.get(key)
+            if child is None:
+                node.children[key] = _Node()
+                break
+            node = child
+        while not state.is_over():
+            state.apply({seat: self.rollout(state, seat, rng) for seat in state.to_act()})
+        rewards = self.reward(state.result())
+        for visited, chosen in path:
+            for seat, action in chosen.items():
+                edge = visited.edges[seat][action]
+                edge.visits += 1
+                edge.reward += rewards[seat]
+
+    def _select(self, node: _Node, state: GameState, seat: Seat) -> Action:
+        legal = state.legal_actions(seat)
+        edges = node.edges.setdefault(seat, {})
+        untried: list[Action] = []
+        for action in legal:
+            edge = edges.get(action)
+            if edge is None:
+                edge = edges[action] = _Edge()
+            edge.available += 1
+            if edge.visits == 0:
+                untried.append(action)
+        if untried:
+            return untried[self._random.randrange(len(untried))]
+        c = self.exploration
+
+        def ucb(action: Action) -> float:
+            edge = edges[action]
+            return edge.reward / edge.visits + c * math.sqrt(math.log(edge.available) / edge.visits)
+
+        return max(legal, key=ucb)

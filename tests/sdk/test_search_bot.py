@@ -1,0 +1,96 @@
+"""The search bot: it plays legal moves in every game, and it sees only what its request holds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kingmaker.games.api import GameState, Seat
+from kingmaker.games.registry import game_names, get_game
+from kingmaker.sdk import Request, play_local
+from kingmaker.sdk.search import Budget, SearchBot
+
+
+def _positions(game_name: str, players: int, seed: int, every: int) -> list[tuple[GameState, Seat]]:
+    """Positions of a random game where one seat must choose among several actions."""
+    state = get_game(game_name).new(players, seed)
+    rng = random.Random(seed)
+    found = []
+    step = 0
+    while not state.is_over():
+        for seat in state.to_act():
+            if len(state.legal_actions(seat)) > 1 and step % every == 0:
+                found.append((state.clone(), seat))
+        step += 1
+        state.apply({seat: rng.choice(state.legal_actions(seat)) for seat in state.to_act()})
+    return found
+
+
+@pytest.mark.parametrize("game_name", game_names())
+def test_determinize_reproduces_the_observation(game_name: str) -> None:
+    game = get_game(game_name)
+    assert game.determinize is not None
+    for state, seat in _positions(game_name, 3, 7, 5):
+        observation, legal = state.observation(seat), state.legal_actions(seat)
+        for seed in range(3):
+            made = game.determinize(observation, legal, seed)
+            assert made.observation(seat) == observation
+            assert made.legal_actions(seat) == legal
+            assert made.to_act() == state.to_act()
+
+
+@pytest.mark.parametrize("game_name", ["kingdoms", "kingsburg"])
+def test_search_never_reads_hidden_state(game_name: str) -> None:
+    """Two true states that differ only in what the seat cannot see give one and the same search."""
+    game = get_game(game_name)
+    assert game.perturb_secrets is not None
+    checked = 0
+    for state, seat in _positions(game_name, 2, 3, 9)[:6]:
+        other = game.perturb_secrets(state, None, 11)
+        for opponent in range(state.players):
+            if opponent != seat:
+                other = game.perturb_secrets(other, opponent, 12)
+        assert other.observation(seat) == state.observation(seat)
+        decisions = []
+        for truth in (state, other):
+            request = Request("m", 1, game_name, seat, truth.observation(seat), truth.legal_actions(seat), 0)
+            bot = SearchBot(Budget(iterations=30), seed=5)
+            decisions.append(bot.act(request))
+            # The same determinizations, drawn from the request alone.
+            determinize = game.determinize
+            assert determinize is not None
+            made = determinize(request.observation, request.legal_actions, 99)
+            decisions.append(made.observation(1 - seat))
+        assert decisions[0] == decisions[2]
+        assert decisions[1] == decisions[3]
+        checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("game_name", game_names())
+def test_search_bot_finishes_a_game(game_name: str) -> None:
+    from kingmaker.sample_bots.random_bot import RandomBot
+
+    bot = SearchBot(Budget(iterations=4), seed=1)
+    match = play_local(game_name, [bot, RandomBot(2)], seed=3)
+    assert match.result.ranks
+    assert bot.last_iterations in (0, 4)
+
+
+def test_time_budget_comes_from_the_request() -> None:
+    request = Request("m", 1, "kingdoms", 0, None, (), deadline_ms=1000, time_bank_ms=2000)
+    assert Budget().seconds_for(request) == pytest.approx(0.6 + 0.1)
+    assert Budget(iterations=5).seconds_for(request) is None
+    assert Budget(time_ms=50).seconds_for(request) == pytest.approx(0.05)
+    no_clock = Request("m", 1, "kingdoms", 0, None, (), deadline_ms=0)
+    assert Budget().seconds_for(no_clock) is None
+
+
+def test_search_bot_keeps_to_a_time_budget() -> None:
+    state = get_game("kingdoms").new(2, 1)
+    seat = state.to_act()[0]
+    request = Request("m", 1, "kingdoms", seat, state.observation(seat), state.legal_actions(seat), 100)
+    bot = SearchBot(seed=1)
+    bot.act(request)
+    assert bot.last_iterations >= 1
