@@ -12,6 +12,7 @@ from kingmaker.ladder.errors import LadderError
 from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ListenError, ServerConfig, admin_token_path
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.executors import EXECUTORS, ExecutorError
 from kingmaker.server.roster import BUSY_TIMEOUT
 
 
@@ -55,10 +56,28 @@ def serve(
     tls_key: Path | None = typer.Option(
         None, exists=True, dir_okay=False, help="PEM private key of --tls-cert."
     ),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        help="Where league matches of managed bots are played: local (this process) or ray "
+        "(the nodes of a Ray cluster; see docs/scaling.md).",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        envvar="KINGMAKER_RAY_ADDRESS",
+        help="With --executor ray: the Ray head, host:port.",
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
+    if executor not in EXECUTORS:
+        raise typer.BadParameter(f"choose one of {', '.join(EXECUTORS)}", param_hint="--executor")
+    if executor == "ray" and not ray_address:
+        raise typer.BadParameter(
+            "the ray executor needs the Ray head's host:port", param_hint="--ray-address"
+        )
     config = ServerConfig(
         tls_cert=tls_cert,
         tls_key=tls_key,
@@ -69,6 +88,8 @@ def serve(
         concurrency=concurrency,
         connect_timeout=connect_timeout,
         busy_timeout=busy_timeout,
+        executor=executor,
+        ray_address=ray_address,
     )
     try:
         asyncio.run(_serve(config))
@@ -80,11 +101,15 @@ async def _serve(config: ServerConfig) -> None:
     server = KingmakerServer(config)
     try:
         address = await server.start()
-    except ListenError as error:
+    except (ListenError, ExecutorError) as error:
         await server.stop()
         fail(str(error))
     console.print(f"kingmaker serving on [bold]{address}[/]", soft_wrap=True)
     console.print(f"database {server.db.url}; admin token in {admin_token_path()}", soft_wrap=True)
+    if config.executor == "ray":
+        console.print(
+            f"matches of managed bots play on the Ray cluster at {config.ray_address}", soft_wrap=True
+        )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
