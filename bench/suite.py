@@ -33,6 +33,7 @@ SECTIONS: dict[str, str] = {
     "clock": "clock",
     "standings": "standings",
     "chaos": "chaos",
+    "cluster": "cluster",
 }
 
 

@@ -116,6 +116,8 @@ class ServerConfig:
     """Where league matches are played: "local" (this process) or "ray" (see ``ray_executor``)."""
     ray_address: str | None = None
     """With ``executor="ray"``: the Ray cluster's head, host:port."""
+    ray_workers: int = 0
+    """With ``executor="ray"``: use at most this many worker nodes (0: every one)."""
 
 
 class KingmakerServer:
@@ -239,7 +241,7 @@ class KingmakerServer:
         settings = HostSettings(
             limits=config.limits, jail=config.jail, connect_timeout=config.connect_timeout
         )
-        executor = RayExecutor(config.ray_address, local, settings)
+        executor = RayExecutor(config.ray_address, local, settings, config.ray_workers)
         await executor.start()
         return executor
 

@@ -55,8 +55,12 @@ class _Host:
 class RayExecutor:
     """Plays matches of managed bots on Ray worker nodes; everything else with ``local``."""
 
-    def __init__(self, address: str, local: LocalExecutor, settings: HostSettings) -> None:
+    def __init__(
+        self, address: str, local: LocalExecutor, settings: HostSettings, max_hosts: int = 0
+    ) -> None:
         self.address = address
+        self.max_hosts = max_hosts
+        """Use at most this many worker nodes (0: every one)."""
         self.local = local
         self.settings = settings
         self.hosts: dict[str, _Host] = {}
@@ -190,6 +194,8 @@ class RayExecutor:
                 and node["NodeID"] not in self.hosts
                 and node["NodeID"] not in self.lost_nodes
             ]
+            if self.max_hosts:
+                fresh = fresh[: max(0, self.max_hosts - len(self.hosts))]
             if not fresh:
                 return
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy

@@ -68,6 +68,9 @@ def serve(
         envvar="KINGMAKER_RAY_ADDRESS",
         help="With --executor ray: the Ray head, host:port.",
     ),
+    ray_workers: int = typer.Option(
+        0, "--ray-workers", min=0, help="With --executor ray: use at most this many worker nodes (0: all)."
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
     if (tls_cert is None) != (tls_key is None):
@@ -90,6 +93,7 @@ def serve(
         busy_timeout=busy_timeout,
         executor=executor,
         ray_address=ray_address,
+        ray_workers=ray_workers,
     )
     try:
         asyncio.run(_serve(config))
