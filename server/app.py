@@ -196,8 +196,10 @@ class KingmakerServer:
         self.admission = Admission(self.loop_lag) if config.admission_control else None
         try:
             self.executor = await self._executor(LocalExecutor(self.roster))
-        except ExecutorError:
+        except ExecutorError:  # nothing was served: leave nothing behind
             shutil.rmtree(self.run_folder, ignore_errors=True)
+            if config.address.startswith("unix:"):
+                Path(config.address.removeprefix("unix:")).unlink(missing_ok=True)
             raise
         self.leagues = LeagueRunner(
             self.db, self.roster, config.time_control, config.concurrency, self.admission, self.executor

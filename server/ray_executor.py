@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ class RayExecutor:
             raise ExecutorError(
                 "the ray executor needs Ray on this machine: pip install 'kingmaker[ray]'"
             ) from None
+        _reachable(self.address)
         self._ray = ray
         # A head on loopback is a one-machine cluster: say so, rather than let Ray probe the
         # network for this machine's address.
@@ -227,6 +229,20 @@ class RayExecutor:
                     continue
                 host.where = str(where)
                 self.hosts[host.node_id] = host
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once, in one line, when nothing answers at the head's address (Ray itself would
+    retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ExecutorError(f"--ray-address must be HOST:PORT, not {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ExecutorError(
+            f"cannot join the Ray cluster at {address}: {error.strerror or error} (is its head running?)"
+        ) from None
 
 
 async def _await(reference: Any) -> Any:

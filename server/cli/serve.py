@@ -76,11 +76,9 @@ def serve(
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
     if executor not in EXECUTORS:
-        raise typer.BadParameter(f"choose one of {', '.join(EXECUTORS)}", param_hint="--executor")
+        fail(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
     if executor == "ray" and not ray_address:
-        raise typer.BadParameter(
-            "the ray executor needs the Ray head's host:port", param_hint="--ray-address"
-        )
+        fail("--executor ray needs --ray-address, the Ray head's host:port")
     config = ServerConfig(
         tls_cert=tls_cert,
         tls_key=tls_key,
