@@ -12,9 +12,11 @@ not what more machines give: docs/scaling.md projects that from these figures.
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import grpc
 from table import Row, Spread
@@ -56,6 +58,8 @@ class Served:
             request = admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=RANDOM)
             self.admin.AddBot(request, metadata=METADATA)
         self.runs = 0
+        self.cpu_ms_per_match: list[float] = []
+        """The central server's own CPU (all its threads) per match, league by league."""
         self.play(rounds=1)  # warm-up: the bots start once, on every host, and are kept
 
     def play(self, rounds: int) -> float:
@@ -66,11 +70,23 @@ class Served:
             name=name, game="kingdoms", bots=self.names, rounds=rounds, seed=self.runs
         )
         planned = sum(self.admin.CreateLeague(request, metadata=METADATA).matches.values())
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), self._cpu_seconds()
         updates = list(self.admin.RunLeague(admin_pb2.RunLeagueRequest(name=name), metadata=METADATA))
         elapsed = time.perf_counter() - started
         assert updates and updates[-1].finished == planned, f"{name}: {updates[-1:]}"
+        self.cpu_ms_per_match.append(1000 * (self._cpu_seconds() - cpu) / planned)
         return 60 * planned / elapsed
+
+    def _cpu_seconds(self) -> float:
+        """User + system CPU of the server process (nsenter execs it, so the pid is the server's)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def log_bytes_per_match(self) -> float:
+        """The stored action log and digests per match: what a worker sends back, give or take."""
+        with sqlite3.connect(self.folder / "league.db") as connection:
+            query = "SELECT avg(length(actions) + length(digests)) FROM matchlog"
+            return float(connection.execute(query).fetchone()[0])
 
     def close(self) -> None:
         if getattr(self, "channel", None) is not None:
@@ -99,6 +115,8 @@ def rows(quick: bool) -> list[Row]:
         for _ in range(runs):
             for label, server in served.items():
                 figures[label].append(server.play(rounds))
+        log_kb = served["ray2"].log_bytes_per_match() / 1000
+        central = {label: Spread.of(server.cpu_ms_per_match[1:]) for label, server in served.items()}
     finally:
         for server in served.values():
             server.close()
@@ -110,4 +128,8 @@ def rows(quick: bool) -> list[Row]:
             "local executor", local),
         Row("cluster", f"{what}: Ray executor, 2 worker nodes", "matches/min", Spread.of(figures["ray2"]),
             "local executor", local),
+        Row("cluster", "central server CPU per match, Ray executor (2 nodes): scheduling, result write",
+            "ms", central["ray2"], "local executor (refereeing too)", central["local"]),
+        Row("cluster", "action log + digests returned per match (stored JSON)", "kB",
+            Spread(log_kb, log_kb, log_kb)),
     ]  # fmt: skip
