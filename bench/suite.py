@@ -34,6 +34,7 @@ SECTIONS: dict[str, str] = {
     "standings": "standings",
     "chaos": "chaos",
     "web": "web",
+    "cluster": "cluster",
 }
 
 

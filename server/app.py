@@ -19,8 +19,10 @@ from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor
 from kingmaker.server.launcher import Limits, confinement
 from kingmaker.server.loop_lag import LoopLag
+from kingmaker.server.match_host import HostSettings
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.run_folder import make_run_folder
 from kingmaker.server.sandbox import SandboxPolicy
@@ -112,6 +114,12 @@ class ServerConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     """With both, the server speaks TLS on ``address`` (PEM files)."""
+    executor: str = "local"
+    """Where league matches are played: "local" (this process) or "ray" (see ``ray_executor``)."""
+    ray_address: str | None = None
+    """With ``executor="ray"``: the Ray cluster's head, host:port."""
+    ray_workers: int = 0
+    """With ``executor="ray"``: use at most this many worker nodes (0: every one)."""
 
 
 class KingmakerServer:
@@ -142,6 +150,7 @@ class KingmakerServer:
         self.admission: Admission | None = None
         self.confinement = ""
         """How launched bots run here (``launcher.confinement``): jailed, UNJAILED or refused."""
+        self.executor: MatchExecutor | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -200,8 +209,15 @@ class KingmakerServer:
             temp_root=self.run_folder,
         )
         self.admission = Admission(self.loop_lag) if config.admission_control else None
+        try:
+            self.executor = await self._executor(LocalExecutor(self.roster))
+        except ExecutorError:  # nothing was served: leave nothing behind
+            shutil.rmtree(self.run_folder, ignore_errors=True)
+            if config.address.startswith("unix:"):
+                Path(config.address.removeprefix("unix:")).unlink(missing_ok=True)
+            raise
         self.leagues = LeagueRunner(
-            self.db, self.roster, config.time_control, config.concurrency, self.admission
+            self.db, self.roster, config.time_control, config.concurrency, self.admission, self.executor
         )
         arena = ArenaService(self.pool, hello_timeout=config.hello_timeout)
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
@@ -228,6 +244,24 @@ class KingmakerServer:
             await self.leagues.resume_unfinished()
         return self.address
 
+    async def _executor(self, local: LocalExecutor) -> MatchExecutor:
+        """The executor the config names, started (a Ray one joins its cluster here)."""
+        config = self.config
+        if config.executor == "local":
+            return local
+        if config.executor != "ray":
+            raise ExecutorError(f"unknown executor {config.executor!r}: choose local or ray")
+        if not config.ray_address:
+            raise ExecutorError("the ray executor needs --ray-address HOST:PORT (the Ray head)")
+        from kingmaker.server.ray_executor import RayExecutor
+
+        settings = HostSettings(
+            limits=config.limits, jail=config.jail, connect_timeout=config.connect_timeout
+        )
+        executor = RayExecutor(config.ray_address, local, settings, config.ray_workers)
+        await executor.start()
+        return executor
+
     async def wait(self) -> None:
         if self._server is not None:
             await self._server.wait_for_termination()
@@ -241,6 +275,8 @@ class KingmakerServer:
         await self._health.enter_graceful_shutdown()
         if self.leagues is not None:
             await self.leagues.stop()
+        if self.executor is not None:
+            await self.executor.close()
         if self.roster is not None:
             await self.roster.close()
         for session in list(self.pool.sessions):

@@ -18,7 +18,7 @@ from kingmaker.ladder.matches import finish_match, void_match
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.think_times import THINK_KEY, rounded
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
+from kingmaker.server.executors import MatchExecutor, as_executor
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Entrant, Roster
@@ -27,13 +27,15 @@ log = logging.getLogger("kingmaker.server")
 
 
 async def play_ticket(
-    db: Database, roster: Roster, ticket: MatchTicket, control: TimeControl
+    db: Database, runner: MatchExecutor | Roster, ticket: MatchTicket, control: TimeControl
 ) -> FinishReport:
-    """Play a match the ladder has already marked running, and record how it ended."""
+    """Play a match the ladder has already marked running (here or where the executor sends it),
+    and record how it ended."""
     entrants = [await asyncio.to_thread(_entrant, db, bot_id) for bot_id in ticket.bot_ids]
+    executor = as_executor(runner)
     try:
-        report = await play_match(
-            roster, ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
+        report = await executor.play(
+            ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
         )
     except Exception as error:  # the engine or the server failed, not a bot: void and replay
         log.exception("match %s failed", ticket.match_id)

@@ -25,6 +25,7 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.executors import LocalExecutor, MatchExecutor
 from kingmaker.server.rated import play_ticket
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
@@ -71,9 +72,12 @@ class LeagueRunner:
         control: TimeControl,
         concurrency: int = 2,
         admission: Admission | None = None,
+        executor: MatchExecutor | None = None,
     ) -> None:
         self.db = db
         self.roster = roster
+        self.executor = executor or LocalExecutor(roster)
+        """Where matches are played (``executors``): here by default."""
         self.control = control
         self.concurrency = concurrency
         self.admission = admission
@@ -166,7 +170,7 @@ class LeagueRunner:
                 self._hold(run, free - allowed)
                 if allowed > 0:
                     for ticket in await until_stored(leagues.claim_matches, self.db, run.league_id, allowed):
-                        task = asyncio.create_task(play_ticket(self.db, self.roster, ticket, self.control))
+                        task = asyncio.create_task(play_ticket(self.db, self.executor, ticket, self.control))
                         in_play[task] = ticket
                 run.in_play = len(in_play)
                 if not in_play:
@@ -199,7 +203,7 @@ class LeagueRunner:
             for task in in_play:
                 task.cancel()
             await asyncio.gather(*in_play, return_exceptions=True)
-            await self.roster.retire(set(run.bot_ids))
+            await self.executor.retire(set(run.bot_ids))
             await self._finish(run, reason)
 
     def _hold(self, run: _Run, count: int) -> None:

@@ -12,6 +12,7 @@ from kingmaker.ladder.errors import LadderError
 from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ListenError, ServerConfig, admin_token_path
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.executors import EXECUTORS, ExecutorError
 from kingmaker.server.roster import BUSY_TIMEOUT
 from kingmaker.server.web.serve import bound_port, embedded_web_server
 
@@ -71,10 +72,29 @@ def serve(
     web_host: str = typer.Option(
         "127.0.0.1", "--web-host", help="Address the website listens on with --web (loopback by default)."
     ),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        help="Where league matches of managed bots are played: local (this process) or ray "
+        "(the nodes of a Ray cluster; see docs/scaling.md).",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        envvar="KINGMAKER_RAY_ADDRESS",
+        help="With --executor ray: the Ray head, host:port.",
+    ),
+    ray_workers: int = typer.Option(
+        0, "--ray-workers", min=0, help="With --executor ray: use at most this many worker nodes (0: all)."
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
+    if executor not in EXECUTORS:
+        fail(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    if executor == "ray" and not ray_address:
+        fail("--executor ray needs --ray-address, the Ray head's host:port")
     config = ServerConfig(
         tls_cert=tls_cert,
         tls_key=tls_key,
@@ -86,6 +106,9 @@ def serve(
         connect_timeout=connect_timeout,
         busy_timeout=busy_timeout,
         allow_unjailed=allow_unjailed,
+        executor=executor,
+        ray_address=ray_address,
+        ray_workers=ray_workers,
     )
     try:
         asyncio.run(_serve(config, web, web_host))
@@ -97,7 +120,7 @@ async def _serve(config: ServerConfig, web_port: int | None = None, web_host: st
     server = KingmakerServer(config)
     try:
         address = await server.start()
-    except ListenError as error:
+    except (ListenError, ExecutorError) as error:
         await server.stop()
         fail(str(error))
     console.print(f"kingmaker serving on [bold]{address}[/]", soft_wrap=True)
@@ -105,6 +128,10 @@ async def _serve(config: ServerConfig, web_port: int | None = None, web_host: st
     # Loud when managed bots run unjailed or are refused: the operator must not miss it.
     style = "green" if server.confinement.startswith("jailed") else "bold red"
     console.print(f"managed bots: {server.confinement}", style=style, soft_wrap=True, markup=False)
+    if config.executor == "ray":
+        console.print(
+            f"matches of managed bots play on the Ray cluster at {config.ray_address}", soft_wrap=True
+        )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

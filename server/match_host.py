@@ -1,0 +1,112 @@
+"""A referee away from the central server: what a Ray worker node runs (``ray_executor``).
+
+A ``MatchHost`` is a small Arena of its own: a gRPC server on a private Unix socket (no TCP port
+at all), a session pool that admits only the bots it launched (by their one-time launch keys),
+and a ``Roster`` that launches managed bots in the same jail and limits as the central server
+and keeps them warm between matches. ``play`` referees one match exactly as ``matches.play_match``
+does locally and returns its ``MatchReport``; the host never touches the database. It is a plain
+class with no Ray in it: the executor wraps it as a Ray actor, one per worker node.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from kingmaker.games.api import OptionValue
+from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.launcher import Limits
+from kingmaker.server.loop_lag import LoopLag
+from kingmaker.server.matches import play_match
+from kingmaker.server.referee import MatchReport
+from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.run_folder import make_run_folder
+from kingmaker.server.sandbox import SandboxPolicy
+from kingmaker.server.services.arena import ArenaService
+from kingmaker.server.sessions import SessionPool
+from kingmaker.v1 import arena_pb2, arena_pb2_grpc
+
+log = logging.getLogger("kingmaker.server")
+
+
+@dataclass(frozen=True)
+class HostSettings:
+    """What a worker needs to launch bots as the central server would (sent once per worker)."""
+
+    limits: Limits = field(default_factory=Limits)
+    jail: bool = True
+    connect_timeout: float = 15.0
+
+
+class MatchHost:
+    """Referees matches of launched bots on this machine; ``start`` first, ``close`` last."""
+
+    def __init__(self, settings: HostSettings) -> None:
+        self.settings = settings
+        self.loop_lag = LoopLag()
+        self.pool = SessionPool(lag=self.loop_lag)  # no authenticator: launched bots only
+        self.roster: Roster | None = None
+        self.run_folder: Path | None = None
+        self._server: grpc.aio.Server | None = None
+        self.played = 0
+
+    async def start(self) -> str:
+        """Open the private socket; where this host runs (host name and pid, for the logs)."""
+        if self._server is None:
+            self.run_folder = make_run_folder()
+            path = str(self.run_folder / "arena.sock")
+            server = grpc.aio.server()
+            arena_pb2_grpc.add_ArenaServicer_to_server(ArenaService(self.pool), server)
+            server.add_insecure_port(f"unix:{path}")
+            await server.start()
+            self.loop_lag.start()
+            self._server = server
+            sandbox = SandboxPolicy(limits=self.settings.limits, isolate=self.settings.jail, unix_socket=path)
+            self.roster = Roster(
+                self.pool,
+                f"unix:{path}",
+                connect_timeout=self.settings.connect_timeout,
+                sandbox=sandbox,
+                temp_root=self.run_folder,
+            )
+        return f"{socket.gethostname()}:{os.getpid()}"
+
+    async def play(
+        self,
+        game: str,
+        entrants: Sequence[Entrant],
+        seed: int,
+        options: Mapping[str, OptionValue],
+        control: TimeControl,
+        match_id: str,
+    ) -> MatchReport:
+        await self.start()
+        assert self.roster is not None
+        report = await play_match(self.roster, game, entrants, seed, options, control, match_id)
+        self.played += 1
+        return report
+
+    async def retire(self, bot_ids: set[int]) -> int:
+        """Stop the warm processes of these bots; how many matches this host has played."""
+        if self.roster is not None:
+            await self.roster.retire(bot_ids)
+        return self.played
+
+    async def close(self) -> None:
+        if self.roster is not None:
+            await self.roster.close()
+        for session in list(self.pool.sessions):
+            self.pool.end(session, arena_pb2.ERROR_CODE_SHUTTING_DOWN, "the worker is shutting down")
+        if self._server is not None:
+            self.loop_lag.stop()
+            await self._server.stop(1.0)
+            self._server = None
+        if self.run_folder is not None:
+            shutil.rmtree(self.run_folder, ignore_errors=True)
