@@ -53,8 +53,6 @@ class SeatState:
     detail: str = ""
     digests: list[str] = field(default_factory=list)
     """``codec.digest`` of every observation the seat was shown, in order."""
-    think_ms: list[float] = field(default_factory=list)
-    """How long the bot took over each request it was sent (wall time less the server's own lag)."""
 
     @property
     def forfeited(self) -> bool:
@@ -164,7 +162,6 @@ class Referee:
         cpu_before = book.cpu_seconds() if book.cpu_seconds is not None else 0.0
         answer = await book.session.ask(request, book.clock.wait_seconds())
         cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
-        book.think_ms.append(max(0.0, answer.elapsed_ms - answer.server_lag_ms))
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)
         if action is None:
@@ -292,7 +289,15 @@ class Referee:
             started_at=started,
             finished_at=time.time(),
             result=result,
-            think_ms=tuple(tuple(book.think_ms) for book in self.seats),
+            think_ms=tuple(
+                tuple(
+                    decision.elapsed_ms
+                    for joint in self.decisions
+                    for decision in joint
+                    if decision.seat == seat and decision.elapsed_ms is not None
+                )
+                for seat in range(len(self.seats))
+            ),
         )
 
     def _send_ends(self, report: MatchReport) -> None:
