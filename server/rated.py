@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder.db import Database
@@ -27,19 +28,28 @@ log = logging.getLogger("kingmaker.server")
 
 
 async def play_ticket(
-    db: Database, runner: MatchExecutor | Roster, ticket: MatchTicket, control: TimeControl
+    db: Database,
+    runner: MatchExecutor | Roster,
+    ticket: MatchTicket,
+    control: TimeControl,
+    played: Callable[[], Awaitable[None]] | None = None,
 ) -> FinishReport:
     """Play a match the ladder has already marked running (here or where the executor sends it),
-    and record how it ended."""
-    entrants = [await asyncio.to_thread(_entrant, db, bot_id) for bot_id in ticket.bot_ids]
-    executor = as_executor(runner)
+    and record how it ended. ``played`` is awaited once the match is over and before its result
+    is stored: the scheduler starts the next match then, so it need not wait for this write."""
     try:
+        entrants = await asyncio.to_thread(_entrants, db, ticket.bot_ids)
+        executor = as_executor(runner)
         report = await executor.play(
             ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
         )
     except Exception as error:  # the engine or the server failed, not a bot: void and replay
         log.exception("match %s failed", ticket.match_id)
+        if played is not None:
+            await played()
         return await until_stored(void_match, db, ticket.match_id, f"server error: {error}")
+    if played is not None:
+        await played()
     return await until_stored(finish_match, db, outcome(ticket, report))
 
 
@@ -76,6 +86,10 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
     )
 
 
-def _entrant(db: Database, bot_id: int) -> Entrant:
-    bot = ladder_bots.get_bot_by_id(db, bot_id)
-    return Entrant(name=bot.name, bot_id=bot.id, command=bot.command, cwd=bot.working_dir)
+def _entrants(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
+    """The seats' bots, read in one go (one thread hop per match, not one per seat)."""
+    found = []
+    for bot_id in bot_ids:
+        bot = ladder_bots.get_bot_by_id(db, bot_id)
+        found.append(Entrant(name=bot.name, bot_id=bot.id, command=bot.command, cwd=bot.working_dir))
+    return found

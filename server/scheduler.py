@@ -14,6 +14,7 @@ and no watcher waits forever.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -158,28 +159,59 @@ class LeagueRunner:
         """Keep ``concurrency`` matches in play until none is left. Whatever goes wrong, the league
         ends with a stated reason (stored, and sent to every watcher), never silently."""
         in_play: dict[asyncio.Task[FinishReport], MatchTicket] = {}
+        accepting = True  # False once the run is ending: no match may start after that
         reason = "finished"
         try:
             reset = await asyncio.to_thread(leagues.resume_league, self.db, run.league_id)
             if reset:
                 log.info("league %s: %d interrupted matches will be replayed", run.name, reset)
             await self._publish(run)
-            while True:
-                free = max(0, concurrency - len(in_play))
-                allowed = free if self.admission is None else self.admission.allowed(free, len(in_play))
-                self._hold(run, free - allowed)
-                if allowed > 0:
-                    for ticket in await until_stored(leagues.claim_matches, self.db, run.league_id, allowed):
-                        task = asyncio.create_task(play_ticket(self.db, self.executor, ticket, self.control))
+            # A match gives up its slot when its referee is done, before its result is stored:
+            # the next match is claimed and started first, then the result is written while it
+            # plays (``played``). At most ``concurrency`` results wait to be stored at a time.
+            playing: set[int] = set()
+            filling = asyncio.Lock()
+
+            async def fill() -> bool:
+                """Claim and start matches for the free slots; False if admission held some back."""
+                async with filling:
+                    if not accepting or failed:
+                        return True
+                    free = max(0, min(concurrency - len(playing), 2 * concurrency - len(in_play)))
+                    allowed = free if self.admission is None else self.admission.allowed(free, len(playing))
+                    self._hold(run, free - allowed)
+                    claimed = []
+                    if allowed > 0:
+                        claimed = await until_stored(leagues.claim_matches, self.db, run.league_id, allowed)
+                    for ticket in claimed:
+                        playing.add(ticket.match_id)
+                        hook = functools.partial(played, ticket.match_id)
+                        task = asyncio.create_task(
+                            play_ticket(self.db, self.executor, ticket, self.control, played=hook)
+                        )
                         in_play[task] = ticket
-                run.in_play = len(in_play)
-                if not in_play:
-                    break
+                    run.in_play = len(playing)
+                    return allowed == free
+
+            failed: list[Exception] = []  # what went wrong starting a match from ``played``
+
+            async def played(match_id: int) -> None:
+                playing.discard(match_id)
+                try:
+                    await fill()
+                except Exception as error:  # not this match's fault: the league's loop raises it
+                    failed.append(error)
+
+            unheld = await fill()
+            while in_play:
                 # Held back: look again soon, for the lag may fall before any match ends.
-                timeout = None if allowed == free else ADMISSION_RECHECK_S
+                timeout = None if unheld else ADMISSION_RECHECK_S
                 done, _ = await asyncio.wait(in_play, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     await self._publish(run, await self._settle(run, in_play.pop(task), task))
+                if failed:
+                    raise failed[0]
+                unheld = await fill()
             info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
             if info.paused:
                 reason = info.status_reason or "paused"
@@ -188,9 +220,11 @@ class LeagueRunner:
             elif not info.finished:
                 reason = "stopped with matches left unplayed; run it again to carry on"
         except asyncio.CancelledError:
+            accepting = False
             reason = "stopped: the server shut down; the league resumes when it starts again"
             raise
         except Exception as error:
+            accepting = False
             log.exception("league %s stopped by an error", run.name)
             reason = f"stopped by a server error: {error}; run it again to carry on"
             # The matches already in play are not to blame: let them finish and be recorded.
@@ -198,6 +232,7 @@ class LeagueRunner:
                 await asyncio.wait({task})
                 await self._publish_quietly(run, await self._settle(run, in_play.pop(task), task))
         finally:
+            accepting = False
             self._hold(run, 0)
             run.in_play = 0
             for task in in_play:

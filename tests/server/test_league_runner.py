@@ -5,7 +5,7 @@ that records a result at once, so these tests are about the runner, not the refe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -45,9 +45,15 @@ def record(db: Database, ticket: MatchTicket) -> FinishReport:
 
 def play_with(monkeypatch: pytest.MonkeyPatch, play: Callable[[Database, MatchTicket], Any]) -> None:
     async def stand_in(
-        db: Database, roster: Roster, ticket: MatchTicket, control: TimeControl
+        db: Database,
+        roster: Roster,
+        ticket: MatchTicket,
+        control: TimeControl,
+        played: Callable[[], Awaitable[None]] | None = None,
     ) -> FinishReport:
         await asyncio.sleep(0.01)
+        if played is not None:
+            await played()
         return play(db, ticket)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(scheduler, "play_ticket", stand_in)
