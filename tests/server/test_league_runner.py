@@ -5,6 +5,7 @@ that records a result at once, so these tests are about the runner, not the refe
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from kingmaker.ladder.bots import register_bot, set_enabled
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.server import scheduler
 from kingmaker.server.admission import Admission
@@ -179,3 +181,67 @@ def test_admission_control_holds_matches_back_while_the_loop_lags(
 
 async def _collect(progress: object) -> list[Progress]:
     return [item async for item in progress]  # type: ignore[attr-defined]
+
+
+def test_the_next_match_starts_before_the_last_result_is_stored(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One match at a time: the second match must start while the first one's result is still
+    being written (the write waits for it), not after. Before, every match waited for the last
+    one's write and then for its own claim, queued behind that write."""
+    from kingmaker.server import rated
+    from kingmaker.server.referee import MatchReport, SeatReport
+
+    started: list[str] = []
+    second_started = threading.Event()
+
+    class Instant:
+        """An executor whose matches end at once, every seat finished."""
+
+        async def play(self, game: str, entrants: Any, seed: int, options: Any, control: Any, match_id: str):  # type: ignore[no-untyped-def]
+            started.append(match_id)
+            if len(started) == 2:
+                second_started.set()
+            seats = tuple(
+                SeatReport(
+                    seat,
+                    entrant.name,
+                    score=seat,
+                    rank=seat + 1,
+                    strikes=0,
+                    end_reason=EndReason.FINISHED,
+                    detail="",
+                )
+                for seat, entrant in enumerate(entrants)
+            )
+            return MatchReport(
+                match_id, game, "test", seed, {}, seats, (), tuple(() for _ in seats), 0.0, 0.0, None
+            )
+
+        async def retire(self, bot_ids: set[int]) -> None:
+            pass
+
+        async def close(self) -> None:
+            pass
+
+    real_finish = rated.finish_match
+    waited: list[bool] = []
+
+    def slow_finish(database: Database, outcome: MatchOutcome) -> FinishReport:
+        if not waited:  # the first result: held until the next match has started (or 10 s)
+            waited.append(second_started.wait(timeout=10))
+        return real_finish(database, outcome)
+
+    monkeypatch.setattr(rated, "finish_match", slow_finish)
+
+    async def follow() -> list[Progress]:
+        roster = Roster(SessionPool(), "unused")
+        runner = LeagueRunner(db, roster, TimeControl(), executor=Instant())
+        seen = [progress async for progress in runner.watch("weekly", 1)]
+        await runner.stop()
+        return seen
+
+    seen = asyncio.run(asyncio.wait_for(follow(), timeout=60))
+    assert waited == [True], "the second match waited for the first one's result to be stored"
+    assert (seen[-1].done, seen[-1].reason) == (True, "finished")
+    assert statuses(db)[MatchStatus.FINISHED] == 6
