@@ -8,6 +8,13 @@ keeps wall time only as a ceiling for a bot that hangs without using CPU.
 Linux only: ``clock_getcpuclockid`` gives a precise CPU clock of another process (no 10 ms ticks),
 and ``/proc/<pid>/task/<tid>/children`` its children. Where either is missing, ``cpu_clock``
 returns None and the referee falls back to wall time.
+
+The wall-time ceiling has the same blind spot the other way: on an overloaded machine a bot that
+uses next to no CPU may still wait long for a core to run on. The kernel counts that wait per
+thread (the run delay in ``/proc/<pid>/task/<tid>/schedstat``); ``waited_since`` reads it, and the
+referee adds it to the ceiling, so only a bot that hangs while it *could* run is called late.
+The kernel adds a wait to a thread's count when the thread gets a CPU again, so a bot shut out
+entirely shows its wait only once it runs; an overloaded machine runs everyone now and then.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ from pathlib import Path
 
 TREE_REFRESH_S = 1.0
 """How often the list of the tree's processes is read again (a bot may start helpers)."""
+WAIT_BASELINE_S = 1.0
+"""How often ``note_request`` reads the tree's run delay afresh (reading it costs a file per
+thread, too much for every request; it is only needed when a reply is very late)."""
 
 
 class _Timespec(ctypes.Structure):
@@ -44,6 +54,8 @@ class ProcessTreeClock:
         self.pid = pid
         self._tree: list[int] = [pid]
         self._read_at = 0.0
+        self._baseline = (float("-inf"), 0.0)
+        """(monotonic time, ``waiting_seconds``) of the last run-delay reading."""
 
     def seconds(self) -> float:
         now = time.monotonic()
@@ -51,6 +63,34 @@ class ProcessTreeClock:
             self._tree = _descendants(self.pid)
             self._read_at = now
         return sum(_cpu_seconds(pid) for pid in self._tree)
+
+    def note_request(self) -> None:
+        """A request goes out now: keep a run-delay reading from no later than now (a fresh one
+        at most every ``WAIT_BASELINE_S``)."""
+        now = time.monotonic()
+        if now - self._baseline[0] > WAIT_BASELINE_S:
+            self._baseline = (now, self.waiting_seconds())
+
+    def waited_since_request(self) -> float:
+        """Seconds the tree's threads waited for a CPU since the last ``note_request`` baseline
+        (so since at least the request went out; up to ``WAIT_BASELINE_S`` earlier)."""
+        return max(0.0, self.waiting_seconds() - self._baseline[1])
+
+    def waiting_seconds(self) -> float:
+        """Time the tree's threads spent ready to run but waiting for a CPU, summed over threads."""
+        total = 0
+        for pid in self._tree:
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue  # gone since the tree was read
+            for thread in threads:
+                try:
+                    with open(f"/proc/{pid}/task/{thread}/schedstat") as stat:
+                        total += int(stat.read().split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue  # gone, or a kernel without scheduler statistics
+        return total / 1e9
 
 
 def cpu_clock(pid: int) -> ProcessTreeClock | None:

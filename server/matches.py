@@ -94,6 +94,7 @@ def _seat_state(lease: Lease, control: TimeControl) -> SeatState:
         clock=SeatClock(control, charges_cpu=cpu is not None),
         crashed=lease.crashed,
         cpu_seconds=cpu.seconds if cpu is not None else None,
+        cpu_waits=cpu,
     )
     if lease.session is None:
         book.detail = lease.failure or "the bot never connected"

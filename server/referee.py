@@ -25,6 +25,7 @@ from typing import cast
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
+from kingmaker.server.bot_cpu import ProcessTreeClock
 from kingmaker.server.deadlines import SeatClock, TimeControl
 from kingmaker.server.sessions import Answer, BotSession
 from kingmaker.v1 import arena_pb2, common_pb2
@@ -48,6 +49,8 @@ class SeatState:
     """Asks whether the bot's process has died (to tell a crash from a disconnection)."""
     cpu_seconds: Callable[[], float] | None = None
     """The CPU time the bot's processes have used, where the server can read it (managed bots)."""
+    cpu_waits: ProcessTreeClock | None = None
+    """Where the server can read it (managed bots): how long the bot waited for a CPU."""
     strikes: int = 0
     end_reason: EndReason = EndReason.FINISHED
     detail: str = ""
@@ -160,7 +163,11 @@ class Referee:
             time_bank_ms=book.clock.bank_ms,
         )
         cpu_before = book.cpu_seconds() if book.cpu_seconds is not None else 0.0
-        answer = await book.session.ask(request, book.clock.wait_seconds())
+        waited = None
+        if book.cpu_waits is not None:
+            book.cpu_waits.note_request()
+            waited = book.cpu_waits.waited_since_request
+        answer = await book.session.ask(request, book.clock.wait_seconds(), waited)
         cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)
@@ -194,7 +201,8 @@ class Referee:
             book.clock.expire()
             self._strike(book, "late", request_id, f"no reply within {answer.elapsed_ms:.0f} ms")
             return None
-        own_ms = answer.elapsed_ms - answer.server_lag_ms
+        # Neither the server's lag nor the machine's keeping the bot from a CPU is the bot's time.
+        own_ms = answer.elapsed_ms - answer.server_lag_ms - answer.waited_ms
         if not book.clock.charge(own_ms, cpu_ms):
             used = f"{own_ms:.0f} ms" + (f", {cpu_ms:.0f} ms of CPU" if cpu_ms is not None else "")
             self._strike(book, "late", request_id, f"the reply took {used}")

@@ -47,6 +47,9 @@ class Answer:
     """True when the stream closed before an answer came."""
     server_lag_ms: float = 0.0
     """How much of ``elapsed_ms`` the server's own event loop was late (not the bot's time)."""
+    waited_ms: float = 0.0
+    """How long the bot's threads waited for a CPU meanwhile (read only for a reply that took
+    over half its wait; 0 where the server cannot see the bot's processes)."""
 
 
 @dataclass
@@ -105,8 +108,16 @@ class BotSession:
         error = arena_pb2.Error(code=code, message=text, match_id=match_id, request_id=request_id)
         self.send(arena_pb2.ServerMessage(error=error))
 
-    async def ask(self, request: arena_pb2.ActionRequest, wait_seconds: float) -> Answer:
-        """Send a request and wait for its reply, at most ``wait_seconds``.
+    async def ask(
+        self,
+        request: arena_pb2.ActionRequest,
+        wait_seconds: float,
+        waited: Callable[[], float] | None = None,
+    ) -> Answer:
+        """Send a request and wait for its reply, at most ``wait_seconds`` of the bot's own time:
+        the server loop's lag and, where ``waited`` tells it (seconds the bot's processes spent
+        waiting for a CPU since the request went out), the machine's starving of the bot extend
+        the wait.
 
         One future per request, settled by whichever comes first: the reply, a timer, or the
         stream closing (``close`` settles every open request); no task is made per request."""
@@ -116,7 +127,9 @@ class BotSession:
         sent_at = loop.time()
         lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
         self._open[request.request_id] = _Open(request.match_id, future, sent_at)
-        timer = loop.call_later(wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds)
+        timer = loop.call_later(
+            wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds, waited
+        )
         self.send(arena_pb2.ServerMessage(action_request=request))
         if self.closed.is_set():
             _settle(future, None)
@@ -128,9 +141,13 @@ class BotSession:
         elapsed = (settled_at - sent_at) * 1000
         lag = (self.lag.reading(settled_at) - lag_at_send) * 1000 if self.lag is not None else 0.0
         lag = min(lag, elapsed)
+        starved = 0.0
+        if waited is not None and elapsed - lag > wait_seconds * 500:  # only for a slow reply
+            starved = min(waited(), wait_seconds) * 1000
+        starved = min(starved, elapsed - lag)
         if reply is not None:
-            return Answer(reply, elapsed, server_lag_ms=lag)
-        return Answer(None, elapsed, closed=self.closed.is_set(), server_lag_ms=lag)
+            return Answer(reply, elapsed, server_lag_ms=lag, waited_ms=starved)
+        return Answer(None, elapsed, closed=self.closed.is_set(), server_lag_ms=lag, waited_ms=starved)
 
     def _expire(
         self,
@@ -138,17 +155,22 @@ class BotSession:
         sent_at: float,
         lag_at_send: float,
         wait_seconds: float,
+        waited: Callable[[], float] | None = None,
     ) -> None:
         """The wait is over by the wall clock; but if the server's own loop was late meanwhile,
-        the bot has had less than ``wait_seconds`` of its own, so wait for the rest."""
+        or the machine kept the bot waiting for a CPU, the bot has had less than ``wait_seconds``
+        of its own, so wait for the rest."""
         if future.done():
             return
         loop = future.get_loop()
         now = loop.time()
         lag = self.lag.reading(now) - lag_at_send if self.lag is not None else 0.0
-        owed = wait_seconds - ((now - sent_at) - lag)
+        # At most one more ``wait_seconds``: threads that spin on a crowded machine wait for a CPU
+        # all the time, and a bot that hangs so must still be called late.
+        starved = min(waited(), wait_seconds) if waited is not None else 0.0
+        owed = wait_seconds - ((now - sent_at) - lag - starved)
         if owed > 0.001:
-            loop.call_later(owed, self._expire, future, sent_at, lag_at_send, wait_seconds)
+            loop.call_later(owed, self._expire, future, sent_at, lag_at_send, wait_seconds, waited)
         else:
             _settle(future, None)
 

@@ -12,12 +12,16 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from kingmaker.ladder import bots
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.bot_cpu import cpu_clock
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.matches import play_match
 from kingmaker.server.roster import Entrant
+from kingmaker.server.sessions import Answer, BotSession, Identity
+from kingmaker.v1 import arena_pb2
 
 INSTANT = (sys.executable, "-m", "kingmaker.sample_bots.instant_bot")
 
@@ -76,3 +80,66 @@ def test_the_loop_lag_meter_sees_a_blocked_loop() -> None:
         assert lag.recent_ms() >= 0
 
     asyncio.run(scenario())
+
+
+def _reply_after(session: BotSession, request: arena_pb2.ActionRequest, seconds: float) -> None:
+    reply = arena_pb2.ActionReply(match_id=request.match_id, request_id=request.request_id)
+    message = arena_pb2.BotMessage(reply=reply)
+    asyncio.get_running_loop().call_later(seconds, session.on_message, message)
+
+
+def test_time_a_bot_spent_waiting_for_a_cpu_extends_its_wait_but_a_hung_bot_is_still_late() -> None:
+    """On an overloaded machine a managed bot can be kept from any CPU past its wall-clock
+    ceiling while using none; that wait is the machine's, not the bot's."""
+
+    async def ask(waited: Callable[[], float] | None, reply_after: float | None) -> Answer:
+        session = BotSession(Identity("starved"), (), 1)
+        request = arena_pb2.ActionRequest(match_id="m")
+        asking = asyncio.ensure_future(session.ask(request, 0.2, waited))
+        await asyncio.sleep(0)  # the request is out and has its id
+        if reply_after is not None:
+            _reply_after(session, request, reply_after)
+        return await asking
+
+    started = time.monotonic()
+
+    def starved_throughout() -> float:  # every moment since the request went out, waiting
+        return time.monotonic() - started
+
+    started = time.monotonic()
+    answer = asyncio.run(ask(starved_throughout, 0.3))
+    assert answer.reply is not None, "a reply 0.3 s late, after 0.3 s kept from a CPU, was refused"
+    assert answer.waited_ms >= 100
+    assert asyncio.run(ask(None, 0.3)).reply is None  # the same reply with no such excuse: late
+
+    # Starved all the time and never answering (threads spinning on a crowded machine): the
+    # excuse is capped at one more wait, so the bot is still called late, after about 0.4 s.
+    started = time.monotonic()
+    hung = asyncio.run(ask(starved_throughout, None))
+    assert hung.reply is None and not hung.closed
+    assert 350 <= hung.elapsed_ms <= 1500
+
+
+def test_the_run_delay_of_a_process_kept_from_its_cpu_is_read() -> None:
+    """``waiting_seconds`` reads the kernel's count of time a process was ready to run but had
+    no CPU: a busy process sharing one core with three other busy ones waits about three
+    quarters of the time; a sleeping one does not wait at all."""
+    spin = [sys.executable, "-c", "while True: pass"]
+    nap = [sys.executable, "-c", "import time; time.sleep(30)"]
+    processes = [subprocess.Popen(command) for command in (spin, spin, spin, spin, nap)]
+    starved, sleeper = processes[0], processes[-1]
+    try:
+        for process in processes[:-1]:
+            os.sched_setaffinity(process.pid, {min(os.sched_getaffinity(0))})
+        time.sleep(0.3)
+        clocks = [cpu_clock(process.pid) for process in (starved, sleeper)]
+        assert all(clock is not None for clock in clocks)
+        before = [clock.waiting_seconds() for clock in clocks if clock is not None]
+        time.sleep(0.8)
+        after = [clock.waiting_seconds() for clock in clocks if clock is not None]
+        assert after[0] - before[0] >= 0.3, (before, after)
+        assert after[1] - before[1] <= 0.05, (before, after)
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait(10)
