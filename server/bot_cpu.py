@@ -13,8 +13,9 @@ The wall-time ceiling has the same blind spot the other way: on an overloaded ma
 uses next to no CPU may still wait long for a core to run on. The kernel counts that wait per
 thread (the run delay in ``/proc/<pid>/task/<tid>/schedstat``); ``waited_since`` reads it, and the
 referee adds it to the ceiling, so only a bot that hangs while it *could* run is called late.
-The kernel adds a wait to a thread's count when the thread gets a CPU again, so a bot shut out
-entirely shows its wait only once it runs; an overloaded machine runs everyone now and then.
+The kernel adds a wait to a thread's count only when the thread gets a CPU again, so for a bot
+shut out entirely the referee also asks whether a thread is ready to run right now
+(``runnable_now``), and if so looks again shortly instead of calling it late.
 """
 
 from __future__ import annotations
@@ -75,6 +76,23 @@ class ProcessTreeClock:
         """Seconds the tree's threads waited for a CPU since the last ``note_request`` baseline
         (so since at least the request went out; up to ``WAIT_BASELINE_S`` earlier)."""
         return max(0.0, self.waiting_seconds() - self._baseline[1])
+
+    def runnable_now(self) -> bool:
+        """Whether a thread of the tree is ready to run (or running) at this moment: a bot that
+        has not answered and is runnable is being kept from a CPU or is computing, not blocked."""
+        for pid in self._tree:
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for thread in threads:
+                try:
+                    with open(f"/proc/{pid}/task/{thread}/stat") as stat:
+                        if stat.read().rpartition(")")[2].split()[0] == "R":
+                            return True
+                except (OSError, IndexError):
+                    continue
+        return False
 
     def waiting_seconds(self) -> float:
         """Time the tree's threads spent ready to run but waiting for a CPU, summed over threads."""

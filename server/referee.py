@@ -163,11 +163,9 @@ class Referee:
             time_bank_ms=book.clock.bank_ms,
         )
         cpu_before = book.cpu_seconds() if book.cpu_seconds is not None else 0.0
-        waited = None
         if book.cpu_waits is not None:
             book.cpu_waits.note_request()
-            waited = book.cpu_waits.waited_since_request
-        answer = await book.session.ask(request, book.clock.wait_seconds(), waited)
+        answer = await book.session.ask(request, book.clock.wait_seconds(), book.cpu_waits)
         cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)

@@ -14,7 +14,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.v1 import arena_pb2
@@ -35,6 +35,22 @@ class Identity:
     """The registered bot's id; None for a bot launched for a single match."""
     launch_key: str | None = None
     """For a launched bot: the one-time token the launcher gave it."""
+
+
+RUNNABLE_RECHECK_S = 0.05
+"""How soon to look again at a bot past its wait whose threads are ready to run but not running."""
+
+
+class CpuWaits(Protocol):
+    """What the server can see of a managed bot's waiting for a CPU (``bot_cpu``)."""
+
+    def waited_since_request(self) -> float:
+        """Seconds its threads spent ready to run without a CPU since the request went out."""
+        ...
+
+    def runnable_now(self) -> bool:
+        """Whether a thread of it is ready to run at this moment."""
+        ...
 
 
 @dataclass
@@ -112,12 +128,11 @@ class BotSession:
         self,
         request: arena_pb2.ActionRequest,
         wait_seconds: float,
-        waited: Callable[[], float] | None = None,
+        waits: CpuWaits | None = None,
     ) -> Answer:
         """Send a request and wait for its reply, at most ``wait_seconds`` of the bot's own time:
-        the server loop's lag and, where ``waited`` tells it (seconds the bot's processes spent
-        waiting for a CPU since the request went out), the machine's starving of the bot extend
-        the wait.
+        the server loop's lag and, where ``waits`` can see the bot's processes, the time the
+        machine kept them waiting for a CPU extend the wait.
 
         One future per request, settled by whichever comes first: the reply, a timer, or the
         stream closing (``close`` settles every open request); no task is made per request."""
@@ -127,9 +142,7 @@ class BotSession:
         sent_at = loop.time()
         lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
         self._open[request.request_id] = _Open(request.match_id, future, sent_at)
-        timer = loop.call_later(
-            wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds, waited
-        )
+        timer = loop.call_later(wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds, waits)
         self.send(arena_pb2.ServerMessage(action_request=request))
         if self.closed.is_set():
             _settle(future, None)
@@ -142,8 +155,8 @@ class BotSession:
         lag = (self.lag.reading(settled_at) - lag_at_send) * 1000 if self.lag is not None else 0.0
         lag = min(lag, elapsed)
         starved = 0.0
-        if waited is not None and elapsed - lag > wait_seconds * 500:  # only for a slow reply
-            starved = min(waited(), wait_seconds) * 1000
+        if waits is not None and elapsed - lag > wait_seconds * 500:  # only for a slow reply
+            starved = min(waits.waited_since_request(), wait_seconds) * 1000
         starved = min(starved, elapsed - lag)
         if reply is not None:
             return Answer(reply, elapsed, server_lag_ms=lag, waited_ms=starved)
@@ -155,7 +168,7 @@ class BotSession:
         sent_at: float,
         lag_at_send: float,
         wait_seconds: float,
-        waited: Callable[[], float] | None = None,
+        waits: CpuWaits | None = None,
     ) -> None:
         """The wait is over by the wall clock; but if the server's own loop was late meanwhile,
         or the machine kept the bot waiting for a CPU, the bot has had less than ``wait_seconds``
@@ -167,10 +180,16 @@ class BotSession:
         lag = self.lag.reading(now) - lag_at_send if self.lag is not None else 0.0
         # At most one more ``wait_seconds``: threads that spin on a crowded machine wait for a CPU
         # all the time, and a bot that hangs so must still be called late.
-        starved = min(waited(), wait_seconds) if waited is not None else 0.0
+        starved = min(waits.waited_since_request(), wait_seconds) if waits is not None else 0.0
         owed = wait_seconds - ((now - sent_at) - lag - starved)
         if owed > 0.001:
-            loop.call_later(owed, self._expire, future, sent_at, lag_at_send, wait_seconds, waited)
+            loop.call_later(owed, self._expire, future, sent_at, lag_at_send, wait_seconds, waits)
+        elif waits is not None and (now - sent_at) - lag < 2 * wait_seconds and waits.runnable_now():
+            # Ready to run but not answered: shut out from the CPU now (its count of that wait is
+            # updated only when it runs again), so look again shortly.
+            loop.call_later(
+                RUNNABLE_RECHECK_S, self._expire, future, sent_at, lag_at_send, wait_seconds, waits
+            )
         else:
             _settle(future, None)
 

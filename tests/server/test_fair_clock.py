@@ -88,14 +88,29 @@ def _reply_after(session: BotSession, request: arena_pb2.ActionRequest, seconds:
     asyncio.get_running_loop().call_later(seconds, session.on_message, message)
 
 
+class _Starved:
+    """A bot's CPU waits as the referee sees them, made up: ``counted`` seconds of run delay
+    the kernel has added up since the request, and whether a thread is ready to run now."""
+
+    def __init__(self, counted: Callable[[], float], runnable: bool) -> None:
+        self.counted = counted
+        self.runnable = runnable
+
+    def waited_since_request(self) -> float:
+        return self.counted()
+
+    def runnable_now(self) -> bool:
+        return self.runnable
+
+
 def test_time_a_bot_spent_waiting_for_a_cpu_extends_its_wait_but_a_hung_bot_is_still_late() -> None:
     """On an overloaded machine a managed bot can be kept from any CPU past its wall-clock
     ceiling while using none; that wait is the machine's, not the bot's."""
 
-    async def ask(waited: Callable[[], float] | None, reply_after: float | None) -> Answer:
+    async def ask(waits: _Starved | None, reply_after: float | None) -> Answer:
         session = BotSession(Identity("starved"), (), 1)
         request = arena_pb2.ActionRequest(match_id="m")
-        asking = asyncio.ensure_future(session.ask(request, 0.2, waited))
+        asking = asyncio.ensure_future(session.ask(request, 0.2, waits))
         await asyncio.sleep(0)  # the request is out and has its id
         if reply_after is not None:
             _reply_after(session, request, reply_after)
@@ -103,21 +118,27 @@ def test_time_a_bot_spent_waiting_for_a_cpu_extends_its_wait_but_a_hung_bot_is_s
 
     started = time.monotonic()
 
-    def starved_throughout() -> float:  # every moment since the request went out, waiting
+    def throughout() -> float:  # every moment since the request went out, waiting
         return time.monotonic() - started
 
-    started = time.monotonic()
-    answer = asyncio.run(ask(starved_throughout, 0.3))
+    # Kept waiting, and the kernel counted it: the wait stretches by as much.
+    answer = asyncio.run(ask(_Starved(throughout, runnable=False), 0.3))
     assert answer.reply is not None, "a reply 0.3 s late, after 0.3 s kept from a CPU, was refused"
     assert answer.waited_ms >= 100
     assert asyncio.run(ask(None, 0.3)).reply is None  # the same reply with no such excuse: late
+    # Shut out right now (nothing counted yet, but a thread is ready to run): looked at again.
+    started = time.monotonic()
+    assert asyncio.run(ask(_Starved(lambda: 0.0, runnable=True), 0.3)).reply is not None
+    # Blocked, not waiting for a CPU: late at the ceiling as before.
+    assert asyncio.run(ask(_Starved(lambda: 0.0, runnable=False), 0.3)).reply is None
 
     # Starved all the time and never answering (threads spinning on a crowded machine): the
     # excuse is capped at one more wait, so the bot is still called late, after about 0.4 s.
-    started = time.monotonic()
-    hung = asyncio.run(ask(starved_throughout, None))
-    assert hung.reply is None and not hung.closed
-    assert 350 <= hung.elapsed_ms <= 1500
+    for hung_waits in (_Starved(throughout, runnable=True), _Starved(lambda: 0.0, runnable=True)):
+        started = time.monotonic()
+        hung = asyncio.run(ask(hung_waits, None))
+        assert hung.reply is None and not hung.closed
+        assert 350 <= hung.elapsed_ms <= 1500
 
 
 def test_the_run_delay_of_a_process_kept_from_its_cpu_is_read() -> None:
@@ -139,6 +160,7 @@ def test_the_run_delay_of_a_process_kept_from_its_cpu_is_read() -> None:
         after = [clock.waiting_seconds() for clock in clocks if clock is not None]
         assert after[0] - before[0] >= 0.3, (before, after)
         assert after[1] - before[1] <= 0.05, (before, after)
+        assert [clock.runnable_now() for clock in clocks if clock is not None] == [True, False]
     finally:
         for process in processes:
             process.kill()
