@@ -226,9 +226,10 @@ def test_the_next_match_starts_before_the_last_result_is_stored(
 
     real_finish = rated.finish_match
     waited: list[bool] = []
+    first = threading.Lock()  # results are written from several threads at once
 
     def slow_finish(database: Database, outcome: MatchOutcome) -> FinishReport:
-        if not waited:  # the first result: held until the next match has started (or 10 s)
+        if first.acquire(blocking=False):  # the first result: held until the next match starts
             waited.append(second_started.wait(timeout=10))
         return real_finish(database, outcome)
 
