@@ -187,18 +187,27 @@ class _Encoder:
     def __init__(self, descriptor: Descriptor) -> None:
         self.message_class = _message_class(descriptor)
         self.kept: dict[Any, Message] = {}
+        self.same: dict[int, tuple[Any, Message]] = {}
+        """By identity: the very objects seen, held so that their ids stay theirs. A game that
+        hands out the same object for a part that did not change (a board row) has it answered
+        without hashing it, which for nested frozen values costs as much as building it."""
 
     def __call__(self, value: Any) -> Message:
+        same = self.same.get(id(value))
+        if same is not None and same[0] is value:
+            return same[1]
         try:
-            return self.kept[value]
+            message = self.kept[value]
         except KeyError:
-            pass
-        except TypeError:  # an unhashable value: built each time
+            message = self._build(value)
+            if len(self.kept) >= MEMO_KEPT:
+                self.kept.clear()
+            self.kept[value] = message
+        except TypeError:  # an unhashable (so mutable) value: built each time, never kept
             return self._build(value)
-        message = self._build(value)
-        if len(self.kept) >= MEMO_KEPT:
-            self.kept.clear()
-        self.kept[value] = message
+        if len(self.same) >= MEMO_KEPT:
+            self.same.clear()
+        self.same[id(value)] = (value, message)
         return message
 
     def _build(self, value: Any) -> Message:

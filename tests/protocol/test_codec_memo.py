@@ -51,3 +51,20 @@ def test_warm_memories_send_the_same_bytes_and_read_the_same_values(game_name: s
         assert codec.pack_observation(observation).value == sent
         assert decoded == observation
         assert codec.decode_observation(codec.encode_observation(observation)) == observation
+
+
+def test_a_part_handed_out_again_is_sent_as_it_is_now_not_as_it_was() -> None:
+    """The memory by identity must never answer for a different value: not for an object that
+    died and whose id was reused, and not for a mutable part changed in place (never kept)."""
+    from kingmaker.games.kingdoms.observation import Cell, Row
+
+    codec = codec_for("kingdoms")
+    encode = codec_module._encoder(codec.observation_message.DESCRIPTOR.fields_by_name["board"].message_type)
+    for round_ in range(200):  # fresh objects, many ids reused: each must encode as itself
+        row = Row(tuple(Cell(tile=None, castle=None) for _ in range(6 - round_ % 6)))
+        assert len(encode(row).cells) == 6 - round_ % 6
+    cells = [Cell(tile=None, castle=None)]
+    mutable_row = Row(cells)  # type: ignore[arg-type]  # a list: unhashable, so mutable
+    assert len(encode(mutable_row).cells) == 1
+    cells.append(Cell(tile=None, castle=None))
+    assert len(encode(mutable_row).cells) == 2
