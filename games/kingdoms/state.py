@@ -5,8 +5,10 @@ The rules themselves are documented in the package docstring (``kingdoms/__init_
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from kingmaker.games.api import Action, GameSpec, GameState, Result, RulesError, Seat, ranks_from_keys
 from kingmaker.games.kingdoms.actions import (
@@ -46,6 +48,12 @@ _CASTLE_ACTIONS = {
 _DRAWN_ACTIONS = tuple(PlaceDrawnTile(i // COLUMNS, i % COLUMNS) for i in range(SPACES))
 _STARTING_ACTIONS = tuple(PlaceStartingTile(i // COLUMNS, i % COLUMNS) for i in range(SPACES))
 _CHOOSE_ACTIONS = {tile: ChooseTile(tile) for tile in TILE_SET}
+_CASTLE_LOOKUPS = tuple(_CASTLE_ACTIONS[rank].__getitem__ for rank in range(1, HIGHEST_RANK + 1))
+"""Per rank (index rank - 1): board index -> that rank's ``PlaceCastle`` there, as a C-level
+callable, so the legal list is built with ``map`` rather than a Python loop."""
+
+_castle = functools.cache(Castle)
+"""Castles are frozen values: one per (owner, rank) is shared instead of built per placement."""
 
 
 class KingdomsState(GameState):
@@ -89,7 +97,7 @@ class KingdomsState(GameState):
         return self._compute_legal(seat)
 
     def apply(self, actions: Mapping[Seat, Action]) -> None:
-        self.check_joint_action(actions)
+        self._check_joint_action_fast(actions)
         seat = self.turn
         assert seat is not None
         action = actions[seat]
@@ -102,7 +110,7 @@ class KingdomsState(GameState):
             return
         if isinstance(action, PlaceCastle):
             self.castles[seat][action.rank - 1] -= 1
-            self._place(action.row, action.column, Castle(seat, action.rank))
+            self._place(action.row, action.column, _castle(seat, action.rank))
         elif isinstance(action, PlaceDrawnTile):
             assert self.drawn_tile is not None
             self._place(action.row, action.column, self.drawn_tile)
@@ -150,6 +158,20 @@ class KingdomsState(GameState):
     def is_over(self) -> bool:
         return self.turn is None
 
+    def clone(self) -> Self:
+        """A faster copy than ``deepcopy``: pieces and variants are frozen, so only the
+        containers are copied (search bots clone once per simulated move)."""
+        other = copy.copy(self)
+        other.rng = copy.deepcopy(self.rng)
+        other.board = list(self.board)
+        other.gold = list(self.gold)
+        other.castles = [list(castles) for castles in self.castles]
+        other.supply = list(self.supply)
+        other.starting_tiles = list(self.starting_tiles)
+        other.last_scoring = list(self.last_scoring)
+        other.scored_lines = set(self.scored_lines)
+        return other
+
     def result(self) -> Result:
         if not self.is_over():
             raise RulesError("the game is not over")
@@ -164,14 +186,70 @@ class KingdomsState(GameState):
         has_castle = any(self.castles[seat])
         return has_castle or self.starting_tiles[seat] is not None or bool(self.supply)
 
+    def _check_joint_action_fast(self, actions: Mapping[Seat, Action]) -> None:
+        """``check_joint_action`` without building the legal list when the action is plainly legal.
+
+        The fast test only ever says "legal" for an action equal to a prebuilt legal action;
+        anything else (every illegal action, ``ChooseTile``, ``Pass``) takes the generic check,
+        so errors and edge cases are exactly those of ``GameState.check_joint_action``."""
+        seat = self.turn
+        if seat is not None and len(actions) == 1:
+            action = actions.get(seat, _MISSING)
+            if action is not _MISSING and self._surely_legal(seat, action):
+                return
+        self.check_joint_action(actions)
+
+    def _surely_legal(self, seat: Seat, action: object) -> bool:
+        """True only if ``action in self._compute_legal(seat)``, checked in constant time;
+        False means "ask the full check". ``seat`` must be the seat whose turn it is."""
+        kind = type(action)
+        if kind is DrawTile:
+            return (
+                self.drawn_tile is None
+                and bool(self.supply)
+                and not self.variants.no_luck
+                and None in self.board
+            )
+        if kind is PlaceCastle:
+            assert isinstance(action, PlaceCastle)
+            index = _board_index(action.row, action.column)
+            rank = action.rank
+            if index is None or type(rank) is not int or not 1 <= rank <= HIGHEST_RANK:
+                return False
+            legal = self.drawn_tile is None and bool(self.castles[seat][rank - 1])
+            canonical: Action = _CASTLE_ACTIONS[rank][index]
+        elif kind is PlaceDrawnTile:
+            assert isinstance(action, PlaceDrawnTile)
+            index = _board_index(action.row, action.column)
+            if index is None:
+                return False
+            legal = self.drawn_tile is not None
+            canonical = _DRAWN_ACTIONS[index]
+        elif kind is PlaceStartingTile:
+            assert isinstance(action, PlaceStartingTile)
+            index = _board_index(action.row, action.column)
+            if index is None:
+                return False
+            legal = self.drawn_tile is None and self.starting_tiles[seat] is not None
+            canonical = _STARTING_ACTIONS[index]
+        else:
+            return False
+        board = self.board
+        return (
+            legal
+            and index < len(board)
+            and board[index] is None
+            and (canonical is action or bool(canonical == action))
+        )
+
     def _compute_legal(self, seat: Seat) -> tuple[Action, ...]:
         empty = [i for i, space in enumerate(self.board) if space is None]
         if self.drawn_tile is not None:
-            return tuple(_DRAWN_ACTIONS[i] for i in empty)
+            return tuple(map(_DRAWN_ACTIONS.__getitem__, empty))
         legal: list[Action] = []
-        for rank in range(1, HIGHEST_RANK + 1):
-            if self.castles[seat][rank - 1]:
-                legal.extend(_CASTLE_ACTIONS[rank][i] for i in empty)
+        for count, castle_at in zip(self.castles[seat], _CASTLE_LOOKUPS, strict=True):
+            if count:
+                legal += map(castle_at, empty)
         if self.supply and empty:
             if self.variants.no_luck:
                 legal.extend(
@@ -180,7 +258,7 @@ class KingdomsState(GameState):
             else:
                 legal.append(DrawTile())
         if self.starting_tiles[seat] is not None:
-            legal.extend(_STARTING_ACTIONS[i] for i in empty)
+            legal += map(_STARTING_ACTIONS.__getitem__, empty)
         return tuple(legal) if legal else (Pass(),)
 
     def _place(self, row: int, column: int, piece: Space) -> None:
@@ -200,10 +278,12 @@ class KingdomsState(GameState):
 
     def _after_turn(self, seat: Seat) -> None:
         next_seat = (seat + 1) % self.players
-        if None not in self.board or not any(self.can_act(s) for s in range(self.players)):
-            self._end_epoch(next_seat)
-        else:
+        # Someone can act while a space is empty and the supply has a tile (anyone may draw);
+        # only when the supply is empty does each seat's hand need a look.
+        if None in self.board and (bool(self.supply) or any(self.can_act(s) for s in range(self.players))):
             self.turn = next_seat
+        else:
+            self._end_epoch(next_seat)
 
     # --- epochs --------------------------------------------------------------------------
 
@@ -247,6 +327,16 @@ class KingdomsState(GameState):
         order = [(from_seat + step) % self.players for step in range(self.players)]
         most = max(self.gold)
         return next(seat for seat in order if self.gold[seat] == most)
+
+
+_MISSING = object()
+
+
+def _board_index(row: object, column: object) -> int | None:
+    """The board index of a (row, column) given as plain ints on the board, else None."""
+    if type(row) is int and type(column) is int and 0 <= row < ROWS and 0 <= column < COLUMNS:
+        return row * COLUMNS + column
+    return None
 
 
 def _cell(space: Space) -> Cell:
