@@ -116,24 +116,15 @@ def part_value(tiles: Iterable[Tile]) -> int:
 
 def part_payouts(board: Board, part: Line, players: int) -> list[int]:
     """What each seat gains (negative: pays) from one part, before the zero floor."""
-    # One pass over the part: its tiles for the value, its castles for the ranks.
-    tiles: list[Tile] = []
-    ranks = [0] * players
-    for index in part:
-        space = board[index]
-        if isinstance(space, Castle):
-            ranks[space.owner] += effective_rank(board, index)
-        elif isinstance(space, Tile):
-            tiles.append(space)
-    value = part_value(tiles)
-    return [value * rank for rank in ranks]
+    return _part_payouts(board, part, players, _beside_wizard(board))
 
 
 def line_payouts(board: Board, line: Line, players: int) -> list[int]:
     """What each seat gains from a whole line (its parts added), before the zero floor."""
     total = [0] * players
+    boosted = _beside_wizard(board)
     for part in parts(board, line):
-        for seat, gold in enumerate(part_payouts(board, part, players)):
+        for seat, gold in enumerate(_part_payouts(board, part, players, boosted)):
             total[seat] += gold
     return total
 
@@ -144,11 +135,39 @@ def pay_out(gold: list[int], board: Board, lines: Iterable[Line]) -> list[int]:
     Returns each seat's actual change in gold."""
     before = list(gold)
     players = len(gold)
+    boosted = _beside_wizard(board)
     for line in lines:
         for part in parts(board, line):
-            for seat, change in enumerate(part_payouts(board, part, players)):
+            for seat, change in enumerate(_part_payouts(board, part, players, boosted)):
                 gold[seat] = max(0, gold[seat] + change)
     return [after - start for after, start in zip(gold, before, strict=True)]
+
+
+def _beside_wizard(board: Board) -> frozenset[int]:
+    """The spaces whose castle counts one rank higher: those orthogonally next to a wizard.
+
+    Found once per scoring, not once per castle per line (adjacency is symmetric)."""
+    return frozenset(
+        near
+        for index, space in enumerate(board)
+        if isinstance(space, Tile) and space.kind is _WIZARD
+        for near in NEIGHBOURS[index]
+    )
+
+
+def _part_payouts(board: Board, part: Line, players: int, boosted: frozenset[int]) -> list[int]:
+    # One pass over the part: its tiles for the value, its castles (and their wizard bonus,
+    # ``boosted`` from _beside_wizard) for the ranks.
+    tiles: list[Tile] = []
+    ranks = [0] * players
+    for index in part:
+        space = board[index]
+        if isinstance(space, Castle):
+            ranks[space.owner] += space.rank + 1 if index in boosted else space.rank
+        elif isinstance(space, Tile):
+            tiles.append(space)
+    value = part_value(tiles)
+    return [value * rank for rank in ranks]
 
 
 def _is_kind(space: Space, kind: TileKind) -> bool:
