@@ -5,7 +5,7 @@ This is the mutable record inside the game state; observations copy it into ``Pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kingmaker.games.kingsburg.data import (
     BUILDING_FACTS,
@@ -42,6 +42,12 @@ class Province:
     builds: int = 0
     peeked_year: int = 0
     """The year whose enemy card this player looked at (General or Queen); 0 if none."""
+
+    def copy(self) -> Province:
+        """An independent copy (its set and lists are new; what they hold is immutable)."""
+        return replace(
+            self, buildings=set(self.buildings), coloured=list(self.coloured), white=list(self.white)
+        )
 
     def owns(self, building: Building) -> bool:
         return building in self.buildings
