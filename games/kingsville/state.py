@@ -53,8 +53,14 @@ _BUILD_FARM = BuildFarm()
 _PERFORM = (ChooseOptional(True), ChooseOptional(False))
 _recruit = functools.cache(Recruit)
 _upgrade = functools.cache(Upgrade)
-_take_order = functools.cache(TakeOrder)
 _build_wonder = functools.cache(BuildWonder)
+
+
+@functools.cache
+def _take_order_per_slot(name: str, slots: int) -> tuple[TakeOrder, ...]:
+    """``TakeOrder(name, slot)`` for each slot, so a legal list picks them with ``map``."""
+    return tuple(TakeOrder(name, slot) for slot in range(slots))
+
 
 _RECRUITABLE = tuple(kind.person for kind in CARDS.people if not kind.advanced)
 """The basic people, in card-set order: who a Recruit may bring in (supply permitting)."""
@@ -211,7 +217,7 @@ class KingsvilleState(GameState):
                     actions.append(_upgrade(slot, into))
         occupied = [slot for slot, person in enumerate(board.people) if person is not None]
         for name in dict.fromkeys(card.name for card in self.order_display):
-            actions.extend(_take_order(name, slot) for slot in occupied)
+            actions += map(_take_order_per_slot(name, len(board.people)).__getitem__, occupied)
         for wonder in self.wonder_display:
             if board.can_pay(wonder.cost):
                 actions.append(_build_wonder(wonder.name))
