@@ -33,8 +33,8 @@ from kingmaker.games.kingdoms.pieces import (
     Tile,
     starting_castles,
 )
-from kingmaker.games.kingdoms.scoring import ALL_LINES, Line, Space, lines_through, pay_out
-from kingmaker.games.kingdoms.spec import SPEC
+from kingmaker.games.kingdoms.scoring import ALL_LINES, ROW_LINES, Line, Space, lines_through, pay_out
+from kingmaker.games.kingdoms.spec import MAX_PLAYERS, SPEC
 from kingmaker.games.rng import Rng
 
 TILE_ORDER: dict[Tile, int] = {tile: TILE_SET.index(tile) for tile in TILE_SET}
@@ -123,10 +123,8 @@ class KingdomsState(GameState):
         self._after_turn(seat)
 
     def observation(self, seat: Seat) -> Observation:
-        board = tuple(
-            Row(tuple(_cell(self.board[row * COLUMNS + column]) for column in range(COLUMNS)))
-            for row in range(ROWS)
-        )
+        spaces = self.board
+        board = tuple(Row(tuple(_cell(spaces[index]) for index in line)) for line in ROW_LINES)
         players = tuple(
             PlayerView(
                 seat=other,
@@ -340,6 +338,23 @@ def _board_index(row: object, column: object) -> int | None:
 
 
 def _cell(space: Space) -> Cell:
+    # The pieces this module hands out (the tile set, the shared castles, empty) have their
+    # cell built once, found by identity: a frozen dataclass is slow to build and to hash.
+    cell = _CELLS.get(id(space))
+    if cell is not None and (cell.tile is space or cell.castle is space):
+        return cell
     if isinstance(space, Castle):
         return Cell(tile=None, castle=space)
     return Cell(tile=space, castle=None)
+
+
+_CELLS: dict[int, Cell] = {
+    id(None): Cell(tile=None, castle=None),
+    **{id(tile): Cell(tile=tile, castle=None) for tile in TILE_SET},
+    **{
+        id(castle): Cell(tile=None, castle=castle)
+        for castle in (
+            _castle(owner, rank) for owner in range(MAX_PLAYERS) for rank in range(1, HIGHEST_RANK + 1)
+        )
+    },
+}
