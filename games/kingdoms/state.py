@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import ClassVar, Self
 
 from kingmaker.games.api import Action, GameSpec, GameState, Result, RulesError, Seat, ranks_from_keys
@@ -48,9 +49,10 @@ _CASTLE_ACTIONS = {
 _DRAWN_ACTIONS = tuple(PlaceDrawnTile(i // COLUMNS, i % COLUMNS) for i in range(SPACES))
 _STARTING_ACTIONS = tuple(PlaceStartingTile(i // COLUMNS, i % COLUMNS) for i in range(SPACES))
 _CHOOSE_ACTIONS = {tile: ChooseTile(tile) for tile in TILE_SET}
-_CASTLE_LOOKUPS = tuple(_CASTLE_ACTIONS[rank].__getitem__ for rank in range(1, HIGHEST_RANK + 1))
-"""Per rank (index rank - 1): board index -> that rank's ``PlaceCastle`` there, as a C-level
-callable, so the legal list is built with ``map`` rather than a Python loop."""
+_CASTLE_TABLES = tuple(_CASTLE_ACTIONS[rank] for rank in range(1, HIGHEST_RANK + 1))
+"""Per rank (index rank - 1), that rank's ``PlaceCastle`` on each board index."""
+_DRAW_TILE = DrawTile()
+_PASS_ONLY = (Pass(),)
 
 _castle = functools.cache(Castle)
 """Castles are frozen values: one per (owner, rank) is shared instead of built per placement."""
@@ -242,22 +244,25 @@ class KingdomsState(GameState):
 
     def _compute_legal(self, seat: Seat) -> tuple[Action, ...]:
         empty = [i for i, space in enumerate(self.board) if space is None]
+        # Every placement list is a per-space table read at the empty spaces: one itemgetter
+        # picks them all in C (this is the hottest code of a random game).
+        pick = _picker(empty)
         if self.drawn_tile is not None:
-            return tuple(map(_DRAWN_ACTIONS.__getitem__, empty))
-        legal: list[Action] = []
-        for count, castle_at in zip(self.castles[seat], _CASTLE_LOOKUPS, strict=True):
+            return pick(_DRAWN_ACTIONS)
+        legal: tuple[Action, ...] = ()
+        for count, table in zip(self.castles[seat], _CASTLE_TABLES, strict=True):
             if count:
-                legal += map(castle_at, empty)
+                legal += pick(table)
         if self.supply and empty:
             if self.variants.no_luck:
-                legal.extend(
+                legal += tuple(
                     _CHOOSE_ACTIONS[tile] for tile in sorted(set(self.supply), key=TILE_ORDER.__getitem__)
                 )
             else:
-                legal.append(DrawTile())
+                legal += (_DRAW_TILE,)
         if self.starting_tiles[seat] is not None:
-            legal += map(_STARTING_ACTIONS.__getitem__, empty)
-        return tuple(legal) if legal else (Pass(),)
+            legal += pick(_STARTING_ACTIONS)
+        return legal or _PASS_ONLY
 
     def _place(self, row: int, column: int, piece: Space) -> None:
         index = row * COLUMNS + column
@@ -328,6 +333,16 @@ class KingdomsState(GameState):
 
 
 _MISSING = object()
+
+
+def _picker(indices: list[int]) -> Callable[[tuple[Action, ...]], tuple[Action, ...]]:
+    """A function taking a per-space table to the tuple of its entries at ``indices``."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    if indices:
+        index = indices[0]
+        return lambda table: (table[index],)
+    return lambda table: ()
 
 
 def _board_index(row: object, column: object) -> int | None:
