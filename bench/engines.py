@@ -1,5 +1,6 @@
 """The rules engines alone, in-process: random games per second per game (at its most players),
-and the cost of encoding one request (observation and legal actions) as the referee does."""
+the cost of encoding one request (observation and legal actions) as the referee does, and the
+cost of one clone() of a mid-game state (search bots clone per simulated move)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,25 @@ def encode_microseconds(game_name: str, games: int) -> float:
     return spent / requests * 1e6
 
 
+def clone_microseconds(game_name: str, seed: int, rounds: int) -> float:
+    """Mean time of one clone() over 20 states 5 to 40 random decisions into their games."""
+    game = get_game(game_name)
+    chooser = random.Random(seed)
+    states = []
+    for number in range(20):
+        state = game.new(game.spec.max_players, seed * 100_000 + number)
+        for _ in range(chooser.randrange(5, 40)):
+            if state.is_over():
+                break
+            state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+        states.append(state)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for state in states:
+            state.clone()
+    return (time.perf_counter() - started) / (rounds * len(states)) * 1e6
+
+
 def rows(quick: bool) -> list[Row]:
     runs, games = (3, 40) if quick else (5, 200)
     found = []
@@ -53,6 +73,8 @@ def rows(quick: bool) -> list[Row]:
                          speed, goal=goal, met=met))  # fmt: skip
         encode = Spread.of([encode_microseconds(name, max(2, games // 20)) for _ in range(runs)])
         found.append(Row("engines", f"{name}, encoding one request", "µs", encode))
+        clone = Spread.of([clone_microseconds(name, seed, 5 if quick else 25) for seed in range(runs)])
+        found.append(Row("engines", f"{name}, clone() of a mid-game state", "µs", clone))
     return found
 
 

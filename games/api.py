@@ -20,9 +20,11 @@ messages field by field, and that ``serial.py`` can write as JSON.
 from __future__ import annotations
 
 import copy
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, ClassVar, Self
 
 Seat = int
@@ -139,7 +141,11 @@ class GameState(ABC):
         if set(actions) != set(acting):
             raise RulesError(f"expected actions for seats {list(acting)}, got {sorted(actions)}")
         for seat, action in actions.items():
-            if action not in self.legal_actions(seat):
+            legal = self.legal_actions(seat)
+            # Look for the very object first, at C speed: callers mostly pass back an action
+            # legal_actions handed out, and ``in`` alone would call the dataclass __eq__ (Python)
+            # on every entry before it. Found or not, the answer is that of ``in``.
+            if not any(map(operator.is_, legal, repeat(action))) and action not in legal:
                 raise RulesError(f"seat {seat} may not play {action!r} now")
 
 

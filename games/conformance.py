@@ -8,9 +8,13 @@ another seat's secrets (or what nobody may know) change.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import enum
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import FunctionType, ModuleType
 
 from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
@@ -81,7 +85,9 @@ def check_replay(game: Game, playout: Playout) -> None:
 
 
 def check_clone(game: Game, players: int, seed: int, policy_seed: int) -> None:
-    """A clone follows its own path: playing it does not touch the original."""
+    """A clone follows its own path: playing it does not touch the original. It holds no
+    mutable object of the original's, and plays on exactly as a deep copy does (games may
+    write a faster ``clone`` than the default deepcopy; this keeps it honest)."""
     state = game.new(players, seed)
     chooser = random.Random(policy_seed)
     for _ in range(chooser.randrange(1, 40)):
@@ -89,10 +95,39 @@ def check_clone(game: Game, players: int, seed: int, policy_seed: int) -> None:
             return
         state.apply({s: chooser.choice(state.legal_actions(s)) for s in state.to_act()})
     before = [serial.digest(state.observation(s)) for s in range(players)]
-    twin = state.clone()
+    twin, deep = state.clone(), copy.deepcopy(state)
+    shared = _mutable_parts(state).keys() & _mutable_parts(twin).keys()
+    paths = _mutable_parts(state)
+    assert not shared, f"clone() shares mutable state: {sorted(paths[i] for i in shared)}"
     while not twin.is_over():
-        twin.apply({s: chooser.choice(twin.legal_actions(s)) for s in twin.to_act()})
+        joint = {s: chooser.choice(twin.legal_actions(s)) for s in twin.to_act()}
+        twin.apply(joint)
+        deep.apply(joint)
+        assert twin.to_act() == deep.to_act(), "a clone and a deep copy went different ways"
+    assert deep.is_over() and twin.result() == deep.result()
+    assert [twin.observation(s) for s in range(players)] == [deep.observation(s) for s in range(players)]
     assert [serial.digest(state.observation(s)) for s in range(players)] == before
+
+
+def _mutable_parts(value: object, path: str = "state", found: dict[int, str] | None = None) -> dict[int, str]:
+    """id -> path of every mutable object reachable from ``value`` (lists, dicts, sets and
+    objects with attributes, except frozen dataclasses and enum members)."""
+    found = {} if found is None else found
+    if id(value) in found or isinstance(value, type | ModuleType | FunctionType | enum.Enum):
+        return found
+    frozen = dataclasses.is_dataclass(value) and value.__dataclass_params__.frozen  # type: ignore[union-attr]
+    if isinstance(value, list | dict | set | bytearray) or (hasattr(value, "__dict__") and not frozen):
+        found[id(value)] = path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _mutable_parts(item, f"{path}[{key!r}]", found)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for index, item in enumerate(value):
+            _mutable_parts(item, f"{path}[{index}]", found)
+    elif hasattr(value, "__dict__"):
+        for name, item in vars(value).items():
+            _mutable_parts(item, f"{path}.{name}", found)
+    return found
 
 
 def check_no_leaks(game: Game, playout: Playout, samples: int = 12, seed: int = 0) -> int:

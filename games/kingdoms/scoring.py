@@ -40,8 +40,7 @@ def lines_through(index: int) -> tuple[Line, Line]:
     return ROW_LINES[index // COLUMNS], COLUMN_LINES[index % COLUMNS]
 
 
-def neighbours(index: int) -> list[int]:
-    """The orthogonally adjacent spaces."""
+def _neighbours(index: int) -> tuple[int, ...]:
     row, column = divmod(index, COLUMNS)
     found = []
     if row > 0:
@@ -52,14 +51,32 @@ def neighbours(index: int) -> list[int]:
         found.append(index - 1)
     if column < COLUMNS - 1:
         found.append(index + 1)
-    return found
+    return tuple(found)
+
+
+NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours(index) for index in range(ROWS * COLUMNS))
+"""The orthogonally adjacent spaces of each space (up, down, left, right), computed once."""
+
+# Enum members bound once: scoring looks at every tile of every line, and a module global is
+# cheaper to read than an attribute of the enum class.
+_RESOURCE = TileKind.RESOURCE
+_HAZARD = TileKind.HAZARD
+_MOUNTAIN = TileKind.MOUNTAIN
+_DRAGON = TileKind.DRAGON
+_GOLD_MINE = TileKind.GOLD_MINE
+_WIZARD = TileKind.WIZARD
+
+
+def neighbours(index: int) -> list[int]:
+    """The orthogonally adjacent spaces."""
+    return list(NEIGHBOURS[index])
 
 
 def effective_rank(board: Board, index: int) -> int:
     """The rank a castle scores with: its own, plus one next to the wizard."""
     castle = board[index]
     assert isinstance(castle, Castle)
-    beside_wizard = any(_is_kind(board[near], TileKind.WIZARD) for near in neighbours(index))
+    beside_wizard = any(_is_kind(board[near], _WIZARD) for near in NEIGHBOURS[index])
     return castle.rank + (1 if beside_wizard else 0)
 
 
@@ -68,7 +85,7 @@ def parts(board: Board, line: Line) -> list[Line]:
     found: list[Line] = []
     current: list[int] = []
     for index in line:
-        if _is_kind(board[index], TileKind.MOUNTAIN):
+        if _is_kind(board[index], _MOUNTAIN):
             if current:
                 found.append(tuple(current))
             current = []
@@ -81,33 +98,33 @@ def parts(board: Board, line: Line) -> list[Line]:
 
 def part_value(tiles: Iterable[Tile]) -> int:
     """The base value of one part: resources (cancelled by a dragon) plus hazards, doubled by a gold mine."""
-    tiles = list(tiles)
-    dragon = any(tile.kind is TileKind.DRAGON for tile in tiles)
-    total = 0
+    resources = hazards = 0
+    dragon = gold_mine = False
     for tile in tiles:
-        if tile.kind is TileKind.HAZARD or (tile.kind is TileKind.RESOURCE and not dragon):
-            total += tile.value
-    if any(tile.kind is TileKind.GOLD_MINE for tile in tiles):
-        total *= 2
-    return total
+        kind = tile.kind
+        if kind is _RESOURCE:
+            resources += tile.value
+        elif kind is _HAZARD:
+            hazards += tile.value
+        elif kind is _DRAGON:
+            dragon = True
+        elif kind is _GOLD_MINE:
+            gold_mine = True
+    total = hazards if dragon else hazards + resources
+    return total * 2 if gold_mine else total
 
 
 def part_payouts(board: Board, part: Line, players: int) -> list[int]:
     """What each seat gains (negative: pays) from one part, before the zero floor."""
-    value = part_value(space for index in part if isinstance(space := board[index], Tile))
-    ranks = [0] * players
-    for index in part:
-        space = board[index]
-        if isinstance(space, Castle):
-            ranks[space.owner] += effective_rank(board, index)
-    return [value * rank for rank in ranks]
+    return _part_payouts(board, part, players, _beside_wizard(board))
 
 
 def line_payouts(board: Board, line: Line, players: int) -> list[int]:
     """What each seat gains from a whole line (its parts added), before the zero floor."""
     total = [0] * players
+    boosted = _beside_wizard(board)
     for part in parts(board, line):
-        for seat, gold in enumerate(part_payouts(board, part, players)):
+        for seat, gold in enumerate(_part_payouts(board, part, players, boosted)):
             total[seat] += gold
     return total
 
@@ -117,11 +134,40 @@ def pay_out(gold: list[int], board: Board, lines: Iterable[Line]) -> list[int]:
 
     Returns each seat's actual change in gold."""
     before = list(gold)
+    players = len(gold)
+    boosted = _beside_wizard(board)
     for line in lines:
         for part in parts(board, line):
-            for seat, change in enumerate(part_payouts(board, part, len(gold))):
+            for seat, change in enumerate(_part_payouts(board, part, players, boosted)):
                 gold[seat] = max(0, gold[seat] + change)
     return [after - start for after, start in zip(gold, before, strict=True)]
+
+
+def _beside_wizard(board: Board) -> frozenset[int]:
+    """The spaces whose castle counts one rank higher: those orthogonally next to a wizard.
+
+    Found once per scoring, not once per castle per line (adjacency is symmetric)."""
+    return frozenset(
+        near
+        for index, space in enumerate(board)
+        if isinstance(space, Tile) and space.kind is _WIZARD
+        for near in NEIGHBOURS[index]
+    )
+
+
+def _part_payouts(board: Board, part: Line, players: int, boosted: frozenset[int]) -> list[int]:
+    # One pass over the part: its tiles for the value, its castles (and their wizard bonus,
+    # ``boosted`` from _beside_wizard) for the ranks.
+    tiles: list[Tile] = []
+    ranks = [0] * players
+    for index in part:
+        space = board[index]
+        if isinstance(space, Castle):
+            ranks[space.owner] += space.rank + 1 if index in boosted else space.rank
+        elif isinstance(space, Tile):
+            tiles.append(space)
+    value = part_value(tiles)
+    return [value * rank for rank in ranks]
 
 
 def _is_kind(space: Space, kind: TileKind) -> bool:

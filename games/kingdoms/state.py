@@ -5,8 +5,11 @@ The rules themselves are documented in the package docstring (``kingdoms/__init_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar
+import copy
+import functools
+from collections.abc import Callable, Mapping
+from operator import itemgetter
+from typing import ClassVar, Self
 
 from kingmaker.games.api import Action, GameSpec, GameState, Result, RulesError, Seat, ranks_from_keys
 from kingmaker.games.kingdoms.actions import (
@@ -31,8 +34,8 @@ from kingmaker.games.kingdoms.pieces import (
     Tile,
     starting_castles,
 )
-from kingmaker.games.kingdoms.scoring import ALL_LINES, Line, Space, lines_through, pay_out
-from kingmaker.games.kingdoms.spec import SPEC
+from kingmaker.games.kingdoms.scoring import ALL_LINES, ROW_LINES, Line, Space, lines_through, pay_out
+from kingmaker.games.kingdoms.spec import MAX_PLAYERS, SPEC
 from kingmaker.games.rng import Rng
 
 TILE_ORDER: dict[Tile, int] = {tile: TILE_SET.index(tile) for tile in TILE_SET}
@@ -46,6 +49,13 @@ _CASTLE_ACTIONS = {
 _DRAWN_ACTIONS = tuple(PlaceDrawnTile(i // COLUMNS, i % COLUMNS) for i in range(SPACES))
 _STARTING_ACTIONS = tuple(PlaceStartingTile(i // COLUMNS, i % COLUMNS) for i in range(SPACES))
 _CHOOSE_ACTIONS = {tile: ChooseTile(tile) for tile in TILE_SET}
+_CASTLE_TABLES = tuple(_CASTLE_ACTIONS[rank] for rank in range(1, HIGHEST_RANK + 1))
+"""Per rank (index rank - 1), that rank's ``PlaceCastle`` on each board index."""
+_DRAW_TILE = DrawTile()
+_PASS_ONLY = (Pass(),)
+
+_castle = functools.cache(Castle)
+"""Castles are frozen values: one per (owner, rank) is shared instead of built per placement."""
 
 
 class KingdomsState(GameState):
@@ -89,7 +99,7 @@ class KingdomsState(GameState):
         return self._compute_legal(seat)
 
     def apply(self, actions: Mapping[Seat, Action]) -> None:
-        self.check_joint_action(actions)
+        self._check_joint_action_fast(actions)
         seat = self.turn
         assert seat is not None
         action = actions[seat]
@@ -102,7 +112,7 @@ class KingdomsState(GameState):
             return
         if isinstance(action, PlaceCastle):
             self.castles[seat][action.rank - 1] -= 1
-            self._place(action.row, action.column, Castle(seat, action.rank))
+            self._place(action.row, action.column, _castle(seat, action.rank))
         elif isinstance(action, PlaceDrawnTile):
             assert self.drawn_tile is not None
             self._place(action.row, action.column, self.drawn_tile)
@@ -115,10 +125,8 @@ class KingdomsState(GameState):
         self._after_turn(seat)
 
     def observation(self, seat: Seat) -> Observation:
-        board = tuple(
-            Row(tuple(_cell(self.board[row * COLUMNS + column]) for column in range(COLUMNS)))
-            for row in range(ROWS)
-        )
+        spaces = self.board
+        board = tuple(Row(tuple(_cell(spaces[index]) for index in line)) for line in ROW_LINES)
         players = tuple(
             PlayerView(
                 seat=other,
@@ -150,6 +158,20 @@ class KingdomsState(GameState):
     def is_over(self) -> bool:
         return self.turn is None
 
+    def clone(self) -> Self:
+        """A faster copy than ``deepcopy``: pieces and variants are frozen, so only the
+        containers are copied (search bots clone once per simulated move)."""
+        other = copy.copy(self)
+        other.rng = copy.deepcopy(self.rng)
+        other.board = list(self.board)
+        other.gold = list(self.gold)
+        other.castles = [list(castles) for castles in self.castles]
+        other.supply = list(self.supply)
+        other.starting_tiles = list(self.starting_tiles)
+        other.last_scoring = list(self.last_scoring)
+        other.scored_lines = set(self.scored_lines)
+        return other
+
     def result(self) -> Result:
         if not self.is_over():
             raise RulesError("the game is not over")
@@ -164,24 +186,83 @@ class KingdomsState(GameState):
         has_castle = any(self.castles[seat])
         return has_castle or self.starting_tiles[seat] is not None or bool(self.supply)
 
+    def _check_joint_action_fast(self, actions: Mapping[Seat, Action]) -> None:
+        """``check_joint_action`` without building the legal list when the action is plainly legal.
+
+        The fast test only ever says "legal" for an action equal to a prebuilt legal action;
+        anything else (every illegal action, ``ChooseTile``, ``Pass``) takes the generic check,
+        so errors and edge cases are exactly those of ``GameState.check_joint_action``."""
+        seat = self.turn
+        if seat is not None and len(actions) == 1:
+            action = actions.get(seat, _MISSING)
+            if action is not _MISSING and self._surely_legal(seat, action):
+                return
+        self.check_joint_action(actions)
+
+    def _surely_legal(self, seat: Seat, action: object) -> bool:
+        """True only if ``action in self._compute_legal(seat)``, checked in constant time;
+        False means "ask the full check". ``seat`` must be the seat whose turn it is."""
+        kind = type(action)
+        if kind is DrawTile:
+            return (
+                self.drawn_tile is None
+                and bool(self.supply)
+                and not self.variants.no_luck
+                and None in self.board
+            )
+        if kind is PlaceCastle:
+            assert isinstance(action, PlaceCastle)
+            index = _board_index(action.row, action.column)
+            rank = action.rank
+            if index is None or type(rank) is not int or not 1 <= rank <= HIGHEST_RANK:
+                return False
+            legal = self.drawn_tile is None and bool(self.castles[seat][rank - 1])
+            canonical: Action = _CASTLE_ACTIONS[rank][index]
+        elif kind is PlaceDrawnTile:
+            assert isinstance(action, PlaceDrawnTile)
+            index = _board_index(action.row, action.column)
+            if index is None:
+                return False
+            legal = self.drawn_tile is not None
+            canonical = _DRAWN_ACTIONS[index]
+        elif kind is PlaceStartingTile:
+            assert isinstance(action, PlaceStartingTile)
+            index = _board_index(action.row, action.column)
+            if index is None:
+                return False
+            legal = self.drawn_tile is None and self.starting_tiles[seat] is not None
+            canonical = _STARTING_ACTIONS[index]
+        else:
+            return False
+        board = self.board
+        return (
+            legal
+            and index < len(board)
+            and board[index] is None
+            and (canonical is action or bool(canonical == action))
+        )
+
     def _compute_legal(self, seat: Seat) -> tuple[Action, ...]:
         empty = [i for i, space in enumerate(self.board) if space is None]
+        # Every placement list is a per-space table read at the empty spaces: one itemgetter
+        # picks them all in C (this is the hottest code of a random game).
+        pick = _picker(empty)
         if self.drawn_tile is not None:
-            return tuple(_DRAWN_ACTIONS[i] for i in empty)
-        legal: list[Action] = []
-        for rank in range(1, HIGHEST_RANK + 1):
-            if self.castles[seat][rank - 1]:
-                legal.extend(_CASTLE_ACTIONS[rank][i] for i in empty)
+            return pick(_DRAWN_ACTIONS)
+        legal: tuple[Action, ...] = ()
+        for count, table in zip(self.castles[seat], _CASTLE_TABLES, strict=True):
+            if count:
+                legal += pick(table)
         if self.supply and empty:
             if self.variants.no_luck:
-                legal.extend(
+                legal += tuple(
                     _CHOOSE_ACTIONS[tile] for tile in sorted(set(self.supply), key=TILE_ORDER.__getitem__)
                 )
             else:
-                legal.append(DrawTile())
+                legal += (_DRAW_TILE,)
         if self.starting_tiles[seat] is not None:
-            legal.extend(_STARTING_ACTIONS[i] for i in empty)
-        return tuple(legal) if legal else (Pass(),)
+            legal += pick(_STARTING_ACTIONS)
+        return legal or _PASS_ONLY
 
     def _place(self, row: int, column: int, piece: Space) -> None:
         index = row * COLUMNS + column
@@ -200,10 +281,12 @@ class KingdomsState(GameState):
 
     def _after_turn(self, seat: Seat) -> None:
         next_seat = (seat + 1) % self.players
-        if None not in self.board or not any(self.can_act(s) for s in range(self.players)):
-            self._end_epoch(next_seat)
-        else:
+        # Someone can act while a space is empty and the supply has a tile (anyone may draw);
+        # only when the supply is empty does each seat's hand need a look.
+        if None in self.board and (bool(self.supply) or any(self.can_act(s) for s in range(self.players))):
             self.turn = next_seat
+        else:
+            self._end_epoch(next_seat)
 
     # --- epochs --------------------------------------------------------------------------
 
@@ -249,7 +332,44 @@ class KingdomsState(GameState):
         return next(seat for seat in order if self.gold[seat] == most)
 
 
+_MISSING = object()
+
+
+def _picker(indices: list[int]) -> Callable[[tuple[Action, ...]], tuple[Action, ...]]:
+    """A function taking a per-space table to the tuple of its entries at ``indices``."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    if indices:
+        index = indices[0]
+        return lambda table: (table[index],)
+    return lambda table: ()
+
+
+def _board_index(row: object, column: object) -> int | None:
+    """The board index of a (row, column) given as plain ints on the board, else None."""
+    if type(row) is int and type(column) is int and 0 <= row < ROWS and 0 <= column < COLUMNS:
+        return row * COLUMNS + column
+    return None
+
+
 def _cell(space: Space) -> Cell:
+    # The pieces this module hands out (the tile set, the shared castles, empty) have their
+    # cell built once, found by identity: a frozen dataclass is slow to build and to hash.
+    cell = _CELLS.get(id(space))
+    if cell is not None and (cell.tile is space or cell.castle is space):
+        return cell
     if isinstance(space, Castle):
         return Cell(tile=None, castle=space)
     return Cell(tile=space, castle=None)
+
+
+_CELLS: dict[int, Cell] = {
+    id(None): Cell(tile=None, castle=None),
+    **{id(tile): Cell(tile=tile, castle=None) for tile in TILE_SET},
+    **{
+        id(castle): Cell(tile=None, castle=castle)
+        for castle in (
+            _castle(owner, rank) for owner in range(MAX_PLAYERS) for rank in range(1, HIGHEST_RANK + 1)
+        )
+    },
+}

@@ -21,6 +21,16 @@ class Board:
         self.nobles: dict[int, list[int]] = {region: [] for region in REGIONS}
         """region -> the seats holding a noble there, oldest first (one at most unless permanent)."""
 
+    def copy(self) -> Board:
+        """An independent copy, for ``KingsRoadState.clone``."""
+        other = Board.__new__(Board)
+        other.players = self.players
+        other.permanent_nobles = self.permanent_nobles
+        other.supply = list(self.supply)
+        other.markers = {region: list(counts) for region, counts in self.markers.items()}
+        other.nobles = {region: list(seats) for region, seats in self.nobles.items()}
+        return other
+
     def place(self, seat: int, region: int) -> None:
         """Move one marker from ``seat``'s supply onto ``region``."""
         if self.supply[seat] <= 0:

@@ -7,7 +7,9 @@ the King's move and the end of the game happen inside the ``apply`` that complet
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
+from typing import Self
 
 from kingmaker.games.api import Action, GameSpec, GameState, OptionSpec, Result, Seat, ranks_from_keys
 from kingmaker.games.kings_road.board import Board
@@ -137,6 +139,16 @@ class KingsRoadState(GameState):
     def _add(self, points: list[int]) -> None:
         for seat, gained in enumerate(points):
             self.scores[seat] += gained
+
+    def clone(self) -> Self:
+        """A faster copy than ``deepcopy`` (search bots clone per simulated move): cards,
+        reveals and tuples are immutable, so only the board and the lists and sets are copied."""
+        other = copy.copy(self)
+        other.board = self.board.copy()
+        other.scores = list(self.scores)
+        other.hands = [set(hand) for hand in self.hands]
+        other.revealed = list(self.revealed)
+        return other
 
     def observation(self, seat: Seat) -> Observation:
         return build_observation(self, seat)

@@ -9,6 +9,7 @@ most two groups).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -22,9 +23,18 @@ ADVISORS = range(1, 19)
 
 def sub_multisets(values: Sequence[int]) -> list[tuple[int, ...]]:
     """Every distinct sub-multiset of the dice values (ascending tuples), the empty one first."""
-    ordered = sorted(values)
+    return list(_sub_multisets(tuple(sorted(values))))
+
+
+@functools.cache
+def _sub_multisets(ordered: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    # A handful of dice with values 1-6: few distinct hands, each asked for again and again.
     found = {combo for size in range(len(ordered) + 1) for combo in combinations(ordered, size)}
-    return sorted(found, key=lambda combo: (len(combo), combo))
+    return tuple(sorted(found, key=lambda combo: (len(combo), combo)))
+
+
+_influence = functools.cache(Influence)
+"""Influences are frozen values: each distinct one is built once and handed out again."""
 
 
 def influence_options(
@@ -34,9 +44,11 @@ def influence_options(
     tokens = (False, True) if province.plus_two > 0 else (False,)
     markets = (0, -1, 1) if province.owns(Building.MARKET) and not province.market_used else (0,)
     options = []
-    for coloured in sub_multisets(province.coloured)[1:]:
-        for white in sub_multisets(province.white):
-            dice = sum(coloured) + sum(white)
+    whites = [(white, sum(white)) for white in _sub_multisets(tuple(sorted(province.white)))]
+    for coloured in _sub_multisets(tuple(sorted(province.coloured)))[1:]:
+        coloured_sum = sum(coloured)
+        for white, white_sum in whites:
+            dice = coloured_sum + white_sum
             for plus_two in tokens:
                 for market in markets:
                     advisor = dice + 2 * plus_two + market
@@ -51,7 +63,7 @@ def influence_options(
                         envoy = True
                     else:
                         continue
-                    options.append(Influence(advisor, coloured, white, plus_two, market, envoy))
+                    options.append(_influence(advisor, coloured, white, plus_two, market, envoy))
     return options
 
 

@@ -5,7 +5,7 @@ This is the mutable record inside the game state; observations copy it into ``Pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kingmaker.games.kingsburg.data import (
     BUILDING_FACTS,
@@ -42,6 +42,12 @@ class Province:
     builds: int = 0
     peeked_year: int = 0
     """The year whose enemy card this player looked at (General or Queen); 0 if none."""
+
+    def copy(self) -> Province:
+        """An independent copy (its set and lists are new; what they hold is immutable)."""
+        return replace(
+            self, buildings=set(self.buildings), coloured=list(self.coloured), white=list(self.white)
+        )
 
     def owns(self, building: Building) -> bool:
         return building in self.buildings
@@ -87,10 +93,37 @@ class Province:
         return self.gold >= gold and self.wood >= wood and self.stone >= stone
 
     def buildable(self) -> list[Building]:
-        return [building for building in Building if self.can_build(building)]
+        """``[b for b in Building if self.can_build(b)]``, from a table made once (enum lookups
+        are slow and this runs for every construction decision)."""
+        owned = self.buildings
+        crane = Building.CRANE in owned
+        found = []
+        for building, left, gold, wood, stone, crane_discount in _BUILD_RULES:
+            if building in owned or (left is not None and left not in owned):
+                continue
+            if crane and crane_discount:
+                gold = max(0, gold - 1)
+            if self.gold >= gold and self.wood >= wood and self.stone >= stone:
+                found.append(building)
+        return found
 
     def dice_sum(self) -> int:
         return sum(self.coloured) + sum(self.white)
+
+
+_BUILD_RULES: tuple[tuple[Building, Building | None, int, int, int, bool], ...] = tuple(
+    (
+        building,
+        left_neighbour(building),
+        BUILDING_FACTS[building].gold,
+        BUILDING_FACTS[building].wood,
+        BUILDING_FACTS[building].stone,
+        column_of(building) >= 2,
+    )
+    for building in Building
+)
+"""Per building, in ``Building`` order: the one it needs to its left, its printed gold, wood and
+stone, and whether the Crane takes a gold off it (what ``can_build`` and ``cost`` read)."""
 
 
 def goods_choices(amount: int, limit: GoodsCount | None = None) -> list[GoodsCount]:

@@ -8,7 +8,9 @@ state, the year's frame and the decisions' dispatch.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
+from typing import Self
 
 from kingmaker.games.api import Action, GameState, Result, RulesError, Seat, ranks_from_keys
 from kingmaker.games.kingsburg import season
@@ -100,6 +102,20 @@ class KingsburgState(GameState):
             self._battle_choice(seat, action)
         else:
             raise RulesError(f"no decision is open ({self.decision.name})")
+
+    def clone(self) -> Self:
+        """A faster copy than ``deepcopy`` (search bots clone per simulated move): cards, dice
+        groups and actions are frozen, so only the provinces and the lists are copied."""
+        other = copy.copy(self)
+        other.rng = copy.deepcopy(self.rng)
+        other.turn_order = list(self.turn_order)
+        other.enemy_deck = list(self.enemy_deck)
+        other.provinces = [province.copy() for province in self.provinces]
+        other.court = [list(groups) for groups in self.court]
+        other.queue = list(self.queue)
+        other.battle_choices = list(self.battle_choices)
+        other.past_enemies = list(self.past_enemies)
+        return other
 
     def observation(self, seat: Seat) -> Observation:
         return observe(self, seat)

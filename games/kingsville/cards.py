@@ -151,7 +151,16 @@ class CardSet:
     wonders: tuple[tuple[WonderEntry, ...], ...]
 
     def kind(self, person: PersonType) -> PersonKind:
-        return next(kind for kind in self.people if kind.person is person)
+        return self._kinds[person]
+
+    @functools.cached_property
+    def _kinds(self) -> dict[PersonType, PersonKind]:
+        # kind() runs for every person at every order step; a dict beats scanning ``people``.
+        # The first kind listed for a person wins, as the scan's did.
+        kinds: dict[PersonType, PersonKind] = {}
+        for kind in self.people:
+            kinds.setdefault(kind.person, kind)
+        return kinds
 
     def order_deck(self, age: int, players: int) -> list[OrderCard]:
         """Age ``age``'s orders for ``players`` players, unshuffled."""

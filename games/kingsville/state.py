@@ -10,6 +10,7 @@ displays are refilled from the current decks; if a display cannot be filled, the
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping
 from typing import ClassVar, Self
 
@@ -43,6 +44,36 @@ from kingmaker.games.kingsville.observation import (
 )
 
 LAST_AGE = 3
+
+# Actions are frozen values: each distinct one is built once and handed out again, which spares
+# a dataclass __init__ per entry of every legal list and lets apply's legality check find the
+# very object a player picked (``GameState.check_joint_action`` looks for identity first).
+_BUILD_THEATRE = BuildTheatre()
+_BUILD_FARM = BuildFarm()
+_PERFORM = (ChooseOptional(True), ChooseOptional(False))
+_recruit = functools.cache(Recruit)
+_upgrade = functools.cache(Upgrade)
+_build_wonder = functools.cache(BuildWonder)
+
+
+@functools.cache
+def _take_order_per_slot(name: str, slots: int) -> tuple[TakeOrder, ...]:
+    """``TakeOrder(name, slot)`` for each slot, so a legal list picks them with ``map``."""
+    return tuple(TakeOrder(name, slot) for slot in range(slots))
+
+
+_RECRUITABLE = tuple(kind.person for kind in CARDS.people if not kind.advanced)
+"""The basic people, in card-set order: who a Recruit may bring in (supply permitting)."""
+_UPGRADES: dict[PersonType, tuple[PersonType, ...]] = {
+    basic.person: tuple(
+        kind.person
+        for kind in CARDS.people
+        if kind.advanced and set(basic.symbols).intersection(kind.symbols)
+    )
+    for basic in CARDS.people
+    if not basic.advanced
+}
+"""For each basic person, the advanced people sharing a symbol with it, in card-set order."""
 
 
 class KingsvilleState(GameState):
@@ -89,7 +120,7 @@ class KingsvilleState(GameState):
         if self.over or seat != self.current:
             return ()
         if self.pending is not None:
-            return (ChooseOptional(True), ChooseOptional(False))
+            return _PERFORM
         return self._turn_actions(self.boards[seat])
 
     def apply(self, actions: Mapping[Seat, KingsvilleAction]) -> None:
@@ -173,35 +204,30 @@ class KingsvilleState(GameState):
         slots = CARDS.castle_slots
         actions: list[KingsvilleAction] = []
         if board.theatres < slots and board.wood >= building_cost(board.theatres):
-            actions.append(BuildTheatre())
+            actions.append(_BUILD_THEATRE)
         if board.farms < slots and board.wood >= building_cost(board.farms):
-            actions.append(BuildFarm())
+            actions.append(_BUILD_FARM)
         if board.gold >= RECRUIT_GOLD and board.empty_slot() is not None:
-            for kind in CARDS.people:
-                if not kind.advanced and self.supply[kind.person] > 0:
-                    actions.append(Recruit(kind.person))
+            for basic in _RECRUITABLE:
+                if self.supply[basic] > 0:
+                    actions.append(_recruit(basic))
         if board.gold >= UPGRADE_GOLD:
             for slot, person in enumerate(board.people):
                 for into in self._upgrades_for(person):
-                    actions.append(Upgrade(slot, into))
+                    actions.append(_upgrade(slot, into))
         occupied = [slot for slot, person in enumerate(board.people) if person is not None]
         for name in dict.fromkeys(card.name for card in self.order_display):
-            actions.extend(TakeOrder(name, slot) for slot in occupied)
+            actions += map(_take_order_per_slot(name, len(board.people)).__getitem__, occupied)
         for wonder in self.wonder_display:
             if board.can_pay(wonder.cost):
-                actions.append(BuildWonder(wonder.name))
+                actions.append(_build_wonder(wonder.name))
         return tuple(actions)
 
     def _upgrades_for(self, person: PersonType | None) -> list[PersonType]:
         """The advanced types a basic ``person`` may become: in supply, sharing a symbol."""
         if person is None or CARDS.kind(person).advanced:
             return []
-        symbols = set(CARDS.kind(person).symbols)
-        return [
-            kind.person
-            for kind in CARDS.people
-            if kind.advanced and self.supply[kind.person] > 0 and symbols.intersection(kind.symbols)
-        ]
+        return [into for into in _UPGRADES[person] if self.supply[into] > 0]
 
     def _take_turn_action(self, board: Board, action: KingsvilleAction) -> None:
         if isinstance(action, BuildTheatre):
