@@ -126,7 +126,7 @@ class KingdomsState(GameState):
 
     def observation(self, seat: Seat) -> Observation:
         spaces = self.board
-        board = tuple(Row(tuple(_cell(spaces[index]) for index in line)) for line in ROW_LINES)
+        board = tuple(_row(pieces(spaces)) for pieces in _ROW_PIECES)
         players = tuple(
             PlayerView(
                 seat=other,
@@ -350,6 +350,27 @@ def _board_index(row: object, column: object) -> int | None:
     if type(row) is int and type(column) is int and 0 <= row < ROWS and 0 <= column < COLUMNS:
         return row * COLUMNS + column
     return None
+
+
+_ROW_PIECES = tuple(itemgetter(*line) for line in ROW_LINES)
+"""Per row of the board, what picks that row's spaces out of ``board`` (as a tuple)."""
+_ROWS: dict[tuple[int, ...], tuple[tuple[Space, ...], Row]] = {}
+ROWS_KEPT = 4096
+
+
+def _row(pieces: tuple[Space, ...]) -> Row:
+    """The row of these pieces: the same object for the same pieces, so that a referee sending
+    one observation after another does not build, nor its codec hash, the rows that did not
+    change. Found by the pieces' identities; kept with the pieces, so those ids stay theirs."""
+    key = tuple(map(id, pieces))
+    kept = _ROWS.get(key)
+    if kept is not None:
+        return kept[1]
+    row = Row(tuple(_cell(piece) for piece in pieces))
+    if len(_ROWS) >= ROWS_KEPT:
+        _ROWS.clear()
+    _ROWS[key] = (pieces, row)
+    return row
 
 
 def _cell(space: Space) -> Cell:
