@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from kingmaker.games.kingsburg.views import AdvisorSpace, Decision, Observation, ProvinceView
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 
 def observe(state: KingsburgState, seat: int) -> Observation:
     provinces = tuple(
-        ProvinceView(
+        _province_view(
             seat=index,
             gold=p.gold,
             wood=p.wood,
@@ -34,7 +35,7 @@ def observe(state: KingsburgState, seat: int) -> Observation:
         )
         for index, p in enumerate(state.provinces)
     )
-    court = tuple(AdvisorSpace(advisor, tuple(state.court[advisor])) for advisor in range(1, 19))
+    court = tuple(_advisor_space(advisor, tuple(state.court[advisor])) for advisor in range(1, 19))
     # The only secret: this year's enemy card, seen by the General's or Queen's guest.
     knows_enemy = state.revealed or state.provinces[seat].peeked_year == state.year
     return Observation(
@@ -53,3 +54,10 @@ def observe(state: KingsburgState, seat: int) -> Observation:
         enemy=state.enemy() if knows_enemy and not state.is_over() else None,
         past_enemies=tuple(state.past_enemies),
     )
+
+
+# One object per distinct part: observations in a row repeat most of their parts (a province that
+# did not change, an empty advisor space), and a referee's codec finds a part it has sent before
+# by identity, where a new equal object would have to be hashed field by field first.
+_province_view = functools.lru_cache(maxsize=4096)(ProvinceView)
+_advisor_space = functools.lru_cache(maxsize=4096)(AdvisorSpace)
