@@ -7,22 +7,26 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.server.cli.lazy import LazyCommand, LazyCommands
+from kingmaker.server.cli.lazy import LazyCommand, LazyCommands, exit_now
 from kingmaker.server.cli.readable import readable_command
 
 COMMANDS = {
     "demo": LazyCommand(
         "demo:demo",
         "Start a server, register the sample bots, run a small league of every game, print the standings.",
+        exits_at_once=False,
     ),
     "serve": LazyCommand(
-        "serve:serve", "Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."
+        "serve:serve",
+        "Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM.",
+        exits_at_once=False,
     ),
     "games": LazyCommand("games:games", "List the games, their player counts and their match options."),
     "bridge": LazyCommand(
         "bridge:bridge",
         "Connect to the server as a bot and let COMMAND play: it reads one JSON request per line on "
         'stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge").',
+        exits_at_once=False,
     ),
     "ladder": LazyCommand(
         "ladder:ladder",
@@ -35,9 +39,12 @@ COMMANDS = {
     "web": LazyCommand(
         "web:web",
         "Serve the standings, bots, leagues and match replays as a website (read-only) until Ctrl-C.",
+        exits_at_once=False,
     ),
     "duel": LazyCommand(
-        "duel:duel", "Play A against B in duplicate matches until the SPRT decides or --max-matches runs out."
+        "duel:duel",
+        "Play A against B in duplicate matches until the SPRT decides or --max-matches runs out.",
+        exits_at_once=False,
     ),
     "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
     "bot": LazyCommand("bots:app", "Register and manage bots."),
@@ -77,4 +84,10 @@ def top_level(
 
 
 def main() -> None:
-    readable_command(app)(prog_name="kingmaker")
+    command = readable_command(app)
+    try:
+        command(prog_name="kingmaker")  # ends by raising SystemExit
+    except SystemExit as done:
+        if command.resolved is not None and command.resolved.exits_at_once:
+            exit_now(done.code)
+        raise

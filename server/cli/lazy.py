@@ -9,9 +9,11 @@ the module behind a name only when the command line resolves to it."""
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import typer
 import typer.main
@@ -27,6 +29,10 @@ class LazyCommand:
     summary: str
     """What `kingmaker --help` shows beside the name: the first paragraph of the command's own
     help (a test keeps the two equal)."""
+    exits_at_once: bool = True
+    """Whether the process may end as soon as the command is done, without tearing the
+    interpreter down (see ``exit_now``): true of commands that ask the server or compute, and
+    print; false of those that run a server, processes or threads of their own."""
 
     def load(self, name: str) -> Any:
         """The command, built by typer as if registered on the top-level app, and made readable."""
@@ -56,6 +62,8 @@ class LazyCommands(TyperGroup):
     command line resolves to it (to run it, or to show its own help)."""
 
     commands_to_load: ClassVar[Mapping[str, LazyCommand]] = {}
+    resolved: LazyCommand | None = None
+    """The command the command line resolved to, once it has."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -67,4 +75,26 @@ class LazyCommands(TyperGroup):
         name = args[0] if args else None
         if name is not None and isinstance(self.commands.get(name), StandIn):
             self.add_command(self.commands_to_load[name].load(name), name)
-        return super().resolve_command(ctx, args)
+        resolved = super().resolve_command(ctx, args)
+        self.resolved = self.commands_to_load.get(resolved[0] or "")
+        return resolved
+
+
+def exit_now(code: object) -> NoReturn:
+    """End the process with ``code`` (a SystemExit's) once stdout and stderr are flushed,
+    skipping the interpreter's teardown: freeing every module and stopping grpc's threads cost
+    a client command ~0.1 s of CPU, a third of `kingmaker ladder`, and several times that in
+    wall time on a loaded machine. Only for commands that leave nothing running."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        sys.stderr.write(f"{code}\n")
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`): as Python itself reports it
+            status = status or 120
+    os._exit(status)

@@ -6,6 +6,7 @@ how long it takes)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -21,15 +22,21 @@ HEAVY = (
 )  # fmt: skip
 LIGHT = ("kingmaker.ladder", "kingmaker.ladder.outcomes")  # a docstring, and an enum of end reasons
 
-# Runs the command line as `kingmaker` does, and on the way out names the heavy modules loaded.
+# Runs the command line as `kingmaker` does, and on the way out names the heavy modules loaded
+# (client commands end with os._exit, which skips atexit).
 PROBE = """
-import atexit, sys
+import atexit, os, sys
 heavy, light = {heavy!r}, {light!r}
 def report():
     loaded = [m for m in sys.modules
               if m not in light and any(m == h or m.startswith(h + ".") for h in heavy)]
     sys.stderr.write("\\nheavy modules loaded: " + " ".join(sorted(loaded)) + "\\n")
 atexit.register(report)
+exit_now = os._exit
+def report_and_exit(status):
+    report()
+    exit_now(status)
+os._exit = report_and_exit
 sys.argv = ["kingmaker", *{args!r}]
 from kingmaker.server.cli import main
 main()
@@ -71,3 +78,20 @@ def test_every_command_is_listed_with_its_own_summary() -> None:
         command = lazy.load(name)
         assert command.name == name
         assert lazy.summary == " ".join((command.help or "").split("\n\n")[0].split()), name
+
+
+def test_a_client_command_that_exits_at_once_keeps_its_output_and_status(server: BackgroundServer) -> None:
+    """Client commands end with os._exit, skipping the interpreter's teardown: what they printed
+    must all arrive, and a failure must keep its status and its one line."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "kingmaker", "ladder", "kingdoms", "--json", "--server", server.address],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["game"] == "kingdoms"
+    failed = subprocess.run(
+        [sys.executable, "-m", "kingmaker", "ladder", "no-such-game", "--server", server.address],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("error:") and len(failed.stderr.strip().splitlines()) == 1
