@@ -88,6 +88,7 @@ def main() -> None:
     try:
         command(prog_name="kingmaker")  # ends by raising SystemExit
     except SystemExit as done:
-        if command.resolved is not None and command.resolved.exits_at_once:
+        ran = command.resolved  # None: only help, --version or a usage error, nothing to stop
+        if ran is None or ran.exits_at_once:
             exit_now(done.code)
         raise

@@ -61,7 +61,14 @@ def test_help_imports_no_heavy_module(args: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["ladder", "kingdoms"], ["ladder", "kingdoms", "--json"], ["bot", "list"], ["league", "list"]]
+    "args",
+    [
+        ["ladder", "kingdoms"],
+        ["ladder", "kingdoms", "--json"],
+        ["bot", "list"],
+        ["league", "list"],
+        ["match", "list"],
+    ],
 )
 def test_client_commands_import_no_heavy_module(server: BackgroundServer, args: list[str]) -> None:
     loaded, ran = heavy_modules_of(*args, "--server", server.address)
