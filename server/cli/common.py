@@ -20,6 +20,14 @@ if TYPE_CHECKING:
 
 CONNECT_WAIT_SECONDS = 5.0
 """How long a command waits for the server to answer before saying it cannot reach it."""
+RECONNECT_OPTIONS = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 500),
+)
+"""While waiting, try to connect again every 0.1-0.5 s: gRPC's default backoff (1 s, then 1.6x)
+tries at about 0, 1, 2.6 and 5.2 s, so a server that took 3 s to start listening (`kingmaker
+serve &` on a loaded machine) was missed by a command started with it."""
 
 console = Console()
 errors = Console(stderr=True)
@@ -102,9 +110,10 @@ def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]
         credentials = tls_credentials()
     except OSError as error:
         fail(f"cannot read the CA in KINGMAKER_TLS_CA: {error.strerror or error}")
-    channel = (
-        grpc.insecure_channel(address) if credentials is None else grpc.secure_channel(address, credentials)
-    )
+    if credentials is None:
+        channel = grpc.insecure_channel(address, options=RECONNECT_OPTIONS)
+    else:
+        channel = grpc.secure_channel(address, credentials, options=RECONNECT_OPTIONS)
     with channel:
         wait_until_listening(channel, address)
         yield AdminClient(channel, admin_token(token), address)
