@@ -21,6 +21,7 @@ from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor
 from kingmaker.server.launcher import Limits, confinement
+from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.match_host import HostSettings
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
@@ -32,22 +33,7 @@ from kingmaker.server.services.arena import HELLO_TIMEOUT_SECONDS, ArenaService
 from kingmaker.server.sessions import Identity, SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
-DEFAULT_ADDRESS = "127.0.0.1:50051"
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-
-
-def home_directory() -> Path:
-    """Where the server keeps its database and admin token: $KINGMAKER_HOME or ./.kingmaker."""
-    return Path(os.environ.get("KINGMAKER_HOME", ".kingmaker"))
-
-
-def admin_token_path() -> Path:
-    return home_directory() / "admin-token"
-
-
-def default_database_url() -> str:
-    """$KINGMAKER_DATABASE_URL, or an SQLite file in the server's home directory."""
-    return os.environ.get("KINGMAKER_DATABASE_URL") or f"sqlite:///{home_directory() / 'kingmaker.db'}"
 
 
 def load_or_create_admin_token(explicit: str | None = None) -> str:

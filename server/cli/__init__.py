@@ -1,13 +1,60 @@
-"""The ``kingmaker`` command line: one module per command group, wired together here."""
+"""The ``kingmaker`` command line: one module per command group, wired together here.
+
+A command's module is imported only when that command runs (see ``lazy``): add a command to
+``COMMANDS`` with where it lives and its one-line summary."""
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 import typer
 
-from kingmaker.server.cli import bots, bridge, demo, duel, games, ladder, leagues, matches, replay, serve, web
+from kingmaker.server.cli.lazy import LazyCommand, LazyCommands, exit_now
 from kingmaker.server.cli.readable import readable_command
+
+COMMANDS = {
+    "demo": LazyCommand(
+        "demo:demo",
+        "Start a server, register the sample bots, run a small league of every game, print the standings.",
+        exits_at_once=False,
+    ),
+    "serve": LazyCommand(
+        "serve:serve",
+        "Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM.",
+        exits_at_once=False,
+    ),
+    "games": LazyCommand("games:games", "List the games, their player counts and their match options."),
+    "bridge": LazyCommand(
+        "bridge:bridge",
+        "Connect to the server as a bot and let COMMAND play: it reads one JSON request per line on "
+        'stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge").',
+        exits_at_once=False,
+    ),
+    "ladder": LazyCommand(
+        "ladder:ladder",
+        "A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot.",
+    ),
+    "replay": LazyCommand(
+        "replay:replay",
+        "Step through a stored match, re-run by the engine, printing each move and the scores.",
+    ),
+    "web": LazyCommand(
+        "web:web",
+        "Serve the standings, bots, leagues and match replays as a website (read-only) until Ctrl-C.",
+        exits_at_once=False,
+    ),
+    "duel": LazyCommand(
+        "duel:duel",
+        "Play A against B in duplicate matches until the SPRT decides or --max-matches runs out.",
+        exits_at_once=False,
+    ),
+    "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
+    "bot": LazyCommand("bots:app", "Register and manage bots."),
+    "league": LazyCommand("leagues:app", "Create, run and follow leagues."),
+}
+
+
+class KingmakerCommands(LazyCommands):
+    commands_to_load = COMMANDS
+
 
 app = typer.Typer(
     name="kingmaker",
@@ -15,22 +62,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=KingmakerCommands,
 )
-app.command("demo")(demo.demo)
-app.command("serve")(serve.serve)
-app.command("games")(games.games)
-app.command("bridge")(bridge.bridge)
-app.add_typer(matches.app, name="match")
-app.add_typer(bots.app, name="bot")
-app.add_typer(leagues.app, name="league")
-app.command("ladder")(ladder.ladder)
-app.command("replay")(replay.replay)
-app.command("web")(web.web)
-app.command("duel")(duel.duel)
 
 
 def version_callback(value: bool) -> None:
     if value:
+        from importlib.metadata import version
+
         typer.echo(f"kingmaker {version('kingmaker')}")
         raise typer.Exit()
 
@@ -45,4 +84,11 @@ def top_level(
 
 
 def main() -> None:
-    readable_command(app)(prog_name="kingmaker")
+    command = readable_command(app)
+    try:
+        command(prog_name="kingmaker")  # ends by raising SystemExit
+    except SystemExit as done:
+        ran = command.resolved  # None: only help, --version or a usage error, nothing to stop
+        if ran is None or ran.exits_at_once:
+            exit_now(done.code)
+        raise

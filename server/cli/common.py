@@ -1,22 +1,33 @@
-"""What every client command shares: reaching the server, and failing with one clear line."""
+"""What every client command shares: reaching the server, and failing with one clear line.
+
+Every command imports this module, so it imports little: grpc and the generated code load when a
+command reaches the server, and nothing here loads the server itself, the SDK or the engines."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import grpc
 import typer
 from rich.console import Console
 
-from kingmaker.sdk.client import tls_credentials
-from kingmaker.server.app import DEFAULT_ADDRESS, admin_token_path
-from kingmaker.v1 import admin_pb2, admin_pb2_grpc
+from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
+
+if TYPE_CHECKING:
+    import grpc
 
 CONNECT_WAIT_SECONDS = 5.0
 """How long a command waits for the server to answer before saying it cannot reach it."""
+RECONNECT_OPTIONS = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 500),
+)
+"""While waiting, try to connect again every 0.1-0.5 s: gRPC's default backoff (1 s, then 1.6x)
+tries at about 0, 1, 2.6 and 5.2 s, so a server that took 3 s to start listening (`kingmaker
+serve &` on a loaded machine) was missed by a command started with it."""
 
 console = Console()
 errors = Console(stderr=True)
@@ -56,11 +67,15 @@ class AdminClient:
     """Calls the Admin service with the admin token, turning gRPC errors into one clear line."""
 
     def __init__(self, channel: grpc.Channel, token: str, address: str) -> None:
+        from kingmaker.v1 import admin_pb2_grpc
+
         self._stub = admin_pb2_grpc.AdminStub(channel)
         self._metadata = (("authorization", f"Bearer {token}"),)
         self._address = address
 
     def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        import grpc
+
         try:
             return getattr(self._stub, method)(request, metadata=self._metadata, timeout=timeout)
         except grpc.RpcError as error:
@@ -68,12 +83,16 @@ class AdminClient:
 
     def stream(self, method: str, request: Any) -> Iterator[Any]:
         """The messages of a server-streaming call, with errors turned into one line."""
+        import grpc
+
         try:
             yield from getattr(self._stub, method)(request, metadata=self._metadata)
         except grpc.RpcError as error:
             self._fail(error)
 
     def _fail(self, error: grpc.RpcError) -> NoReturn:
+        import grpc
+
         code = error.code()
         if code == grpc.StatusCode.UNAVAILABLE:
             fail(f"cannot reach the server at {self._address} (is `kingmaker serve` running?)")
@@ -84,25 +103,57 @@ class AdminClient:
 
 @contextmanager
 def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]:
+    import grpc
+
     address = server_address(server)
     try:
         credentials = tls_credentials()
     except OSError as error:
         fail(f"cannot read the CA in KINGMAKER_TLS_CA: {error.strerror or error}")
-    channel = (
-        grpc.insecure_channel(address) if credentials is None else grpc.secure_channel(address, credentials)
-    )
+    if credentials is None:
+        channel = grpc.insecure_channel(address, options=RECONNECT_OPTIONS)
+    else:
+        channel = grpc.secure_channel(address, credentials, options=RECONNECT_OPTIONS)
     with channel:
-        try:
-            # A server started a moment ago (`kingmaker serve &`) is given a few seconds to listen.
-            grpc.channel_ready_future(channel).result(timeout=CONNECT_WAIT_SECONDS)
-        except grpc.FutureTimeoutError:
-            fail(f"cannot reach the server at {address} (is `kingmaker serve` running?)")
+        wait_until_listening(channel, address)
         yield AdminClient(channel, admin_token(token), address)
+
+
+def wait_until_listening(channel: grpc.Channel, address: str) -> None:
+    """Give a server started a moment ago (`kingmaker serve &`) a few seconds to listen.
+
+    Asked with a health check that waits for the connection, not with grpc.channel_ready_future:
+    that one leaves a thread polling the channel every 0.2 s, which closing the channel waits
+    for, and that wait was a third of `kingmaker ladder`'s time."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    check = health_pb2_grpc.HealthStub(channel).Check
+    try:
+        check(health_pb2.HealthCheckRequest(), timeout=CONNECT_WAIT_SECONDS, wait_for_ready=True)
+    except grpc.RpcError as error:
+        if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+            fail(f"cannot reach the server at {address} (is `kingmaker serve` running?)")
+        # Something answers: the command's own calls say what is wrong with it.
+
+
+def tls_credentials() -> grpc.ChannelCredentials | None:
+    """TLS credentials trusting the CA in the PEM file named by KINGMAKER_TLS_CA, if it is set: the
+    rule of ``kingmaker.sdk.client.tls_credentials``, not imported from there because importing
+    the SDK loads its codecs and every game's engine."""
+    import grpc
+
+    authority = os.environ.get("KINGMAKER_TLS_CA")
+    if not authority:
+        return None
+    with open(authority, "rb") as pem:
+        return grpc.ssl_channel_credentials(root_certificates=pem.read())
 
 
 def require_game(client: AdminClient, game: str) -> None:
     """Fail with one line unless the server referees ``game``."""
+    from kingmaker.v1 import admin_pb2
+
     known = [info.name for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games]
     if game not in known:
         fail(f"unknown game {game!r} (known games: {', '.join(sorted(known))})")

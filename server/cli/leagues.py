@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kingmaker.sdk.codec import options_to_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
 from kingmaker.server.cli.league_results import export, table_
@@ -41,6 +40,8 @@ def create(
     admin_token: str | None = TokenOption,
 ) -> None:
     """Create a league and plan its matches."""
+    from kingmaker.sdk.codec import options_to_proto  # the SDK loads every game's engine: only here
+
     if format not in FORMATS:
         raise typer.BadParameter(f"must be one of {', '.join(FORMATS)}", param_hint="--format")
     request = admin_pb2.CreateLeagueRequest(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
 import typer
 
-from kingmaker.games.api import OptionValue
-from kingmaker.sdk.codec import options_to_proto
 from kingmaker.server.cli.common import (
     ServerOption,
     TokenOption,
@@ -22,6 +21,9 @@ from kingmaker.server.cli.league_results import match_data
 from kingmaker.server.cli.output import JsonOption, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command
 from kingmaker.v1 import admin_pb2, common_pb2
+
+if TYPE_CHECKING:
+    from kingmaker.games.api import OptionValue
 
 app = typer.Typer(help="Run a match through the server, or show a stored one.", no_args_is_help=True)
 
@@ -51,6 +53,8 @@ def run(
 ) -> None:
     """Play one match through a running server and print the result: between commands the server
     runs for this match only (--seat), or between registered bots, stored and rated (--bot)."""
+    from kingmaker.sdk.codec import options_to_proto  # the SDK loads every game's engine: only here
+
     if bool(seat) == bool(bot):
         raise typer.BadParameter(
             "give either --seat commands or --bot names, one per seat", param_hint="--seat"

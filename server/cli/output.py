@@ -5,21 +5,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.message import Message
-from rich import box
-from rich.table import Table
 
 from kingmaker.server.cli.common import console
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+    from rich.table import Table
 
 JsonOption = typer.Option(False, "--json", help="Print JSON (for scripts) instead of a table.")
 
 
 def as_data(message: Message) -> dict[str, Any]:
     """A message as plain JSON data, with the field names of the .proto and every field present."""
+    from google.protobuf.json_format import MessageToDict
+
     return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
 
 
@@ -32,6 +34,9 @@ def table(title: str, columns: Iterable[str], wrap: Iterable[str] = ()) -> Table
     """A table without vertical rules, whose columns never wrap or shorten (names, ids and
     numbers, which a user reads whole or types again) except the free-text ``wrap`` columns,
     which wrap to keep the table within the terminal."""
+    from rich import box
+    from rich.table import Table
+
     wrapping = set(wrap)
     # Two spaces between columns and none at the edges: nine columns of numbers and a 20-letter
     # name fit in 80.

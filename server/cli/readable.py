@@ -18,11 +18,12 @@ _NAMES = {"server": "ADDRESS", "admin_token": "TOKEN", "after": "TOKEN", "before
 def readable_command(app: typer.Typer) -> Any:
     """The app's command tree with readable metavars and help text (what ``kingmaker`` runs)."""
     command = typer.main.get_command(app)
-    _fix(command)
+    make_readable(command)
     return command
 
 
-def _fix(command: Any) -> None:
+def make_readable(command: Any) -> None:
+    """Readable metavars and help for a command and every subcommand it has loaded."""
     if command.help:
         command.help = _unwrap(command.help)
     for param in command.params:
@@ -46,7 +47,7 @@ def _fix(command: Any) -> None:
     command.get_help_option = help_option
     if isinstance(command, TyperGroup):
         for sub in command.commands.values():
-            _fix(sub)
+            make_readable(sub)
 
 
 def _nothing(ctx: Any) -> None:

@@ -10,10 +10,11 @@ from pathlib import Path
 import typer
 
 from kingmaker.ladder.errors import LadderError
-from kingmaker.server.app import DEFAULT_ADDRESS, KingmakerServer, ListenError, ServerConfig, admin_token_path
+from kingmaker.server.app import KingmakerServer, ListenError, ServerConfig
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import EXECUTORS, ExecutorError
+from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.server.roster import BUSY_TIMEOUT
 from kingmaker.server.web.serve import bound_port, embedded_web_server
 

@@ -10,8 +10,8 @@ from sqlalchemy import make_url
 
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.errors import LadderError
-from kingmaker.server.app import default_database_url
 from kingmaker.server.cli.common import console, fail
+from kingmaker.server.locations import default_database_url
 from kingmaker.server.web.serve import DEFAULT_HOST, DEFAULT_PORT, web_server
 
 
