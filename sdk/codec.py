@@ -49,6 +49,10 @@ class GameCodec:
     _packed_actions: dict[Action, any_pb2.Any] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
+    _packed_same: dict[int, tuple[Action, any_pb2.Any]] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """By identity (see ``_Encoder.same``): engines hand out the same action objects again."""
     _unpacked_actions: dict[bytes, Action] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
@@ -91,12 +95,18 @@ class GameCodec:
     def pack_action(self, action: Action) -> any_pb2.Any:
         """The action packed for the wire; the same object for an equal action (do not change
         it: copy it into a message, as assigning it to a field does)."""
+        same = self._packed_same.get(id(action))
+        if same is not None and same[0] is action:
+            return same[1]
         packed = self._packed_actions.get(action)
         if packed is None:
             packed = _pack(self.encode_action(action))
             if len(self._packed_actions) >= PACKED_ACTIONS_KEPT:
                 self._packed_actions.clear()
             self._packed_actions[action] = packed
+        if len(self._packed_same) >= PACKED_ACTIONS_KEPT:
+            self._packed_same.clear()
+        self._packed_same[id(action)] = (action, packed)
         return packed
 
     def unpack_observation(self, packed: any_pb2.Any) -> Observation:
