@@ -35,6 +35,8 @@ from kingmaker.server.background import BackgroundServer
 REQUEST_BYTES = 1600
 REPLY_BYTES = 14
 METHOD = "/bench.PingPong/Play"
+INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
+SDK_RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 
 CLIENT = """
 import sys, grpc, queue
@@ -134,9 +136,10 @@ class PingPongServer:
 
 
 class RefereeBench:
-    """A kingmaker server with instant managed bots, kept warm, playing leagues of one game."""
+    """A kingmaker server with managed bots (instant ones unless told), kept warm, playing leagues
+    of one game."""
 
-    def __init__(self, game: str, concurrency: int) -> None:
+    def __init__(self, game: str, concurrency: int, command: list[str] = INSTANT) -> None:
         self.folder = tempfile.mkdtemp(prefix="km-bench-")
         os.environ["KINGMAKER_HOME"] = self.folder
         config = ServerConfig(
@@ -149,8 +152,7 @@ class RefereeBench:
         self.game = game
         self.concurrency = concurrency
         self.runs = 0
-        command = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
-        self.names = [f"instant-{i}" for i in range(2 * concurrency)]
+        self.names = [f"bot-{i}" for i in range(2 * concurrency)]
         for name in self.names:
             bots.register_bot(self.server.server.db, name, [game], command=command)
         self.play(rounds=2)  # warm-up: every bot process started once
@@ -196,8 +198,12 @@ def rows(quick: bool) -> list[Row]:
     found: list[Row] = []
     try:
         for concurrency in (1, 8):
-            for game in games:
-                referee = RefereeBench(game, concurrency)
+            # The SDK's random bot beside the instant one: what a Python bot author's bot costs.
+            line_up = [(game, "instant bots", INSTANT) for game in games] + [
+                ("kingdoms", "SDK random bots", SDK_RANDOM)
+            ]
+            for game, kind, command in line_up:
+                referee = RefereeBench(game, concurrency, command)
                 try:
                     ours, theirs = alternate(
                         functools.partial(referee.play, rounds),
@@ -206,17 +212,17 @@ def rows(quick: bool) -> list[Row]:
                     )
                 finally:
                     referee.close()
-                met = ours.median >= 0.6 * theirs.median if game in ("kingdoms", "kingsburg") else None
+                goal = command is INSTANT and game in ("kingdoms", "kingsburg")
                 found.append(
                     Row(
                         "referee",
-                        f"{game}, instant bots, {concurrency} match{'es' if concurrency > 1 else ''} at once",
+                        f"{game}, {kind}, {concurrency} match{'es' if concurrency > 1 else ''} at once",
                         "decisions/s",
                         ours,
                         reference="bare gRPC ping-pong, same sizes",
                         reference_value=theirs,
-                        goal="≥ 0.6 of the transport" if met is not None else "",
-                        met=met,
+                        goal="≥ 0.6 of the transport" if goal else "",
+                        met=ours.median >= 0.6 * theirs.median if goal else None,
                     )
                 )
     finally:
