@@ -182,7 +182,12 @@ class LeagueRunner:
                     self._hold(run, free - allowed)
                     claimed = []
                     if allowed > 0:
-                        claimed = await until_stored(leagues.claim_matches, self.db, run.league_id, allowed)
+                        busy = frozenset(
+                            bot for t in in_play.values() if t.match_id in playing for bot in t.bot_ids
+                        )
+                        claimed = await until_stored(
+                            leagues.claim_matches, self.db, run.league_id, allowed, busy
+                        )
                     for ticket in claimed:
                         playing.add(ticket.match_id)
                         hook = functools.partial(played, ticket.match_id)

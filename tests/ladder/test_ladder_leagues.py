@@ -13,6 +13,7 @@ from kingmaker.ladder.bots import register_bot, set_enabled
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.leagues import (
+    claim_matches,
     create_league,
     get_league,
     league_progress,
@@ -216,3 +217,24 @@ def test_a_real_match_log_replays_to_the_recorded_result(db: Database) -> None:
     assert state.is_over()
     assert state.result() == played.result
     assert log.rules_edition == game.spec.edition
+
+
+def test_a_claim_prefers_matches_whose_bots_are_free(db: Database) -> None:
+    """A round robin's plan puts a bot's matches together; claiming them in that order made a
+    bot play several matches at once (a process each) while other bots waited."""
+    bots = make_bots(db, 6)
+    ids = {bot.name: bot.id for bot in bots}
+    league = create_league(db, "free", TEST_GAME, [bot.name for bot in bots], seed=1)
+    first = claim_matches(db, league.id, 3)
+    seated = [set(ticket.bot_ids) for ticket in first]
+    assert len(set().union(*seated)) == 6, "three matches of six bots: none may share a bot"
+    # Bots 0 and 1 are still in play: the next claim passes over their matches...
+    busy = frozenset({ids["bot0"], ids["bot1"]})
+    later = claim_matches(db, league.id, 2, busy)
+    assert all(busy.isdisjoint(ticket.bot_ids) for ticket in later)
+    assert len(set(later[0].bot_ids) | set(later[1].bot_ids)) == 4
+    # ...but when only busy bots' matches are left, it still hands them out, in plan order.
+    everyone = frozenset(ids.values())
+    rest = claim_matches(db, league.id, 100, everyone)
+    assert len(first) + len(later) + len(rest) == 15
+    assert [ticket.match_id for ticket in rest] == sorted(ticket.match_id for ticket in rest)

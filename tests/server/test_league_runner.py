@@ -83,12 +83,14 @@ def test_an_error_in_the_league_task_ends_it_with_the_reason_told_and_stored(
     real_claim = leagues.claim_matches
     calls = 0
 
-    def failing_claim(database: Database, league_id: int, limit: int) -> list[MatchTicket]:
+    def failing_claim(
+        database: Database, league_id: int, limit: int, busy: frozenset[int] = frozenset()
+    ) -> list[MatchTicket]:
         nonlocal calls
         calls += 1
         if calls == 2:
             raise RuntimeError("the disk is full")
-        return real_claim(database, league_id, limit)
+        return real_claim(database, league_id, limit, busy)
 
     monkeypatch.setattr(leagues, "claim_matches", failing_claim)
     seen = watch_to_the_end(db)
