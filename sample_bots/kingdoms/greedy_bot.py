@@ -62,12 +62,15 @@ class GreedyBot(Bot):
         legal = request.legal_actions
         if len(legal) == 1:
             return 0
-        view: Observation = request.observation
+        values = self.values(request.observation, legal)
+        return max(range(len(legal)), key=values.__getitem__)
+
+    def values(self, view: Observation, legal: tuple[object, ...]) -> list[float]:
+        """Each legal action's worth; the bot plays the largest (a search bot's guide, too)."""
         board = board_of(view)
         unseen = unseen_tiles(view, board)
         estimate = Estimate(board, view.seat, len(view.players), outlook_of(view, board, unseen))
-        values = [self._value(view, estimate, action, unseen) for action in legal]
-        return max(range(len(legal)), key=values.__getitem__)
+        return [self._value(view, estimate, action, unseen) for action in legal]
 
     def _value(self, view: Observation, estimate: Estimate, action: object, unseen: Counter[Tile]) -> float:
         if isinstance(action, PlaceCastle):
@@ -114,6 +117,7 @@ class Estimate:
         self.seat = seat
         self.players = players
         self.outlook = outlook
+        self._best: dict[Tile, float] = {}
         self.empty = [i for i, space in enumerate(board) if space is None]
         self.facts: dict[int, list[PartFacts]] = {i: [] for i in self.empty}
         for line in ALL_LINES:
@@ -169,8 +173,11 @@ class Estimate:
         return gain
 
     def best_placement(self, tile: Tile) -> float:
-        """The gain of the best empty space for ``tile``."""
-        return max(self.tile_gain(i, tile) for i in self.empty)
+        """The gain of the best empty space for ``tile`` (kept: drawing asks it of every tile)."""
+        best = self._best.get(tile)
+        if best is None:
+            best = self._best[tile] = max(self.tile_gain(i, tile) for i in self.empty)
+        return best
 
 
 def board_of(view: Observation) -> list[Space]:
