@@ -37,6 +37,10 @@ class Guide:
     """Where the heuristic is slow, rollouts stop after this many decisions and ..."""
     evaluate: Evaluation | None = None
     """... this judges the state they reach."""
+    width: int = 6
+    """Candidate moves: the heuristic's best this many."""
+    caution: float = 1.0
+    """Standard errors of lead a candidate needs over the heuristic's choice."""
 
 
 def guide_for(game: str) -> Guide:
@@ -114,6 +118,8 @@ def guided_search_bot(game: str, budget: Budget | None = None, seed: int | None 
         rollout=guided_rollout(guide.values, epsilon=0.05, noise=guide.noise),
         horizon=guide.horizon,
         evaluate=guide.evaluate,
+        width=guide.width,
+        caution=guide.caution,
     )
 
 

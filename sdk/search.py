@@ -204,7 +204,8 @@ class SearchBot(Bot):
         self.width = width
         """Guided: how many of the heuristic's best actions are candidates at the root."""
         self.caution = caution
-        """Guided: leave the heuristic's choice only for a lead of this many standard errors."""
+        """Guided: leave the heuristic's choice only for a lead of this many standard errors
+        (``math.inf``: never, which plays the heuristic with the search's cost)."""
         self.horizon = horizon
         """Stop each rollout after this many joint decisions and ``evaluate`` the state."""
         self.evaluate = evaluate
@@ -352,20 +353,22 @@ class SearchBot(Bot):
             else:
                 samples += 1
                 if samples >= halve_at and len(active) > 2:
-                    active.sort(key=lambda index: -sum(rewards[index]))
-                    active = active[: (len(active) + 1) // 2]
+                    # The heuristic's choice stays in: it is what the others must beat.
+                    others = sorted((i for i in active if i != default), key=lambda i: -sum(rewards[i]))
+                    active = [default, *others[: (len(active) + 1) // 2 - 1]]
                     halve_at *= 2
         self.last_iterations = done
         common = min(len(rewards[index]) for index in active)
         if common == 0:
             return default
         best = max(active, key=lambda index: sum(rewards[index][:common]))
-        if best == default or default not in active:
+        if best == default:
             return best
         gains = [a - b for a, b in zip(rewards[best][:common], rewards[default][:common], strict=True)]
         mean = sum(gains) / common
         spread = math.sqrt(sum((gain - mean) ** 2 for gain in gains) / max(common - 1, 1) / common)
-        return best if mean > self.caution * spread and mean > 0 else default
+        # (An infinite caution never leaves the heuristic: inf * 0 is nan and compares false.)
+        return best if mean > 0 and mean > self.caution * spread else default
 
     def _sample(self, state: GameState, seat: Seat, action: Action, seed: int) -> float:
         """``seat``'s reward for playing ``action`` in ``state``, then the rollout policy."""

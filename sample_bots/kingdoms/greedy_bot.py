@@ -118,6 +118,7 @@ class Estimate:
         self.players = players
         self.outlook = outlook
         self._best: dict[Tile, float] = {}
+        self._lead_before: dict[tuple[int, bool], float] = {}
         self.empty = [i for i, space in enumerate(board) if space is None]
         self.facts: dict[int, list[PartFacts]] = {i: [] for i in self.empty}
         for line in ALL_LINES:
@@ -164,13 +165,28 @@ class Estimate:
     def tile_gain(self, index: int, tile: Tile) -> float:
         """My expected lead gained by putting ``tile`` on the empty ``index``."""
         if tile.kind not in (TileKind.RESOURCE, TileKind.HAZARD):
-            return placement_gain(self.board, index, tile, self.seat, self.players, self.outlook)
+            return self._special_gain(index, tile)
         gain = 0.0
         for facts in self.facts[index]:
             counted = 0 if facts.dragon and tile.kind is TileKind.RESOURCE else tile.value
             change = counted * (2 if facts.mine else 1) - facts.per_empty
             gain += change * facts.lead_ranks
         return gain
+
+    def _special_gain(self, index: int, tile: Tile) -> float:
+        """``placement_gain`` with the lead before the placement kept per space and reach."""
+        wizard = tile.kind is TileKind.WIZARD
+        touched = set(lines_through(index))
+        if wizard:
+            for near in neighbours(index):
+                touched.update(lines_through(near))
+        before = self._lead_before.get((index, wizard))
+        if before is None:
+            payouts = expected_payouts(self.board, touched, self.players, self.outlook)
+            before = self._lead_before[(index, wizard)] = lead(payouts, self.seat)
+        after = list(self.board)
+        after[index] = tile
+        return lead(expected_payouts(after, touched, self.players, self.outlook), self.seat) - before
 
     def best_placement(self, tile: Tile) -> float:
         """The gain of the best empty space for ``tile`` (kept: drawing asks it of every tile)."""
