@@ -40,7 +40,7 @@ def duel_rate(game: str, a: BotFactory, b: BotFactory, seeds: int) -> tuple[floa
     return score, 2 * seeds, times
 
 
-ITERATIONS = {"kingdoms": 16, "kings_road": 8, "kingsburg": 16, "kingsville": 8}
+ITERATIONS = {"kingdoms": 16, "kings_road": 8, "kingsburg": 24, "kingsville": 12}
 """search(1x) per game: rollouts per decision, small enough for a loaded two-core machine."""
 
 

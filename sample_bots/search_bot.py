@@ -41,6 +41,8 @@ class Guide:
     """Candidate moves: the heuristic's best this many."""
     caution: float = 1.0
     """Standard errors of lead a candidate needs over the heuristic's choice."""
+    epsilon: float = 0.05
+    """Share of random moves in rollouts."""
 
 
 def guide_for(game: str) -> Guide:
@@ -56,7 +58,7 @@ def guide_for(game: str) -> Guide:
     if game == "kingdoms":
         from kingmaker.sample_bots.kingdoms.greedy_bot import GreedyBot as KingdomsGreedy
 
-        return Guide(KingdomsGreedy().values, horizon=KINGDOMS_HORIZON, evaluate=kingdoms_evaluation)
+        return Guide(KingdomsGreedy().values, horizon=KINGDOMS_HORIZON, evaluate=kingdoms_evaluation, width=2)
     if game == "kings_road":
         from kingmaker.sample_bots.kings_road.greedy_bot import NOISE
         from kingmaker.sample_bots.kings_road.greedy_bot import GreedyBot as KingsRoadGreedy
@@ -67,8 +69,9 @@ def guide_for(game: str) -> Guide:
     raise KeyError(game)
 
 
-KINGDOMS_HORIZON = 16
-"""Decisions a Kingdoms rollout plays (a third of an epoch with two seats) before it is judged."""
+KINGDOMS_HORIZON = 6
+"""Decisions a Kingdoms rollout plays (three turns a seat) before it is judged: the greedy bot's
+valuation of a whole position is slow, and rollouts to the end of the epoch cost ~10x more."""
 KINGDOMS_SCALE = 25.0
 """Gold of lead that counts as a fairly safe win (tanh of 1): two-seat games end ~50 gold apart."""
 
@@ -115,7 +118,7 @@ def guided_search_bot(game: str, budget: Budget | None = None, seed: int | None 
         budget,
         seed=seed,
         guide=guide.values,
-        rollout=guided_rollout(guide.values, epsilon=0.05, noise=guide.noise),
+        rollout=guided_rollout(guide.values, epsilon=guide.epsilon, noise=guide.noise),
         horizon=guide.horizon,
         evaluate=guide.evaluate,
         width=guide.width,

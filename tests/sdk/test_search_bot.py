@@ -180,3 +180,12 @@ def test_duel_names_the_guided_and_the_plain_search() -> None:
     assert isinstance(guided, SearchBot) and guided.guide is not None
     assert isinstance(plain, SearchBot) and plain.guide is None
     assert guided.budget.iterations == plain.budget.iterations == 5
+
+
+def test_guided_search_keeps_to_a_time_budget() -> None:
+    """On the clock it stops between rollouts, with at least one done, and answers a legal index."""
+    state, seat = _positions("kingsburg", 2, 6, 4)[3]
+    request = Request("m", 1, "kingsburg", seat, state.observation(seat), state.legal_actions(seat), 100)
+    bot = guided_search_bot("kingsburg", Budget(time_ms=1), seed=2)
+    assert 0 <= bot.act(request) < len(request.legal_actions)
+    assert bot.last_iterations >= 1
