@@ -5,7 +5,7 @@
 Per game, two-seat duplicate matches (every seed played with the seats swapped): search(N)
 against the game's heuristic bot, and search(4N) against search(N). The search bot is the one
 ``kingmaker duel`` calls ``search:N`` (``sample_bots/search_bot.py``: guided by the game's
-heuristic); N defaults to a per-game budget that keeps a match to seconds. The iteration
+heuristic); N defaults to ``SMALL_BUDGETS``, per game, which keeps a match to seconds. The iteration
 budgets make the result independent of the machine's load. A's score per match is 1 for the
 better place, 1/2 for a tie, 0 otherwise; the interval is the 95% Wilson interval over matches,
 and the fair share is 50%. It also prints seconds per match (median, min-max over matches).
@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kingmaker.games.registry import game_names
+from kingmaker.sample_bots.search_bot import SMALL_BUDGETS
 from kingmaker.sdk import play_local
 from kingmaker.sdk.sprt import wilson
 from kingmaker.server.cli.duel import BotFactory, bot_factory, pairwise_score
@@ -38,10 +39,6 @@ def duel_rate(game: str, a: BotFactory, b: BotFactory, seeds: int) -> tuple[floa
             times.append(time.perf_counter() - started)
             score += pairwise_score(result.ranks, is_a)
     return score, 2 * seeds, times
-
-
-ITERATIONS = {"kingdoms": 16, "kings_road": 8, "kingsburg": 24, "kingsville": 12}
-"""search(1x) per game: rollouts per decision, small enough for a loaded two-core machine."""
 
 
 def main() -> None:
@@ -63,7 +60,7 @@ def main() -> None:
         table.add_column(column)
     console = Console()
     for game in args.games:
-        n = args.iterations or ITERATIONS[game]
+        n = args.iterations or SMALL_BUDGETS[game]
         pairs = []
         if args.pair in ("both", "heuristic"):
             pairs.append((f"search:{n}", "heuristic"))

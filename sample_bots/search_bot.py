@@ -111,6 +111,11 @@ def kings_road_evaluation(state: GameState) -> tuple[float, ...]:
     return margin_evaluation([player.score for player in view.standings], KINGS_ROAD_SCALE)
 
 
+SMALL_BUDGETS = {"kingdoms": 16, "kings_road": 8, "kingsburg": 24, "kingsville": 12}
+"""Rollouts per decision that beat the heuristic (except in Kingdoms) in seconds per match: the
+search(1x) of ``bench/search_strength.py`` and ``bench/ladder_validity.py``."""
+
+
 def guided_search_bot(game: str, budget: Budget | None = None, seed: int | None = None) -> SearchBot:
     """The search bot for ``game``, guided by its heuristic (see the module docstring)."""
     guide = guide_for(game)

@@ -13,6 +13,13 @@ available, not how often the node was visited.
 Several trees may be searched on different determinizations and then *vote*: the move with
 most root visits summed over the trees is played.
 
+With a *guide* (a heuristic's valuation of the legal actions) the bot does policy improvement
+over that heuristic instead of growing a tree: the heuristic's best few moves are played out on
+shared determinizations with the heuristic as rollout policy, and the heuristic's choice is
+kept unless another move beats it by a margin (``SearchBot._improve``). Random rollouts judge a
+move among random players; heuristic rollouts judge it among players like the opponents, which
+is what beats a heuristic bot (``sample_bots/search_bot.py`` sets it up for every game).
+
 The budget is iterations (robust to a busy machine; what the benchmarks use) or time: a
 fixed number of milliseconds per decision, or by default a share of the request's deadline
 plus a little of the time bank.
