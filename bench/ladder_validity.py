@@ -1,9 +1,11 @@
 """Does the ladder find the true order? A continuous league per game, rated with the ladder's TrueSkill.
 
-    python bench/ladder_validity.py [--matches 60] [--iterations 25] [GAME ...]
+    python bench/ladder_validity.py [--matches 60] [--iterations N] [GAME ...]
 
 Per game, four bots whose order is known by construction: random < heuristic < search(N) <
-search(4N). Matches are drawn continuously (3 seats where the game allows, else 2): each match
+search(4N), the search bot guided by the heuristic (N per game from
+``kingmaker.sample_bots.search_bot.SMALL_BUDGETS`` unless given). Matches are drawn
+continuously (3 seats where the game allows, else 2): each match
 takes the bots that have played least, seated in a random order, and is rated by
 ``kingmaker.ladder.ratings.rate`` exactly as the server rates a finished match. After each
 match the standings are sorted by conservative rating (mu - 3 sigma); the table reports the
@@ -25,6 +27,7 @@ from rich.table import Table
 
 from kingmaker.games.registry import game_names, get_game
 from kingmaker.ladder.ratings import conservative, rate, settings_for
+from kingmaker.sample_bots.search_bot import SMALL_BUDGETS
 from kingmaker.sdk import play_local
 from kingmaker.server.cli.duel import BotFactory, bot_factory
 
@@ -88,16 +91,17 @@ def main() -> None:
     )
     parser.add_argument("games", nargs="*", default=game_names())
     parser.add_argument("--matches", type=int, default=60)
-    parser.add_argument("--iterations", type=int, default=25)
+    parser.add_argument("--iterations", type=int, help="search(1x) in every game (default: per game)")
     args = parser.parse_args()
-    n = args.iterations
-    order = ["random", "heuristic", f"search:{n}", f"search:{4 * n}"]
     table = Table(title=f"ladder validity: continuous league, {args.matches} matches per game")
-    columns = ("game", "seats", "matches", "known order from", *order, "final order (weakest first)", "since")
+    names = ("random", "heuristic", "search(1x)", "search(4x)")
+    columns = ("game", "seats", "matches", "known order from", *names, "final order (weakest first)", "since")
     for column in (*columns, "s/match"):
         table.add_column(column)
     console = Console()
     for game in args.games:
+        n = args.iterations or SMALL_BUDGETS[game]
+        order = ["random", "heuristic", f"search:{n}", f"search:{4 * n}"]
         players = min(3, get_game(game).spec.max_players)
         report = run_league(
             game, {name: bot_factory(name, game) for name in order}, order, args.matches, players

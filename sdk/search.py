@@ -13,6 +13,13 @@ available, not how often the node was visited.
 Several trees may be searched on different determinizations and then *vote*: the move with
 most root visits summed over the trees is played.
 
+With a *guide* (a heuristic's valuation of the legal actions) the bot does policy improvement
+over that heuristic instead of growing a tree: the heuristic's best few moves are played out on
+shared determinizations with the heuristic as rollout policy, and the heuristic's choice is
+kept unless another move beats it by a margin (``SearchBot._improve``). Random rollouts judge a
+move among random players; heuristic rollouts judge it among players like the opponents, which
+is what beats a heuristic bot (``sample_bots/search_bot.py`` sets it up for every game).
+
 The budget is iterations (robust to a busy machine; what the benchmarks use) or time: a
 fixed number of milliseconds per decision, or by default a share of the request's deadline
 plus a little of the time bank.
@@ -23,7 +30,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kingmaker.games.api import Action, GameState, Observation, Result, Seat
@@ -32,6 +39,12 @@ from kingmaker.sdk.bot import Bot, Reply, Request, resolve_reply
 
 RolloutPolicy = Callable[[GameState, Seat, random.Random], Action]
 """Picks ``seat``'s action in a rollout state (the state is the bot's own determinization)."""
+
+ActionValues = Callable[[Observation, tuple[Action, ...]], Sequence[float]]
+"""A heuristic's worth of each legal action, seen from one seat's observation (larger is better)."""
+
+Evaluation = Callable[[GameState], tuple[float, ...]]
+"""Each seat's reward in [0, 1] for an unfinished state, where a truncated rollout stops."""
 
 Determinizer = Callable[[Observation, tuple[Action, ...], int], GameState]
 
@@ -63,6 +76,28 @@ def bot_rollout(make: Callable[[], Bot], epsilon: float = 0.1) -> RolloutPolicy:
     return policy
 
 
+def guided_rollout(values: ActionValues, epsilon: float = 0.05, noise: float = 0.0) -> RolloutPolicy:
+    """A rollout policy that plays a heuristic's best action, a random one with ``epsilon``.
+
+    ``values`` is called on the rollout seat's observation of the (determinized) state, so a
+    heuristic bot's own valuation serves unchanged; ``noise`` adds up to that much random worth
+    to each action (a deterministic heuristic against itself may otherwise mirror forever).
+    Calling the valuation directly skips building a request and resolving a reply."""
+
+    def policy(state: GameState, seat: Seat, rng: random.Random) -> Action:
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        if epsilon and rng.random() < epsilon:
+            return legal[rng.randrange(len(legal))]
+        worth = values(state.observation(seat), legal)
+        if noise:
+            worth = [value + noise * rng.random() for value in worth]
+        return legal[max(range(len(legal)), key=worth.__getitem__)]
+
+    return policy
+
+
 def rank_reward(result: Result) -> tuple[float, ...]:
     """Each seat's reward in [0, 1]: 1 for first, 0 for last, shared places averaged."""
     players = len(result.ranks)
@@ -90,6 +125,16 @@ def margin_reward(result: Result) -> tuple[float, ...]:
     for seat, score in enumerate(scores):
         best_other = max(other for i, other in enumerate(scores) if i != seat) if len(scores) > 1 else 0
         rewards.append(0.5 * places[seat] + 0.25 * (1 + math.tanh((score - best_other) / scale)))
+    return tuple(rewards)
+
+
+def margin_evaluation(worth: Sequence[float], scale: float) -> tuple[float, ...]:
+    """Rewards in [0, 1] from each seat's estimated worth: its lead over the best other seat,
+    squashed with tanh on ``scale`` (for ``SearchBot(evaluate=...)`` where rollouts stop early)."""
+    rewards = []
+    for seat, mine in enumerate(worth):
+        best_other = max((other for i, other in enumerate(worth) if i != seat), default=0.0)
+        rewards.append(0.5 * (1 + math.tanh((mine - best_other) / scale)))
     return tuple(rewards)
 
 
@@ -149,9 +194,28 @@ class SearchBot(Bot):
         rollout: RolloutPolicy = random_rollout,
         reward: Callable[[Result], tuple[float, ...]] = margin_reward,
         seed: int | None = None,
+        guide: ActionValues | None = None,
+        width: int = 6,
+        caution: float = 1.0,
+        horizon: int | None = None,
+        evaluate: Evaluation | None = None,
     ) -> None:
         if trees < 1:
             raise ValueError("a search needs at least one tree")
+        if width < 2:
+            raise ValueError("a guided search compares at least two actions")
+        if (horizon is None) != (evaluate is None):
+            raise ValueError("a rollout horizon needs an evaluation, and an evaluation a horizon")
+        self.guide = guide
+        """With a heuristic's valuation: policy improvement over it (see ``_improve``), not a tree."""
+        self.width = width
+        """Guided: how many of the heuristic's best actions are candidates at the root."""
+        self.caution = caution
+        """Guided: leave the heuristic's choice only for a lead of this many standard errors
+        (``math.inf``: never, which plays the heuristic with the search's cost)."""
+        self.horizon = horizon
+        """Stop each rollout after this many joint decisions and ``evaluate`` the state."""
+        self.evaluate = evaluate
         self.budget = budget or Budget()
         self.trees = trees
         self.exploration = exploration
@@ -170,6 +234,8 @@ class SearchBot(Bot):
         seconds = self.budget.seconds_for(request)
         stop = None if seconds is None else time.monotonic() + seconds
         total = self.budget.iterations_for()
+        if self.guide is not None:
+            return self._improve(request, self.guide, determinize, stop, total)
         roots = [_Node() for _ in range(self.trees)]
         done = 0
         while True:
@@ -211,9 +277,7 @@ class SearchBot(Bot):
                 node.children[key] = _Node()
                 break
             node = child
-        while not state.is_over():
-            state.apply({seat: self.rollout(state, seat, rng) for seat in state.to_act()})
-        rewards = self.reward(state.result())
+        rewards = self._play_out(state, rng)
         for visited, chosen in path:
             for seat, action in chosen.items():
                 edge = visited.edges[seat][action]
@@ -240,3 +304,84 @@ class SearchBot(Bot):
             return edge.reward / edge.visits + c * math.sqrt(math.log(edge.available) / edge.visits)
 
         return max(legal, key=ucb)
+
+    def _play_out(self, state: GameState, rng: random.Random) -> tuple[float, ...]:
+        """Every seat's reward after the rollout policy plays ``state`` on (to the horizon, if any)."""
+        steps = 0
+        while not state.is_over():
+            if self.horizon is not None and steps >= self.horizon:
+                assert self.evaluate is not None
+                return self.evaluate(state)
+            state.apply({seat: self.rollout(state, seat, rng) for seat in state.to_act()})
+            steps += 1
+        return self.reward(state.result())
+
+    def _improve(
+        self,
+        request: Request,
+        guide: ActionValues,
+        determinize: Determinizer,
+        stop: float | None,
+        total: int,
+    ) -> int:
+        """Policy improvement over the heuristic ``guide``: which of its best moves does best?
+
+        The candidates are the ``width`` actions the heuristic values most. Each *sample* is
+        one determinization and one rollout seed, played out once after every candidate still
+        in the race (common random numbers: the candidates meet the same hidden cards, dice and
+        rollout choices, so their difference is measured, not the luck). After 2, 4, 8 ...
+        samples the worse half of the candidates drops out, so the budget goes to the close
+        calls. The heuristic's own choice is kept unless another candidate beats it, sample by
+        sample, by ``caution`` standard errors: a small search cannot make the heuristic worse
+        by chasing noise. Rollouts are played by ``self.rollout`` (normally the same heuristic,
+        see ``guided_rollout``), so this is the rollout algorithm of Tesauro and Galperin over
+        information sets, and it reads nothing but the request."""
+        legal = request.legal_actions
+        worth = guide(request.observation, legal)
+        ranked = sorted(range(len(legal)), key=lambda index: -worth[index])
+        default = ranked[0]
+        active = ranked[: min(self.width, max(2, total // 2) if stop is None else self.width)]
+        rewards: dict[int, list[float]] = {index: [] for index in active}
+        done = 0
+        samples = 0
+        halve_at = 2
+        out_of_time = False
+        while len(active) > 1 and not out_of_time:
+            if stop is None and done + len(active) > total:
+                break
+            seed = self._random.randrange(2**62)
+            for index in active:
+                if stop is not None and done > 0 and time.monotonic() >= stop:
+                    out_of_time = True
+                    break
+                state = determinize(request.observation, legal, seed)
+                rewards[index].append(self._sample(state, request.seat, legal[index], seed))
+                done += 1
+            else:
+                samples += 1
+                if samples >= halve_at and len(active) > 2:
+                    # The heuristic's choice stays in: it is what the others must beat.
+                    others = sorted((i for i in active if i != default), key=lambda i: -sum(rewards[i]))
+                    active = [default, *others[: (len(active) + 1) // 2 - 1]]
+                    halve_at *= 2
+        self.last_iterations = done
+        common = min(len(rewards[index]) for index in active)
+        if common == 0:
+            return default
+        best = max(active, key=lambda index: sum(rewards[index][:common]))
+        if best == default:
+            return best
+        gains = [a - b for a, b in zip(rewards[best][:common], rewards[default][:common], strict=True)]
+        mean = sum(gains) / common
+        spread = math.sqrt(sum((gain - mean) ** 2 for gain in gains) / max(common - 1, 1) / common)
+        # (An infinite caution never leaves the heuristic: inf * 0 is nan and compares false.)
+        return best if mean > 0 and mean > self.caution * spread else default
+
+    def _sample(self, state: GameState, seat: Seat, action: Action, seed: int) -> float:
+        """``seat``'s reward for playing ``action`` in ``state``, then the rollout policy."""
+        rng = random.Random(seed)
+        joint = {
+            other: action if other == seat else self.rollout(state, other, rng) for other in state.to_act()
+        }
+        state.apply(joint)
+        return self._play_out(state, rng)[seat]

@@ -47,6 +47,9 @@ class Sprt:
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    min_units: int = 5
+    """No verdict from fewer units: the normal approximation needs a few to estimate the
+    variance (two seeds of six three-seat matches once "decided" at an LLR of +7.8)."""
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
@@ -79,6 +82,8 @@ class Sprt:
         return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
 
     def verdict(self, scores: Sequence[float]) -> Verdict:
+        if len(scores) < self.min_units:
+            return Verdict.CONTINUE
         llr = self.llr(scores)
         if llr >= self.upper:
             return Verdict.H1

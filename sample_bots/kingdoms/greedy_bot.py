@@ -62,12 +62,15 @@ class GreedyBot(Bot):
         legal = request.legal_actions
         if len(legal) == 1:
             return 0
-        view: Observation = request.observation
+        values = self.values(request.observation, legal)
+        return max(range(len(legal)), key=values.__getitem__)
+
+    def values(self, view: Observation, legal: tuple[object, ...]) -> list[float]:
+        """Each legal action's worth; the bot plays the largest (a search bot's guide, too)."""
         board = board_of(view)
         unseen = unseen_tiles(view, board)
         estimate = Estimate(board, view.seat, len(view.players), outlook_of(view, board, unseen))
-        values = [self._value(view, estimate, action, unseen) for action in legal]
-        return max(range(len(legal)), key=values.__getitem__)
+        return [self._value(view, estimate, action, unseen) for action in legal]
 
     def _value(self, view: Observation, estimate: Estimate, action: object, unseen: Counter[Tile]) -> float:
         if isinstance(action, PlaceCastle):
@@ -114,6 +117,8 @@ class Estimate:
         self.seat = seat
         self.players = players
         self.outlook = outlook
+        self._best: dict[Tile, float] = {}
+        self._lead_before: dict[tuple[int, bool], float] = {}
         self.empty = [i for i, space in enumerate(board) if space is None]
         self.facts: dict[int, list[PartFacts]] = {i: [] for i in self.empty}
         for line in ALL_LINES:
@@ -160,7 +165,7 @@ class Estimate:
     def tile_gain(self, index: int, tile: Tile) -> float:
         """My expected lead gained by putting ``tile`` on the empty ``index``."""
         if tile.kind not in (TileKind.RESOURCE, TileKind.HAZARD):
-            return placement_gain(self.board, index, tile, self.seat, self.players, self.outlook)
+            return self._special_gain(index, tile)
         gain = 0.0
         for facts in self.facts[index]:
             counted = 0 if facts.dragon and tile.kind is TileKind.RESOURCE else tile.value
@@ -168,9 +173,27 @@ class Estimate:
             gain += change * facts.lead_ranks
         return gain
 
+    def _special_gain(self, index: int, tile: Tile) -> float:
+        """``placement_gain`` with the lead before the placement kept per space and reach."""
+        wizard = tile.kind is TileKind.WIZARD
+        touched = set(lines_through(index))
+        if wizard:
+            for near in neighbours(index):
+                touched.update(lines_through(near))
+        before = self._lead_before.get((index, wizard))
+        if before is None:
+            payouts = expected_payouts(self.board, touched, self.players, self.outlook)
+            before = self._lead_before[(index, wizard)] = lead(payouts, self.seat)
+        after = list(self.board)
+        after[index] = tile
+        return lead(expected_payouts(after, touched, self.players, self.outlook), self.seat) - before
+
     def best_placement(self, tile: Tile) -> float:
-        """The gain of the best empty space for ``tile``."""
-        return max(self.tile_gain(i, tile) for i in self.empty)
+        """The gain of the best empty space for ``tile`` (kept: drawing asks it of every tile)."""
+        best = self._best.get(tile)
+        if best is None:
+            best = self._best[tile] = max(self.tile_gain(i, tile) for i in self.empty)
+        return best
 
 
 def board_of(view: Observation) -> list[Space]:

@@ -15,6 +15,7 @@ score (see the round limit in the game's docstring). Run it against a server wit
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 
 from kingmaker.games.kings_road import Card, Observation, Phase, PlayCards
 from kingmaker.games.kings_road.data import REGIONS, ROUTE, WINNING_SCORE, route_from
@@ -38,6 +39,14 @@ NOISE = 0.3
 """Up to this much random worth is added to each play, to break ties and mirroring."""
 
 
+@dataclass
+class Seen:
+    """What one position's plays share: region edges by markers, and weights by dragons."""
+
+    edges: dict[tuple[int, ...], float] = field(default_factory=dict)
+    weights: dict[int, tuple[tuple[int, ...], dict[int, float]]] = field(default_factory=dict)
+
+
 class GreedyBot(Bot):
     name = "kings_road_greedy"
 
@@ -52,13 +61,22 @@ class GreedyBot(Bot):
         plays: tuple[PlayCards, ...] = request.legal_actions
         rng = position_rng(self._seed or 0, request) if self._by_position else self._random
         noise = rng.uniform
-        values = [self.value(observation, play) + noise(0, NOISE) for play in plays]
+        values = [value + noise(0, NOISE) for value in self.values(observation, plays)]
         return max(range(len(plays)), key=values.__getitem__)
 
-    def value(self, observation: Observation, play: PlayCards) -> float:
-        """How good ``play`` looks: weighted point difference after it, less what it spends."""
+    def values(self, observation: Observation, plays: tuple[PlayCards, ...]) -> list[float]:
+        """Each legal play's worth before the noise; the bot plays the largest plus noise."""
+        # A play changes one to three regions: the others' edges are shared by every play.
+        seen = Seen()
+        return [self.value(observation, play, seen) for play in plays]
+
+    def value(self, observation: Observation, play: PlayCards, seen: Seen | None = None) -> float:
+        """How good ``play`` looks: weighted point difference after it, less what it spends.
+
+        ``seen`` keeps region edges and weights between the plays of one position."""
         if play.cards == (Card.WITCH,):
             return self.witch_value(observation)
+        seen = Seen() if seen is None else seen
         seat = observation.seat
         markers = {region.number: list(region.markers) for region in observation.regions}
         placed = 0
@@ -70,13 +88,23 @@ class GreedyBot(Bot):
                 markers[target][seat] += 1
                 placed += 1
         dragons = observation.dragons + (1 if Card.DRAGON in play.cards else 0)
-        scored_now = route_from(observation.king_region, 1 + dragons)
+        if dragons not in seen.weights:
+            seen.weights[dragons] = (
+                route_from(observation.king_region, 1 + dragons),
+                self.weights(observation, dragons),
+            )
+        scored_now, region_weights = seen.weights[dragons]
         total = 0.0
-        for region, weight in self.weights(observation, dragons).items():
-            if region in scored_now and observation.phase is Phase.CHOOSE_CARDS:
-                edge = self.contested_edge(observation, region, markers[region])
-            else:
-                edge = self.region_edge(observation, region, markers[region])
+        for region, weight in region_weights.items():
+            contested = region in scored_now and observation.phase is Phase.CHOOSE_CARDS
+            key = (region, contested, *markers[region])
+            edge = seen.edges.get(key)
+            if edge is None:
+                if contested:
+                    edge = self.contested_edge(observation, region, markers[region])
+                else:
+                    edge = self.region_edge(observation, region, markers[region])
+                seen.edges[key] = edge
             total += weight * edge
         total -= MARKER_COST * placed
         if Card.DRAGON in play.cards:

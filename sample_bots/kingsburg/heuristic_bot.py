@@ -120,8 +120,22 @@ def goods(me: ProvinceView) -> tuple[int, int, int]:
     return me.gold, me.wood, me.stone
 
 
+_WORTH_SEEN: dict[tuple[object, ...], tuple[float, float, float]] = {}
+"""``good_values`` by buildings, goods and years left: a search bot asks it thousands of times."""
+
+
 def good_values(me: ProvinceView, years_left: int) -> tuple[float, float, float]:
     """Each kind's worth: 1, more while the target still lacks it."""
+    key = (me.buildings, me.gold, me.wood, me.stone, years_left)
+    worth = _WORTH_SEEN.get(key)
+    if worth is None:
+        if len(_WORTH_SEEN) >= 100_000:
+            _WORTH_SEEN.clear()
+        worth = _WORTH_SEEN[key] = _good_values(me, years_left)
+    return worth
+
+
+def _good_values(me: ProvinceView, years_left: int) -> tuple[float, float, float]:
     aim = target(me, years_left)
     if aim is None:
         return 1.0, 1.0, 1.0
@@ -142,15 +156,20 @@ class HeuristicBot(Bot):
     name = "kingsburg_heuristic"
 
     def act(self, request: Request) -> int:
-        observation: Observation = request.observation
-        me = observation.provinces[observation.seat]
-        legal: tuple[Action, ...] = request.legal_actions
-        values = [self.value(observation, me, action) for action in legal]
-        return max(range(len(legal)), key=values.__getitem__)
+        values = self.values(request.observation, request.legal_actions)
+        return max(range(len(values)), key=values.__getitem__)
 
-    def value(self, obs: Observation, me: ProvinceView, action: Action) -> float:
+    def values(self, observation: Observation, legal: tuple[Action, ...]) -> list[float]:
+        """Each legal action's worth; the bot plays the largest (a search bot's guide, too)."""
+        me = observation.provinces[observation.seat]
+        # The goods' worth depends on the position only: computed once, not once per action.
+        worth = good_values(me, 6 - observation.year)
+        return [self.value(observation, me, action, worth) for action in legal]
+
+    def value(
+        self, obs: Observation, me: ProvinceView, action: Action, worth: tuple[float, float, float]
+    ) -> float:
         years_left = 6 - obs.year
-        worth = good_values(me, years_left)
         if isinstance(action, ChooseGood):
             return worth[action.good.value - 1]
         if isinstance(action, UseChapel):

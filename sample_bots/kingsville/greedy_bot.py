@@ -47,9 +47,13 @@ class GreedyBot(Bot):
     name = "kingsville-greedy"
 
     def act(self, request: Request) -> int:
-        view = Estimate(request.observation)
-        values = [view.value(action) for action in request.legal_actions]
+        values = self.values(request.observation, request.legal_actions)
         return max(range(len(values)), key=values.__getitem__)
+
+    def values(self, observation: KingsvilleObservation, legal: tuple[object, ...]) -> list[float]:
+        """Each legal action's worth; the bot plays the largest (a search bot's guide, too)."""
+        view = Estimate(observation)
+        return [view.value(action) for action in legal]
 
 
 class Estimate:

@@ -1,9 +1,11 @@
 """``kingmaker duel A B -g GAME``: is bot A stronger than bot B? Duplicate matches until an SPRT decides.
 
 The duel runs in this process with the SDK's local runner (no server, no processes), so A and
-B are Python bots: a built-in name (``random``, ``heuristic``, ``search``, ``search:ITERATIONS``)
-or ``module:Class`` (a ``Bot`` subclass made with no arguments). Bots that run as separate
-programs are compared through the server with a ``--duplicate`` league instead.
+B are Python bots: a built-in name (``random``, ``heuristic``, ``search``, ``search:ITERATIONS``
+for the search bot guided by the game's heuristic, ``ismcts:ITERATIONS`` for the plain
+tree search with random rollouts) or ``module:Class`` (a ``Bot`` subclass made with no
+arguments). Bots that run as separate programs are compared through the server with a
+``--duplicate`` league instead.
 
 Every seed is played in all seat orders (A and B in every arrangement over the seats, each
 bot on at least one seat); the statistic is *pairwise places*: in each match, for every pair
@@ -50,15 +52,22 @@ def bot_factory(spec: str, game: str) -> BotFactory:
         return lambda seed: RandomBot(seed)
     if spec == "heuristic":
         spec = HEURISTIC_BOTS[game]
-    if spec == "search" or spec.startswith("search:"):
-        _, _, count = spec.partition(":")
-        if count and (not count.isdigit() or int(count) < 1):
-            raise ValueError(f"bad bot {spec!r}: search:N takes a positive number of iterations")
-        iterations = int(count) if count else 100
-        return lambda seed: SearchBot(Budget(iterations=iterations), seed=seed)
+    for kind in ("search", "ismcts"):
+        if spec == kind or spec.startswith(f"{kind}:"):
+            _, _, count = spec.partition(":")
+            if count and (not count.isdigit() or int(count) < 1):
+                raise ValueError(f"bad bot {spec!r}: {kind}:N takes a positive number of iterations")
+            budget = Budget(iterations=int(count) if count else 100)
+            if kind == "ismcts":
+                return lambda seed: SearchBot(budget, seed=seed)
+            from kingmaker.sample_bots.search_bot import guided_search_bot
+
+            return lambda seed: guided_search_bot(game, budget, seed)
     module_name, colon, class_name = spec.partition(":")
     if not colon or not module_name or not class_name:
-        raise ValueError(f"unknown bot {spec!r}: use random, heuristic, search, search:N or module:Class")
+        raise ValueError(
+            f"unknown bot {spec!r}: use random, heuristic, search, search:N, ismcts:N or module:Class"
+        )
     try:
         bot_class = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as error:
@@ -88,7 +97,7 @@ def pairwise_score(ranks: tuple[int, ...], is_a: tuple[bool, ...]) -> float:
 
 
 def duel(
-    bot_a: Annotated[str, typer.Argument(help="random, heuristic, search, search:N or module:Class")],
+    bot_a: Annotated[str, typer.Argument(help="random, heuristic, search[:N], ismcts[:N] or module:Class")],
     bot_b: Annotated[str, typer.Argument(help="the bot A is measured against, same forms")],
     game: Annotated[str, typer.Option("--game", "-g", help="the game to play")],
     players: Annotated[int, typer.Option("--players", "-p", help="seats per match")] = 2,

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from kingmaker.games.api import GameState, Seat
 from kingmaker.games.registry import game_names, get_game
+from kingmaker.sample_bots.search_bot import guided_search_bot
 from kingmaker.sdk import Request, play_local
-from kingmaker.sdk.search import Budget, SearchBot
+from kingmaker.sdk.search import Budget, SearchBot, guided_rollout
+from kingmaker.server.cli.duel import bot_factory, pairwise_score
 
 
 def _positions(game_name: str, players: int, seed: int, every: int) -> list[tuple[GameState, Seat]]:
@@ -40,8 +44,17 @@ def test_determinize_reproduces_the_observation(game_name: str) -> None:
             assert made.to_act() == state.to_act()
 
 
+def _plain(game_name: str) -> SearchBot:
+    return SearchBot(Budget(iterations=30), seed=5)
+
+
+def _guided(game_name: str) -> SearchBot:
+    return guided_search_bot(game_name, Budget(iterations=12), seed=5)
+
+
+@pytest.mark.parametrize("make", [_plain, _guided], ids=["ismcts", "guided"])
 @pytest.mark.parametrize("game_name", ["kingdoms", "kingsburg"])
-def test_search_never_reads_hidden_state(game_name: str) -> None:
+def test_search_never_reads_hidden_state(game_name: str, make: Callable[[str], SearchBot]) -> None:
     """Two true states that differ only in what the seat cannot see give one and the same search."""
     game = get_game(game_name)
     assert game.perturb_secrets is not None
@@ -55,7 +68,7 @@ def test_search_never_reads_hidden_state(game_name: str) -> None:
         decisions = []
         for truth in (state, other):
             request = Request("m", 1, game_name, seat, truth.observation(seat), truth.legal_actions(seat), 0)
-            bot = SearchBot(Budget(iterations=30), seed=5)
+            bot = make(game_name)
             decisions.append(bot.act(request))
             # The same determinizations, drawn from the request alone.
             determinize = game.determinize
@@ -93,4 +106,86 @@ def test_search_bot_keeps_to_a_time_budget() -> None:
     request = Request("m", 1, "kingdoms", seat, state.observation(seat), state.legal_actions(seat), 100)
     bot = SearchBot(seed=1)
     bot.act(request)
+    assert bot.last_iterations >= 1
+
+
+@pytest.mark.parametrize("game_name", game_names())
+def test_guided_search_bot_finishes_a_game_within_its_iterations(game_name: str) -> None:
+    from kingmaker.sample_bots.random_bot import RandomBot
+
+    bot = guided_search_bot(game_name, Budget(iterations=6), seed=1)
+    match = play_local(game_name, [RandomBot(2), bot], seed=4)
+    assert match.result.ranks
+    assert bot.last_iterations <= 6
+
+
+def test_an_unproven_change_keeps_the_guides_choice() -> None:
+    """With an infinite caution, the search plays what the heuristic would."""
+    from kingmaker.sample_bots.kingsville.greedy_bot import GreedyBot
+
+    greedy = GreedyBot()
+    bot = SearchBot(
+        Budget(iterations=40),
+        seed=3,
+        guide=greedy.values,
+        rollout=guided_rollout(greedy.values),
+        caution=math.inf,
+    )
+    checked = 0
+    for state, seat in _positions("kingsville", 2, 5, 3)[:8]:
+        request = Request("m", 1, "kingsville", seat, state.observation(seat), state.legal_actions(seat), 0)
+        assert bot.act(request) == greedy.act(request)
+        checked += 1
+    assert checked
+
+
+def test_the_search_improves_on_a_bad_guide() -> None:
+    """Guided by the greedy valuation turned upside down, rollouts by the greedy bot still find
+    better moves than the guide's choice: the search judges moves by playing them out."""
+    from kingmaker.sample_bots.kingsville.greedy_bot import GreedyBot
+
+    greedy = GreedyBot()
+
+    def upside_down(observation: object, legal: tuple[object, ...]) -> Sequence[float]:
+        return [-value for value in greedy.values(observation, legal)]
+
+    bot = SearchBot(
+        Budget(iterations=80), seed=3, guide=upside_down, rollout=guided_rollout(greedy.values), width=8
+    )
+    changed = 0
+    for state, seat in _positions("kingsville", 2, 5, 2)[:10]:
+        request = Request("m", 1, "kingsville", seat, state.observation(seat), state.legal_actions(seat), 0)
+        worst = max(
+            range(len(request.legal_actions)),
+            key=upside_down(request.observation, request.legal_actions).__getitem__,
+        )
+        changed += bot.act(request) != worst
+    assert changed >= 5
+
+
+def test_search_beats_the_heuristic_in_kingsville() -> None:
+    """Seat-swapped matches on fixed seeds: a deterministic check, not a statistical claim."""
+    search, heuristic = bot_factory("search:16", "kingsville"), bot_factory("heuristic", "kingsville")
+    score = 0.0
+    for seed in (1, 2):
+        for search_first in (True, False):
+            is_search = (search_first, not search_first)
+            bots = [search(seed) if mine else heuristic(seed) for mine in is_search]
+            score += pairwise_score(play_local("kingsville", bots, seed=seed).result.ranks, is_search)
+    assert score >= 3
+
+
+def test_duel_names_the_guided_and_the_plain_search() -> None:
+    guided, plain = bot_factory("search:5", "kingsburg")(1), bot_factory("ismcts:5", "kingsburg")(1)
+    assert isinstance(guided, SearchBot) and guided.guide is not None
+    assert isinstance(plain, SearchBot) and plain.guide is None
+    assert guided.budget.iterations == plain.budget.iterations == 5
+
+
+def test_guided_search_keeps_to_a_time_budget() -> None:
+    """On the clock it stops between rollouts, with at least one done, and answers a legal index."""
+    state, seat = _positions("kingsburg", 2, 6, 4)[3]
+    request = Request("m", 1, "kingsburg", seat, state.observation(seat), state.legal_actions(seat), 100)
+    bot = guided_search_bot("kingsburg", Budget(time_ms=1), seed=2)
+    assert 0 <= bot.act(request) < len(request.legal_actions)
     assert bot.last_iterations >= 1

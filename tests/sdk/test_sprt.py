@@ -80,3 +80,11 @@ def test_a_clean_sweep_has_an_interval_of_some_width() -> None:
     assert mean == 1.0
     assert 0.5 < low < 0.9
     assert high == 1.0
+
+
+def test_no_verdict_from_too_few_units() -> None:
+    """Two units with a tiny spread give a huge LLR; the test waits for ``min_units``."""
+    test = Sprt(0, 50)
+    assert test.llr([1.0, 0.95]) > test.upper
+    assert test.verdict([1.0, 0.95]) is Verdict.CONTINUE
+    assert test.verdict([1.0, 0.95, 1.0, 0.95, 1.0]) is Verdict.H1
