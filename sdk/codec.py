@@ -19,7 +19,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from google.protobuf import any_pb2, message_factory
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
@@ -39,6 +39,28 @@ PACKED_ACTIONS_KEPT = 50_000
 once (a game's whole action space usually fits)."""
 
 
+T = TypeVar("T")
+
+
+class ByIdentity(Generic[T]):
+    """What was found for the very objects seen, up to ``kept`` of them: a lookup by ``id`` that
+    costs nothing however deep the object. Each object is held, so that its id stays its own;
+    only immutable (hashable) values may be kept, or a change in place would go unseen."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self._found: dict[int, tuple[Any, T]] = {}
+
+    def get(self, value: Any) -> T | None:
+        entry = self._found.get(id(value))
+        return entry[1] if entry is not None and entry[0] is value else None
+
+    def keep(self, value: Any, found: T) -> None:
+        if len(self._found) >= self.kept:
+            self._found.clear()
+        self._found[id(value)] = (value, found)
+
+
 @dataclass(frozen=True)
 class GameCodec:
     """Encodes and decodes one game's observations and actions."""
@@ -49,10 +71,10 @@ class GameCodec:
     _packed_actions: dict[Action, any_pb2.Any] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
-    _packed_same: dict[int, tuple[Action, any_pb2.Any]] = dataclasses.field(
-        default_factory=dict, compare=False, repr=False
+    _packed_same: ByIdentity[any_pb2.Any] = dataclasses.field(
+        default_factory=lambda: ByIdentity(PACKED_ACTIONS_KEPT), compare=False, repr=False
     )
-    """By identity (see ``_Encoder.same``): engines hand out the same action objects again."""
+    """Engines hand out the same action objects again: found without hashing them."""
     _unpacked_actions: dict[bytes, Action] = dataclasses.field(
         default_factory=dict, compare=False, repr=False
     )
@@ -95,18 +117,16 @@ class GameCodec:
     def pack_action(self, action: Action) -> any_pb2.Any:
         """The action packed for the wire; the same object for an equal action (do not change
         it: copy it into a message, as assigning it to a field does)."""
-        same = self._packed_same.get(id(action))
-        if same is not None and same[0] is action:
-            return same[1]
+        packed = self._packed_same.get(action)
+        if packed is not None:
+            return packed
         packed = self._packed_actions.get(action)
         if packed is None:
             packed = _pack(self.encode_action(action))
             if len(self._packed_actions) >= PACKED_ACTIONS_KEPT:
                 self._packed_actions.clear()
             self._packed_actions[action] = packed
-        if len(self._packed_same) >= PACKED_ACTIONS_KEPT:
-            self._packed_same.clear()
-        self._packed_same[id(action)] = (action, packed)
+        self._packed_same.keep(action, packed)
         return packed
 
     def unpack_observation(self, packed: any_pb2.Any) -> Observation:
@@ -197,15 +217,15 @@ class _Encoder:
     def __init__(self, descriptor: Descriptor) -> None:
         self.message_class = _message_class(descriptor)
         self.kept: dict[Any, Message] = {}
-        self.same: dict[int, tuple[Any, Message]] = {}
-        """By identity: the very objects seen, held so that their ids stay theirs. A game that
-        hands out the same object for a part that did not change (a board row) has it answered
-        without hashing it, which for nested frozen values costs as much as building it."""
+        self.same: ByIdentity[Message] = ByIdentity(MEMO_KEPT)
+        """A game that hands out the same object for a part that did not change (a board row)
+        has it answered without hashing it, which for nested frozen values costs as much as
+        building it."""
 
     def __call__(self, value: Any) -> Message:
-        same = self.same.get(id(value))
-        if same is not None and same[0] is value:
-            return same[1]
+        same = self.same.get(value)
+        if same is not None:
+            return same
         try:
             message = self.kept[value]
         except KeyError:
@@ -215,9 +235,7 @@ class _Encoder:
             self.kept[value] = message
         except TypeError:  # an unhashable (so mutable) value: built each time, never kept
             return self._build(value)
-        if len(self.same) >= MEMO_KEPT:
-            self.same.clear()
-        self.same[id(value)] = (value, message)
+        self.same.keep(value, message)
         return message
 
     def _build(self, value: Any) -> Message:
