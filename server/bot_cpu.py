@@ -24,6 +24,7 @@ import ctypes
 import ctypes.util
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 TREE_REFRESH_S = 1.0
@@ -80,23 +81,20 @@ class ProcessTreeClock:
     def runnable_now(self) -> bool:
         """Whether a thread of the tree is ready to run (or running) at this moment: a bot that
         has not answered and is runnable is being kept from a CPU or is computing, not blocked."""
-        for pid in self._tree:
-            try:
-                threads = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for thread in threads:
-                try:
-                    with open(f"/proc/{pid}/task/{thread}/stat") as stat:
-                        if stat.read().rpartition(")")[2].split()[0] == "R":
-                            return True
-                except (OSError, IndexError):
-                    continue
-        return False
+        return any(_state(stat) == "R" for stat in self._each_thread("stat"))
 
     def waiting_seconds(self) -> float:
         """Time the tree's threads spent ready to run but waiting for a CPU, summed over threads."""
         total = 0
+        for schedstat in self._each_thread("schedstat"):
+            try:
+                total += int(schedstat.split()[1])
+            except (IndexError, ValueError):
+                continue  # a kernel without scheduler statistics
+        return total / 1e9
+
+    def _each_thread(self, name: str) -> Iterator[str]:
+        """The text of ``/proc/<pid>/task/<tid>/<name>`` for each thread of the tree still alive."""
         for pid in self._tree:
             try:
                 threads = os.listdir(f"/proc/{pid}/task")
@@ -104,11 +102,17 @@ class ProcessTreeClock:
                 continue  # gone since the tree was read
             for thread in threads:
                 try:
-                    with open(f"/proc/{pid}/task/{thread}/schedstat") as stat:
-                        total += int(stat.read().split()[1])
-                except (OSError, IndexError, ValueError):
-                    continue  # gone, or a kernel without scheduler statistics
-        return total / 1e9
+                    with open(f"/proc/{pid}/task/{thread}/{name}") as stat:
+                        yield stat.read()
+                except OSError:
+                    continue
+
+
+def _state(stat: str) -> str:
+    """A thread's state letter from its ``stat`` line (after the command name, which may hold
+    spaces and parentheses)."""
+    fields = stat.rpartition(")")[2].split()
+    return fields[0] if fields else ""
 
 
 def cpu_clock(pid: int) -> ProcessTreeClock | None:
