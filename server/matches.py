@@ -93,8 +93,7 @@ def _seat_state(lease: Lease, control: TimeControl) -> SeatState:
         session=lease.session,
         clock=SeatClock(control, charges_cpu=cpu is not None),
         crashed=lease.crashed,
-        cpu_seconds=cpu.seconds if cpu is not None else None,
-        cpu_waits=cpu,
+        cpu=cpu,
     )
     if lease.session is None:
         book.detail = lease.failure or "the bot never connected"

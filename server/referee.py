@@ -47,10 +47,9 @@ class SeatState:
     clock: SeatClock
     crashed: Callable[[], Awaitable[bool]] | None = None
     """Asks whether the bot's process has died (to tell a crash from a disconnection)."""
-    cpu_seconds: Callable[[], float] | None = None
-    """The CPU time the bot's processes have used, where the server can read it (managed bots)."""
-    cpu_waits: ProcessTreeClock | None = None
-    """Where the server can read it (managed bots): how long the bot waited for a CPU."""
+    cpu: ProcessTreeClock | None = None
+    """The bot's processes as the server can see them (managed bots): the CPU time they used and
+    how long they waited for a CPU."""
     strikes: int = 0
     end_reason: EndReason = EndReason.FINISHED
     detail: str = ""
@@ -162,11 +161,12 @@ class Referee:
             deadline_ms=self.control.decision_ms,
             time_bank_ms=book.clock.bank_ms,
         )
-        cpu_before = book.cpu_seconds() if book.cpu_seconds is not None else 0.0
-        if book.cpu_waits is not None:
-            book.cpu_waits.note_request()
-        answer = await book.session.ask(request, book.clock.wait_seconds(), book.cpu_waits)
-        cpu_ms = (book.cpu_seconds() - cpu_before) * 1000 if book.cpu_seconds is not None else None
+        cpu_before = 0.0
+        if book.cpu is not None:
+            cpu_before = book.cpu.seconds()
+            book.cpu.note_request()
+        answer = await book.session.ask(request, book.clock.wait_seconds(), book.cpu)
+        cpu_ms = (book.cpu.seconds() - cpu_before) * 1000 if book.cpu is not None else None
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)
         if action is None:
