@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import time
 from collections import Counter
 
@@ -20,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kingmaker.sdk import Bot, play_local
+from kingmaker.sdk.sprt import wilson
 
 
 def load(path: str) -> type[Bot]:
@@ -27,15 +27,6 @@ def load(path: str) -> type[Bot]:
     bot_class = getattr(importlib.import_module(module), name)
     assert issubclass(bot_class, Bot), f"{path} is not a Bot subclass"
     return bot_class
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def main() -> None:
