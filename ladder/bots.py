@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -207,6 +208,32 @@ def names_of(db: Database, bot_ids: Sequence[int]) -> dict[int, str]:
     with db.read() as session:
         rows = session.exec(select(Bot.id, Bot.name).where(col(Bot.id).in_(list(bot_ids)))).all()
     return {bot_id: name for bot_id, name in rows if bot_id is not None}
+
+
+class Runnable(NamedTuple):
+    """What the server needs to seat a bot: its name, and how to run it (no command: remote)."""
+
+    name: str
+    command: tuple[str, ...] | None
+    working_dir: str | None
+
+
+def runnables(db: Database, bot_ids: Sequence[int]) -> dict[int, Runnable]:
+    """How to run each of these bots, read in one query (the server does this per match);
+    ``NotFoundError`` if one does not exist."""
+    with db.read() as session:
+        rows = session.exec(
+            select(Bot.id, Bot.name, Bot.command, Bot.working_dir).where(col(Bot.id).in_(list(bot_ids)))
+        ).all()
+    found = {
+        bot_id: Runnable(name, tuple(command) if command is not None else None, working_dir)
+        for bot_id, name, command, working_dir in rows
+        if bot_id is not None
+    }
+    missing = [bot_id for bot_id in bot_ids if bot_id not in found]
+    if missing:
+        raise NotFoundError(f"no bot with id {missing[0]}")
+    return found
 
 
 def find_bot(session: Session, name: str) -> Bot:

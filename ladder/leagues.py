@@ -188,8 +188,9 @@ def _claim_matches(db: Database, league_id: int, limit: int, busy: frozenset[int
         league = _league(session, league_id, lock=True)
         if league.paused or league.finished:
             return []
-        waiting = _next_waiting(session, league, limit, limit + CLAIM_LOOKAHEAD)
-        waiting = _free_first(session, waiting, limit, busy)
+        if league.format == "ladder":
+            _top_up(session, league, limit)
+        waiting = _free_first(session, league, limit, busy)
         claimed = []
         for match in waiting:
             blocked = _inactive_seat(session, match)
@@ -214,32 +215,68 @@ CLAIM_LOOKAHEAD = 256
 round robin's plan order puts a bot's matches together: 55 in a row for the first of 12 bots)."""
 
 
-def _free_first(session: Session, waiting: Sequence[Match], limit: int, busy: frozenset[int]) -> list[Match]:
-    """``limit`` of the waiting matches: first those whose bots are free (not ``busy``, and not in
-    another match chosen here), then the rest in plan order.
+def _free_first(session: Session, league: League, limit: int, busy: frozenset[int]) -> list[Match]:
+    """``limit`` of the league's waiting matches, locked: first those whose bots are free (not
+    ``busy``, and not in another match chosen here), then the rest in plan order.
 
     A bot already in play would need a second process (or a second connection's capacity) for a
     match that could as well wait: in a 12-bot, 3-player round robin 4 at a time, plan order
-    launched 44 bot processes where 12 do, and starting each costs a Python interpreter."""
-    seats: dict[int | None, set[int]] = {match.id: set() for match in waiting}
+    launched 44 bot processes where 12 do, and starting each costs a Python interpreter.
+    The next ``limit`` matches are looked at first; only when they are not all free does the claim
+    read further, and then only ids and seats, not whole rows (a claim is made per match)."""
+    window = _waiting_seats(session, league, limit)
+    chosen, all_free = _choose_free(window, limit, busy)
+    if not all_free and len(window) == limit:
+        chosen, _ = _choose_free(_waiting_seats(session, league, limit + CLAIM_LOOKAHEAD), limit, busy)
+    ids = [match_id for match_id, _ in chosen]
+    # Locked, and still waiting once locked: a bot's withdrawal (another transaction) must not
+    # cancel a match claimed here, nor may one it cancelled meanwhile be claimed.
+    rows = session.exec(
+        select(Match)
+        .where(col(Match.id).in_(ids), Match.status == MatchStatus.SCHEDULED)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).all()
+    by_id = {match.id: match for match in rows}
+    return [by_id[match_id] for match_id in ids if match_id in by_id]
+
+
+def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, set[int]]]:
+    """The first ``window`` scheduled matches in plan order, each with its bots' ids."""
+    ids = session.exec(
+        select(Match.id)
+        .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
+        .order_by(col(Match.ordinal), col(Match.id))
+        .limit(window)
+    ).all()
+    seats: dict[int, set[int]] = {match_id: set() for match_id in ids if match_id is not None}
     rows = session.exec(
         select(MatchSeat.match_id, MatchSeat.bot_id).where(col(MatchSeat.match_id).in_(list(seats)))
     ).all()
     for match_id, bot_id in rows:
         seats[match_id].add(bot_id)
-    taken, free, rest = set(busy), list[Match](), list[Match]()
-    for match in waiting:
-        if len(free) < limit and taken.isdisjoint(seats[match.id]):
-            free.append(match)
-            taken |= seats[match.id]
+    return list(seats.items())
+
+
+def _choose_free(
+    waiting: list[tuple[int, set[int]]], limit: int, busy: frozenset[int]
+) -> tuple[list[tuple[int, set[int]]], bool]:
+    """``limit`` matches, free ones first; and whether all of those are free."""
+    taken: set[int] = set(busy)
+    free: list[tuple[int, set[int]]] = []
+    rest: list[tuple[int, set[int]]] = []
+    for match_id, bots in waiting:
+        if len(free) < limit and taken.isdisjoint(bots):
+            free.append((match_id, bots))
+            taken |= bots
         else:
-            rest.append(match)
-    return (free + rest)[:limit]
+            rest.append((match_id, bots))
+    return (free + rest)[:limit], len(free) == min(limit, len(waiting))
 
 
-def _next_waiting(session: Session, league: League, limit: int, window: int = 0) -> Sequence[Match]:
-    """Up to ``max(limit, window)`` scheduled matches in plan order (a ladder plans ``limit``
-    more first, as needed)."""
+def _next_waiting(session: Session, league: League, limit: int) -> Sequence[Match]:
+    """Up to ``limit`` scheduled matches in plan order (a ladder plans ``limit`` more first, as
+    needed)."""
     if league.format == "ladder" and not league.finished:
         _top_up(session, league, limit)
     # Locked: a bot's withdrawal (another transaction) must not cancel a match claimed here.
@@ -247,7 +284,7 @@ def _next_waiting(session: Session, league: League, limit: int, window: int = 0)
         select(Match)
         .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
         .order_by(col(Match.ordinal), col(Match.id))
-        .limit(max(limit, window))
+        .limit(limit)
         .with_for_update()
         .execution_options(populate_existing=True)
     ).all()

@@ -87,9 +87,7 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
 
 
 def _entrants(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
-    """The seats' bots, read in one go (one thread hop per match, not one per seat)."""
-    found = []
-    for bot_id in bot_ids:
-        bot = ladder_bots.get_bot_by_id(db, bot_id)
-        found.append(Entrant(name=bot.name, bot_id=bot.id, command=bot.command, cwd=bot.working_dir))
-    return found
+    """The seats' bots, read in one go (one thread hop and one query per match)."""
+    found = ladder_bots.runnables(db, bot_ids)
+    seated = [(bot_id, found[bot_id]) for bot_id in bot_ids]
+    return [Entrant(bot.name, bot_id, bot.command, bot.working_dir) for bot_id, bot in seated]
