@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -165,3 +166,27 @@ def test_the_run_delay_of_a_process_kept_from_its_cpu_is_read() -> None:
         for process in processes:
             process.kill()
             process.wait(10)
+
+
+def test_the_cpu_clock_counts_the_whole_process_tree_and_not_its_sleep() -> None:
+    """A bot's clock is the CPU its processes use: a child that computes for a while counts
+    (a jailed bot runs under the jail's launcher), and time spent asleep does not."""
+    child = "import time\\nend = time.process_time() + 0.4\\nwhile time.process_time() < end: pass\\n"
+    child += "time.sleep(30)"
+    script = "import subprocess, sys, time; "
+    script += f"subprocess.Popen([sys.executable, '-c', '{child}']); time.sleep(30)"
+    parent = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        time.sleep(0.3)  # the child is running by now
+        clock = cpu_clock(parent.pid)
+        assert clock is not None
+        deadline = time.monotonic() + 10
+        while clock.seconds() < 0.4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        used = clock.seconds()
+        assert 0.4 <= used < 1.5, used
+        time.sleep(0.3)  # both processes asleep now
+        assert clock.seconds() - used < 0.05
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait(10)
