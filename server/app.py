@@ -101,7 +101,10 @@ class ServerConfig:
     tls_key: Path | None = None
     """With both, the server speaks TLS on ``address`` (PEM files)."""
     executor: str = "local"
-    """Where league matches are played: "local" (this process) or "ray" (see ``ray_executor``)."""
+    """Where league matches are played: "local" (this process), "processes" (local worker
+    processes, see ``process_executor``) or "ray" (see ``ray_executor``)."""
+    workers: int = 0
+    """With ``executor="processes"``: how many worker processes (0: one per CPU)."""
     ray_address: str | None = None
     """With ``executor="ray"``: the Ray cluster's head, host:port."""
     ray_workers: int = 0
@@ -235,15 +238,20 @@ class KingmakerServer:
         config = self.config
         if config.executor == "local":
             return local
+        limits, jail, connect_timeout = config.limits, config.jail, config.connect_timeout
+        settings = HostSettings(limits=limits, jail=jail, connect_timeout=connect_timeout)
+        if config.executor == "processes":
+            from kingmaker.server.process_executor import ProcessExecutor
+
+            workers = ProcessExecutor(config.workers or os.cpu_count() or 1, settings, local)
+            await workers.start()
+            return workers
         if config.executor != "ray":
-            raise ExecutorError(f"unknown executor {config.executor!r}: choose local or ray")
+            raise ExecutorError(f"unknown executor {config.executor!r}: choose local, processes or ray")
         if not config.ray_address:
             raise ExecutorError("the ray executor needs --ray-address HOST:PORT (the Ray head)")
         from kingmaker.server.ray_executor import RayExecutor
 
-        settings = HostSettings(
-            limits=config.limits, jail=config.jail, connect_timeout=config.connect_timeout
-        )
         executor = RayExecutor(config.ray_address, local, settings, config.ray_workers)
         await executor.start()
         return executor

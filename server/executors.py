@@ -19,7 +19,7 @@ from kingmaker.server.matches import play_match
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant, Roster
 
-EXECUTORS = ("local", "ray")
+EXECUTORS = ("local", "processes", "ray")
 """What ``serve --executor`` accepts."""
 
 

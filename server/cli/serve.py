@@ -77,8 +77,12 @@ def serve(
     executor: str = typer.Option(
         "local",
         "--executor",
-        help="Where league matches of managed bots are played: local (this process) or ray "
-        "(the nodes of a Ray cluster; see docs/scaling.md).",
+        help="Where league matches of managed bots are played: local (this process), processes "
+        "(worker processes on this machine, to use its cores) or ray (the nodes of a Ray cluster; "
+        "see docs/scaling.md).",
+    ),
+    workers: int = typer.Option(
+        0, "--workers", min=0, help="With --executor processes: how many worker processes (0: one per CPU)."
     ),
     ray_address: str | None = typer.Option(
         None,
@@ -95,6 +99,8 @@ def serve(
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
     if executor not in EXECUTORS:
         fail(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+    if workers and executor != "processes":
+        fail(f"--workers is for --executor processes (this server's executor is {executor})")
     if executor == "ray" and not ray_address:
         fail("--executor ray needs --ray-address, the Ray head's host:port")
     config = ServerConfig(
@@ -111,6 +117,7 @@ def serve(
         executor=executor,
         ray_address=ray_address,
         ray_workers=ray_workers,
+        workers=workers,
     )
     try:
         asyncio.run(_serve(config, web, web_host))

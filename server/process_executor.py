@@ -1,0 +1,197 @@
+"""Matches refereed in worker processes on this machine, so that refereeing uses more than one core.
+
+The central server is one Python process: at about 2,000 decisions a second one core is spent,
+whatever the machine has. With ``--executor processes`` each worker is a ``MatchHost`` (the same
+small Arena a Ray worker node runs: its own gRPC server on a private Unix socket, its own roster of
+warm bot processes, the same jail and limits) in a process of its own. The central server keeps
+the database, the schedule and the remote bots; a worker only referees and returns the report.
+
+Requests and reports travel over the worker's stdin and stdout, each a pickle behind a 4-byte
+length (trusted: both ends are this program). A worker that dies fails the matches it was playing
+with ``WorkerLost``: like any server failure, such a match is void and played again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import pickle
+import struct
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kingmaker.games.api import OptionValue
+from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.executors import ExecutorError, LocalExecutor
+from kingmaker.server.match_host import HostSettings
+from kingmaker.server.referee import MatchReport
+from kingmaker.server.roster import Entrant
+
+log = logging.getLogger("kingmaker.server")
+
+_LENGTH = struct.Struct("!I")
+START_TIMEOUT_S = 60.0
+"""How long a worker may take to start (import, open its socket) before the server gives up."""
+
+
+class WorkerLost(RuntimeError):
+    """The worker process refereeing a match exited before it reported."""
+
+
+async def send_message(writer: asyncio.StreamWriter, message: Any) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    writer.write(_LENGTH.pack(len(data)) + data)
+    await writer.drain()
+
+
+async def receive_message(reader: asyncio.StreamReader) -> Any:
+    """The next message; ``asyncio.IncompleteReadError`` when the other end has closed."""
+    (length,) = _LENGTH.unpack(await reader.readexactly(_LENGTH.size))
+    return pickle.loads(await reader.readexactly(length))
+
+
+@dataclass
+class _Worker:
+    process: asyncio.subprocess.Process
+    writer: asyncio.StreamWriter
+    reader: asyncio.StreamReader
+    pending: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
+    warm: set[int] = field(default_factory=set)
+    """Bots this worker has played: it may hold warm processes of theirs."""
+    played: int = 0
+    listener: asyncio.Task[None] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.process.returncode is None and self.listener is not None and not self.listener.done()
+
+
+class ProcessExecutor:
+    """``workers`` local worker processes; matches with a remote seat stay on the central server."""
+
+    def __init__(self, workers: int, settings: HostSettings, local: LocalExecutor) -> None:
+        if workers < 1:
+            raise ExecutorError("the processes executor needs at least one worker")
+        self.count = workers
+        self.settings = settings
+        self.local = local
+        self.workers: list[_Worker] = []
+        self._ids = itertools.count(1)
+
+    async def start(self) -> None:
+        try:
+            self.workers = [await self._spawn() for _ in range(self.count)]
+        except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
+            await self.close()
+            raise ExecutorError(f"cannot start a worker process: {error or type(error).__name__}") from None
+        log.info("processes executor: %d workers", len(self.workers))
+
+    async def _spawn(self) -> _Worker:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "kingmaker.server.process_worker",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**26,  # a report with its whole log is one message
+        )
+        assert process.stdin is not None and process.stdout is not None
+        worker = _Worker(process, process.stdin, process.stdout)
+        await send_message(worker.writer, self.settings)
+        await asyncio.wait_for(receive_message(worker.reader), START_TIMEOUT_S)  # the host is up
+        worker.listener = asyncio.create_task(self._listen(worker))
+        return worker
+
+    async def _listen(self, worker: _Worker) -> None:
+        """Settle each request as its answer comes; fail them all when the worker goes."""
+        try:
+            while True:
+                request_id, ok, value = await receive_message(worker.reader)
+                future = worker.pending.pop(request_id, None)
+                if future is not None and not future.done():
+                    if ok:
+                        future.set_result(value)
+                    else:
+                        future.set_exception(RuntimeError(f"a worker failed: {value}"))
+        except (asyncio.IncompleteReadError, ConnectionError, EOFError, pickle.UnpicklingError):
+            pass
+        finally:
+            try:
+                code = await asyncio.wait_for(worker.process.wait(), 30)
+            except TimeoutError:  # talking nonsense, or stuck: it can referee nothing more
+                worker.process.kill()
+                code = await worker.process.wait()
+            for future in worker.pending.values():
+                if not future.done():
+                    future.set_exception(WorkerLost(f"the worker process exited (code {code}) mid-match"))
+            worker.pending.clear()
+
+    async def _call(self, worker: _Worker, *request: Any) -> Any:
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        worker.pending[request_id] = future
+        try:
+            await send_message(worker.writer, (request_id, *request))
+        except (ConnectionError, RuntimeError) as error:
+            worker.pending.pop(request_id, None)
+            raise WorkerLost(f"the worker process cannot be reached: {error}") from None
+        return await future
+
+    def _pick(self, bot_ids: set[int]) -> _Worker:
+        """The least busy live worker, and of those the one with most of these bots warm."""
+        alive = [worker for worker in self.workers if worker.alive]
+        if not alive:
+            raise ExecutorError("every worker process has exited")
+        return min(alive, key=lambda worker: (len(worker.pending), -len(worker.warm & bot_ids)))
+
+    async def play(
+        self,
+        game: str,
+        entrants: Sequence[Entrant],
+        seed: int,
+        options: Mapping[str, OptionValue],
+        control: TimeControl,
+        match_id: str,
+    ) -> MatchReport:
+        if any(entrant.command is None for entrant in entrants):  # a remote seat: refereed here
+            return await self.local.play(game, entrants, seed, options, control, match_id)
+        bot_ids = {entrant.bot_id for entrant in entrants if entrant.bot_id is not None}
+        worker = self._pick(bot_ids)
+        worker.warm |= bot_ids
+        report: MatchReport = await self._call(
+            worker, "play", game, list(entrants), seed, dict(options), control, match_id
+        )
+        worker.played += 1
+        return report
+
+    async def retire(self, bot_ids: set[int]) -> None:
+        """Stop these bots' warm processes here and in every worker."""
+        await self.local.retire(bot_ids)
+        alive = [worker for worker in self.workers if worker.alive]
+        for worker in alive:
+            worker.warm -= bot_ids
+        calls = [self._call(worker, "retire", bot_ids) for worker in alive]
+        await asyncio.gather(*calls, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop every worker (and so its bots): asked first, killed if it does not go."""
+        workers, self.workers = self.workers, []
+        for worker in workers:
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                worker.writer.close()  # end of input: the worker closes its host and exits
+        for worker in workers:
+            try:
+                await asyncio.wait_for(worker.process.wait(), 30)
+            except TimeoutError:
+                worker.process.kill()
+                await worker.process.wait()
+            if worker.listener is not None:
+                await asyncio.gather(worker.listener, return_exceptions=True)
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (for the logs and the tests)."""
+        return [worker.process.pid for worker in self.workers if worker.alive]

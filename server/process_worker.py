@@ -1,0 +1,79 @@
+"""A worker process of ``process_executor``: a ``MatchHost`` that takes its orders on stdin.
+
+Started by the central server as ``python -m kingmaker.server.process_worker``. It reads the host
+settings, starts the host and says so; then it plays each match it is sent (several at once) and
+writes back the report, until its stdin closes, when it stops its bots and exits. Its own output
+goes to stderr: stdout carries only the answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from kingmaker.server.match_host import MatchHost
+from kingmaker.server.process_executor import receive_message, send_message
+
+
+async def _pipes() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Asyncio streams over stdin and (a private copy of) stdout; fd 1 itself then points at
+    stderr, so that nothing else written to stdout can break the answers."""
+    answers = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**26)
+    orders = os.fdopen(0, "rb", buffering=0)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), orders)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, answers)
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+async def serve() -> None:
+    reader, writer = await _pipes()
+    host = MatchHost(await receive_message(reader))
+    writing = asyncio.Lock()
+    running: set[asyncio.Task[None]] = set()
+
+    async def answer(request_id: int, kind: str, arguments: list[Any]) -> None:
+        try:
+            if kind == "play":
+                value: Any = await host.play(*arguments)
+            else:
+                value = await host.retire(*arguments)
+            message = (request_id, True, value)
+        except Exception as error:  # reported to the server, which voids and replays the match
+            message = (request_id, False, f"{type(error).__name__}: {error}")
+        async with writing:
+            await send_message(writer, message)
+
+    try:
+        where = await host.start()
+        async with writing:
+            await send_message(writer, where)
+        while True:
+            try:
+                request_id, kind, *arguments = await receive_message(reader)
+            except asyncio.IncompleteReadError:
+                break  # the server closed our stdin: time to go
+            task = asyncio.create_task(answer(request_id, kind, arguments))
+            running.add(task)
+            task.add_done_callback(running.discard)
+    finally:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        await host.close()
+
+
+def main() -> None:
+    # Ctrl-C in a terminal reaches the whole process group: the server decides when workers stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()
