@@ -24,12 +24,14 @@ from kingmaker.server.background import BackgroundServer
 
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
+WORKERS = 2
+"""Worker processes for the ``--executor processes`` row: one per core of this machine."""
 BOTS = 12
 """Enough for 4 matches of 3 players at once: C(12, 3) = 220 matches a round."""
 
 
 class LeagueBench:
-    def __init__(self, command: list[str], label: str) -> None:
+    def __init__(self, command: list[str], label: str, workers: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="km-league-")
         os.environ["KINGMAKER_HOME"] = self.folder
         config = ServerConfig(
@@ -37,6 +39,8 @@ class LeagueBench:
             database_url=f"sqlite:///{Path(self.folder) / 'league.db'}",
             admin_token="bench",
             jail=False,
+            executor="processes" if workers else "local",
+            workers=workers,
         )
         self.server = BackgroundServer(config)
         self.names = [f"{label}-{i}" for i in range(BOTS)]
@@ -77,9 +81,18 @@ def rows(quick: bool) -> list[Row]:
     finally:
         sdk.close()
         instant.close()
+    # The same league with its matches refereed in worker processes, beside the server alone.
+    spread, alone = LeagueBench(RANDOM, "spread", workers=WORKERS), LeagueBench(RANDOM, "alone")
+    try:
+        workers, local = alternate(lambda: spread.play(rounds), lambda: alone.play(rounds), runs)
+    finally:
+        spread.close()
+        alone.close()
     return [
         Row("league", "kingdoms, 3 players, SDK random bots, 4 at once, `league run`", "matches/min", ours,
             "same league, instant bots (no SDK)", theirs, goal="≥ 600", met=ours.median >= 600),
+        Row("league", f"the same, `serve --executor processes --workers {WORKERS}`", "matches/min", workers,
+            "the same, refereed in the server process", local, goal="≥ 600", met=workers.median >= 600),
     ]  # fmt: skip
 
 

@@ -5,7 +5,8 @@ the same kind of connection: each match alternates between its two client proces
 request of a Kingdoms request's size (1,600 B) and waiting for a 14 B reply, with nothing else
 to do. Measured: the kingmaker server refereeing real matches (engine, encoding, checks, logs,
 database) between instant bots (`sample_bots/instant_bot.py`: legal action 0 at once, no SDK),
-managed bot processes kept warm between matches. Both at 1 and at 8 matches at once, alternating.
+managed bot processes kept warm between matches. Both at 1 and at 8 matches at once, alternating;
+at 8 also with the matches refereed in worker processes (``serve --executor processes``).
 
 Both are measured in steady state. The transport's clock starts once its clients have connected;
 the referee's runs from each league's first finished match to its last (the decisions of the
@@ -37,6 +38,9 @@ REPLY_BYTES = 14
 METHOD = "/bench.PingPong/Play"
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 SDK_RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+GOAL_GAMES = ("kingdoms", "kingsburg")
+WORKERS = 2
+"""Worker processes for the ``--executor processes`` rows: one per core of this machine."""
 
 CLIENT = """
 import sys, grpc, queue
@@ -139,7 +143,7 @@ class RefereeBench:
     """A kingmaker server with managed bots (instant ones unless told), kept warm, playing leagues
     of one game."""
 
-    def __init__(self, game: str, concurrency: int, command: list[str] = INSTANT) -> None:
+    def __init__(self, game: str, concurrency: int, command: list[str] = INSTANT, workers: int = 0) -> None:
         self.folder = tempfile.mkdtemp(prefix="km-bench-")
         os.environ["KINGMAKER_HOME"] = self.folder
         config = ServerConfig(
@@ -147,6 +151,8 @@ class RefereeBench:
             database_url=f"sqlite:///{Path(self.folder) / 'bench.db'}",
             admin_token="bench",
             jail=False,  # trusted bench bots; the jail's start-up cost is not the referee's
+            executor="processes" if workers else "local",
+            workers=workers,
         )
         self.server = BackgroundServer(config)
         self.game = game
@@ -199,11 +205,14 @@ def rows(quick: bool) -> list[Row]:
     try:
         for concurrency in (1, 8):
             # The SDK's random bot beside the instant one: what a Python bot author's bot costs.
-            line_up = [(game, "instant bots", INSTANT) for game in games] + [
-                ("kingdoms", "SDK random bots", SDK_RANDOM)
+            line_up = [(game, "instant bots", INSTANT, 0) for game in games] + [
+                ("kingdoms", "SDK random bots", SDK_RANDOM, 0)
             ]
-            for game, kind, command in line_up:
-                referee = RefereeBench(game, concurrency, command)
+            if concurrency > 1:  # the same server with its matches in worker processes
+                kind = f"instant bots, {WORKERS} worker processes"
+                line_up += [(game, kind, INSTANT, WORKERS) for game in GOAL_GAMES]
+            for game, kind, command, workers in line_up:
+                referee = RefereeBench(game, concurrency, command, workers)
                 try:
                     ours, theirs = alternate(
                         functools.partial(referee.play, rounds),
@@ -212,7 +221,7 @@ def rows(quick: bool) -> list[Row]:
                     )
                 finally:
                     referee.close()
-                goal = command is INSTANT and game in ("kingdoms", "kingsburg")
+                goal = command is INSTANT and game in GOAL_GAMES
                 found.append(
                     Row(
                         "referee",
