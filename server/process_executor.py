@@ -81,14 +81,32 @@ class ProcessExecutor:
         self.local = local
         self.workers: list[_Worker] = []
         self._ids = itertools.count(1)
+        self._replacing = asyncio.Lock()
+        self.replaced = 0
+        """Workers started in place of ones that exited."""
 
     async def start(self) -> None:
         try:
-            self.workers = [await self._spawn() for _ in range(self.count)]
+            for _ in range(self.count):
+                self.workers.append(await self._spawn())
         except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
             await self.close()
             raise ExecutorError(f"cannot start a worker process: {error or type(error).__name__}") from None
         log.info("processes executor: %d workers", len(self.workers))
+
+    async def _replace_lost(self) -> None:
+        """Start a worker in place of each one that exited (its matches were voided meanwhile)."""
+        async with self._replacing:
+            for index, worker in enumerate(self.workers):
+                if worker.alive:
+                    continue
+                code = worker.process.returncode
+                log.warning("worker process %d exited (code %s); starting another", worker.process.pid, code)
+                try:
+                    self.workers[index] = await self._spawn()
+                    self.replaced += 1
+                except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
+                    log.error("cannot start a worker process in its place: %s", error or type(error).__name__)
 
     async def _spawn(self) -> _Worker:
         process = await asyncio.create_subprocess_exec(
@@ -141,11 +159,11 @@ class ProcessExecutor:
             raise WorkerLost(f"the worker process cannot be reached: {error}") from None
         return await future
 
-    def _pick(self, bot_ids: set[int]) -> _Worker:
+    def _pick(self, bot_ids: set[int]) -> _Worker | None:
         """The least busy live worker, and of those the one with most of these bots warm."""
         alive = [worker for worker in self.workers if worker.alive]
         if not alive:
-            raise ExecutorError("every worker process has exited")
+            return None
         return min(alive, key=lambda worker: (len(worker.pending), -len(worker.warm & bot_ids)))
 
     async def play(
@@ -159,8 +177,13 @@ class ProcessExecutor:
     ) -> MatchReport:
         if any(entrant.command is None for entrant in entrants):  # a remote seat: refereed here
             return await self.local.play(game, entrants, seed, options, control, match_id)
+        if not all(worker.alive for worker in self.workers):
+            await self._replace_lost()
         bot_ids = {entrant.bot_id for entrant in entrants if entrant.bot_id is not None}
         worker = self._pick(bot_ids)
+        if worker is None:  # none could be started: better played here than not at all
+            log.warning("match %s: no worker process is running; playing it in the server", match_id)
+            return await self.local.play(game, entrants, seed, options, control, match_id)
         worker.warm |= bot_ids
         report: MatchReport = await self._call(
             worker, "play", game, list(entrants), seed, dict(options), control, match_id

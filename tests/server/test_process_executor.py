@@ -99,7 +99,9 @@ def test_workers_referee_the_same_matches_as_the_server_itself(
     assert with_workers == in_process
 
 
-def test_a_worker_that_dies_mid_league_costs_only_replays(workers_server: BackgroundServer) -> None:
+def test_a_worker_that_dies_mid_league_costs_only_replays_and_is_replaced(
+    workers_server: BackgroundServer,
+) -> None:
     executor = workers_of(workers_server)
     victim = executor.workers[0].process
 
@@ -117,8 +119,9 @@ def test_a_worker_that_dies_mid_league_costs_only_replays(workers_server: Backgr
     voided = [m for m in matches if m.status == MatchStatus.VOID]
     assert len(finished) == 24  # every planned match (the lost ones played again)
     assert voided and all("worker process exited" in (m.status_reason or "") for m in voided)
-    # The other worker played the rest: nothing was refereed on the central server.
-    assert executor.pids() == [executor.workers[1].process.pid]
+    # Another worker took the lost one's place.
+    assert executor.replaced == 1
+    assert len(executor.pids()) == 2 and victim.pid not in executor.pids()
 
 
 def test_stopping_the_server_stops_its_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
