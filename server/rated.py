@@ -14,6 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder import leagues
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import finish_match, void_match
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
@@ -33,12 +34,15 @@ async def play_ticket(
     ticket: MatchTicket,
     control: TimeControl,
     played: Callable[[], Awaitable[None]] | None = None,
+    entrants: list[Entrant] | None = None,
 ) -> FinishReport:
     """Play a match the ladder has already marked running (here or where the executor sends it),
     and record how it ended. ``played`` is awaited once the match is over and before its result
-    is stored: the scheduler starts the next match then, so it need not wait for this write."""
+    is stored: the scheduler starts the next match then, so it need not wait for this write.
+    ``entrants``: the seats' bots if already read (``claim_with_entrants``)."""
     try:
-        entrants = await asyncio.to_thread(_entrants, db, ticket.bot_ids)
+        if entrants is None:
+            entrants = await asyncio.to_thread(_entrants, db, ticket.bot_ids)
         executor = as_executor(runner)
         report = await executor.play(
             ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
@@ -84,6 +88,22 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
             ],
         },
     )
+
+
+def claim_with_entrants(
+    db: Database, league_id: int, limit: int, busy: frozenset[int]
+) -> list[tuple[MatchTicket, list[Entrant] | None]]:
+    """Claim the league's next matches (``leagues.claim_matches``) and read their bots in the same
+    thread hop: between two matches this is all the database work, so it is done in one go. A
+    claimed match whose bots cannot be read gets None, and ``play_ticket`` reads them again (and
+    voids the match if it still cannot): a claim must not be retried once it has taken matches."""
+    claimed: list[tuple[MatchTicket, list[Entrant] | None]] = []
+    for ticket in leagues.claim_matches(db, league_id, limit, busy):
+        try:
+            claimed.append((ticket, _entrants(db, ticket.bot_ids)))
+        except Exception:
+            claimed.append((ticket, None))
+    return claimed
 
 
 def _entrants(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:

@@ -27,7 +27,7 @@ from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import LocalExecutor, MatchExecutor
-from kingmaker.server.rated import play_ticket
+from kingmaker.server.rated import claim_with_entrants, play_ticket
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
 
@@ -186,13 +186,13 @@ class LeagueRunner:
                             bot for t in in_play.values() if t.match_id in playing for bot in t.bot_ids
                         )
                         claimed = await until_stored(
-                            leagues.claim_matches, self.db, run.league_id, allowed, busy
+                            claim_with_entrants, self.db, run.league_id, allowed, busy
                         )
-                    for ticket in claimed:
+                    for ticket, entrants in claimed:
                         playing.add(ticket.match_id)
                         hook = functools.partial(played, ticket.match_id)
                         task = asyncio.create_task(
-                            play_ticket(self.db, self.executor, ticket, self.control, played=hook)
+                            play_ticket(self.db, self.executor, ticket, self.control, hook, entrants)
                         )
                         in_play[task] = ticket
                     run.in_play = len(playing)

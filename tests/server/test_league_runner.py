@@ -22,7 +22,7 @@ from kingmaker.server import scheduler
 from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.loop_lag import LoopLag
-from kingmaker.server.roster import Roster
+from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.sessions import SessionPool
 
@@ -52,7 +52,9 @@ def play_with(monkeypatch: pytest.MonkeyPatch, play: Callable[[Database, MatchTi
         ticket: MatchTicket,
         control: TimeControl,
         played: Callable[[], Awaitable[None]] | None = None,
+        entrants: list[Entrant] | None = None,
     ) -> FinishReport:
+        assert entrants is not None and [e.bot_id for e in entrants] == list(ticket.bot_ids)
         await asyncio.sleep(0.01)
         if played is not None:
             await played()
