@@ -242,19 +242,22 @@ def _free_first(session: Session, league: League, limit: int, busy: frozenset[in
 
 
 def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, set[int]]]:
-    """The first ``window`` scheduled matches in plan order, each with its bots' ids."""
-    ids = session.exec(
+    """The first ``window`` scheduled matches in plan order, each with its bots' ids (one query)."""
+    first = (
         select(Match.id)
         .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
         .order_by(col(Match.ordinal), col(Match.id))
         .limit(window)
-    ).all()
-    seats: dict[int, set[int]] = {match_id: set() for match_id in ids if match_id is not None}
+    )
     rows = session.exec(
-        select(MatchSeat.match_id, MatchSeat.bot_id).where(col(MatchSeat.match_id).in_(list(seats)))
+        select(MatchSeat.match_id, MatchSeat.bot_id)
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(col(MatchSeat.match_id).in_(first.scalar_subquery()))
+        .order_by(col(Match.ordinal), col(Match.id))
     ).all()
+    seats: dict[int, set[int]] = {}
     for match_id, bot_id in rows:
-        seats[match_id].add(bot_id)
+        seats.setdefault(match_id, set()).add(bot_id)
     return list(seats.items())
 
 
