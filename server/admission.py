@@ -6,9 +6,14 @@ the loop's recent lag (99th percentile over the last second, from ``LoopLag``) i
 ``LAG_LIMIT_MS``, new matches wait (matches in play go on); as soon as it falls they start. A
 league with nothing in play may always start one, so no league starves. ``league status`` and
 ``league run`` show how many matches are held back and the lag that holds them.
+
+Where matches are refereed in worker processes (``process_executor``), their loops count too:
+the lag that decides is the worst of the server's and theirs (``elsewhere``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from kingmaker.server.loop_lag import LoopLag
 
@@ -21,9 +26,16 @@ class Admission:
         self.limit_ms = limit_ms
         self.held_back = 0
         """Matches the leagues wanted to start and are holding back right now."""
+        self.elsewhere: Callable[[], float] | None = None
+        """The worst recent lag (ms) of the loops refereeing elsewhere, if any."""
+
+    def recent_ms(self) -> float:
+        """The recent lag that decides: the server loop's, or a worker's if that is worse."""
+        here = self.lag.recent_ms()
+        return max(here, self.elsewhere()) if self.elsewhere is not None else here
 
     def allowed(self, free: int, league_in_play: int) -> int:
         """How many of a league's ``free`` slots may start a match now."""
-        if free <= 0 or self.lag.recent_ms() < self.limit_ms:
+        if free <= 0 or self.recent_ms() < self.limit_ms:
             return max(0, free)
         return 1 if league_in_play == 0 else 0

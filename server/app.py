@@ -245,6 +245,8 @@ class KingmakerServer:
 
             workers = ProcessExecutor(config.workers or os.cpu_count() or 1, settings, local)
             await workers.start()
+            if self.admission is not None:
+                self.admission.elsewhere = workers.lag_ms
             return workers
         if config.executor != "ray":
             raise ExecutorError(f"unknown executor {config.executor!r}: choose local, processes or ray")

@@ -20,6 +20,7 @@ import logging
 import pickle
 import struct
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,10 @@ from kingmaker.server.roster import Entrant
 log = logging.getLogger("kingmaker.server")
 
 _LENGTH = struct.Struct("!I")
+LAG_REPORT_S = 0.25
+"""How often a worker reports its loop's recent lag (admission control watches it)."""
+LAG_NOTICE = 0
+"""The request id of a worker's unasked lag reports."""
 START_TIMEOUT_S = 60.0
 """How long a worker may take to start (import, open its socket) before the server gives up."""
 
@@ -63,6 +68,15 @@ class _Worker:
     warm: set[int] = field(default_factory=set)
     """Bots this worker has played: it may hold warm processes of theirs."""
     played: int = 0
+    lag_ms: float = 0.0
+    """Its loop's recent lag, as it last reported (every ``LAG_REPORT_S``) ..."""
+    reported_at: float = field(default_factory=time.monotonic)
+    """... and when: a report overdue is lag too (a loop blocked for good reports nothing)."""
+
+    def lag_now_ms(self) -> float:
+        overdue = time.monotonic() - self.reported_at - LAG_REPORT_S
+        return max(self.lag_ms, overdue * 1000)
+
     listener: asyncio.Task[None] | None = None
 
     @property
@@ -80,7 +94,7 @@ class ProcessExecutor:
         self.settings = settings
         self.local = local
         self.workers: list[_Worker] = []
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(LAG_NOTICE + 1)
         self._replacing = asyncio.Lock()
         self.replaced = 0
         """Workers started in place of ones that exited."""
@@ -121,6 +135,7 @@ class ProcessExecutor:
         worker = _Worker(process, process.stdin, process.stdout)
         await send_message(worker.writer, self.settings)
         await asyncio.wait_for(receive_message(worker.reader), START_TIMEOUT_S)  # the host is up
+        worker.reported_at = time.monotonic()
         worker.listener = asyncio.create_task(self._listen(worker))
         return worker
 
@@ -129,6 +144,9 @@ class ProcessExecutor:
         try:
             while True:
                 request_id, ok, value = await receive_message(worker.reader)
+                if request_id == LAG_NOTICE:
+                    worker.lag_ms, worker.reported_at = value, time.monotonic()
+                    continue
                 future = worker.pending.pop(request_id, None)
                 if future is not None and not future.done():
                     if ok:
@@ -214,6 +232,10 @@ class ProcessExecutor:
                 await worker.process.wait()
             if worker.listener is not None:
                 await asyncio.gather(worker.listener, return_exceptions=True)
+
+    def lag_ms(self) -> float:
+        """The worst recent loop lag among the live workers, in ms."""
+        return max((worker.lag_now_ms() for worker in self.workers if worker.alive), default=0.0)
 
     def pids(self) -> list[int]:
         """The worker processes' ids (for the logs and the tests)."""

@@ -2,7 +2,8 @@
 
 Started by the central server as ``python -m kingmaker.server.process_worker``. It reads the host
 settings, starts the host and says so; then it plays each match it is sent (several at once) and
-writes back the report, until its stdin closes, when it stops its bots and exits. Its own output
+writes back the report, until its stdin closes, when it stops its bots and exits. Every
+``LAG_REPORT_S`` it also reports its loop's recent lag, which admission control watches. Its own output
 goes to stderr: stdout carries only the answers.
 """
 
@@ -15,7 +16,7 @@ import sys
 from typing import Any
 
 from kingmaker.server.match_host import MatchHost
-from kingmaker.server.process_executor import receive_message, send_message
+from kingmaker.server.process_executor import LAG_NOTICE, LAG_REPORT_S, receive_message, send_message
 
 
 async def _pipes() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -50,10 +51,18 @@ async def serve() -> None:
         async with writing:
             await send_message(writer, message)
 
+    async def report_lag() -> None:
+        while True:
+            await asyncio.sleep(LAG_REPORT_S)
+            async with writing:
+                await send_message(writer, (LAG_NOTICE, True, host.loop_lag.recent_ms()))
+
     try:
         where = await host.start()
         async with writing:
             await send_message(writer, where)
+        reporting = asyncio.create_task(report_lag())
+        running.add(reporting)
         while True:
             try:
                 request_id, kind, *arguments = await receive_message(reader)

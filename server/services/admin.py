@@ -447,7 +447,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
 
     def _server_lag_ms(self) -> float:
         admission = self.league_runner.admission
-        return admission.lag.recent_ms() if admission is not None else 0.0
+        return admission.recent_ms() if admission is not None else 0.0
 
     async def _progress(self, progress: Progress) -> admin_pb2.LeagueProgress:
         counts = progress.counts

@@ -89,7 +89,7 @@ def test_workers_referee_the_same_matches_as_the_server_itself(
     executor = workers_of(workers_server)
     assert len(executor.pids()) == 2
     with_workers = outcomes(workers_server, play_league(workers_server, INSTANT))
-    assert all(worker.played for worker in executor.workers), "both workers refereed matches"
+    assert sum(worker.played for worker in executor.workers) == 12, "the workers refereed every match"
     local = start(tmp_path, "local")
     try:
         in_process = outcomes(local, play_league(local, INSTANT))
@@ -141,3 +141,30 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+
+
+def test_admission_control_sees_a_worker_that_falls_behind(workers_server: BackgroundServer) -> None:
+    """A worker whose loop stops (here the whole process, for 0.6 s) holds new matches back as the
+    server's own lagging loop would, and the lag shows in what `league status` reports; once it
+    runs again, matches start again."""
+    executor = workers_of(workers_server)
+    admission = workers_server.server.admission
+    assert admission is not None
+
+    def settles(held: bool) -> bool:
+        deadline = time.monotonic() + 10
+        while (admission.allowed(4, 1) == 0) != held and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return (admission.allowed(4, 1) == 0) == held
+
+    assert settles(held=False)
+    victim = executor.workers[0].process.pid
+    os.kill(victim, signal.SIGSTOP)
+    try:
+        time.sleep(0.6)
+        assert executor.lag_ms() >= 300
+        assert admission.recent_ms() >= 300
+        assert admission.allowed(4, 1) == 0 and admission.allowed(4, 0) == 1
+    finally:
+        os.kill(victim, signal.SIGCONT)
+    assert settles(held=False)
