@@ -18,6 +18,7 @@ from kingmaker.server.cli import app
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor
 from kingmaker.server.match_host import HostSettings, MatchHost
+from kingmaker.server.process_executor import ProcessExecutor
 from kingmaker.server.ray_executor import RayExecutor
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant, Roster
@@ -69,13 +70,28 @@ class Recording(LocalExecutor):
         raise RuntimeError("played here")
 
 
-def test_a_match_with_a_remote_seat_is_refereed_on_the_central_server() -> None:
+@pytest.mark.parametrize("kind", ["ray", "processes"])
+def test_a_match_with_a_remote_seat_is_refereed_on_the_central_server(kind: str) -> None:
     local = Recording()
-    executor = RayExecutor("127.0.0.1:1", local, HostSettings())  # never started: no cluster needed
+    # Never started: no cluster, no worker processes needed.
+    executor = (
+        RayExecutor("127.0.0.1:1", local, HostSettings())
+        if kind == "ray"
+        else ProcessExecutor(2, HostSettings(), local)
+    )
     entrants = [Entrant("managed", bot_id=1, command=RANDOM), Entrant("remote", bot_id=2)]
     with pytest.raises(RuntimeError, match="played here"):
         asyncio.run(executor.play("kingdoms", entrants, 1, {}, TimeControl(), "m1"))
     assert local.games == ["m1"]
+
+
+def test_with_no_worker_process_running_a_match_is_refereed_on_the_central_server() -> None:
+    local = Recording()
+    executor = ProcessExecutor(2, HostSettings(), local)  # never started: no worker runs
+    entrants = [Entrant("a", bot_id=1, command=RANDOM), Entrant("b", bot_id=2, command=RANDOM)]
+    with pytest.raises(RuntimeError, match="played here"):
+        asyncio.run(executor.play("kingdoms", entrants, 1, {}, TimeControl(), "m2"))
+    assert local.games == ["m2"]
 
 
 def test_an_unreachable_ray_head_is_one_clear_error() -> None:
