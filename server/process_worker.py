@@ -10,6 +10,7 @@ goes to stderr: stdout carries only the answers.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import sys
@@ -59,6 +60,10 @@ async def serve() -> None:
 
     try:
         where = await host.start()
+        # As in `serve`: what is built by now lives as long as the worker; keep it out of the
+        # garbage collector's full passes, which would otherwise stall every match it referees.
+        gc.collect()
+        gc.freeze()
         async with writing:
             await send_message(writer, where)
         reporting = asyncio.create_task(report_lag())
