@@ -72,12 +72,11 @@ class _Worker:
     """Its loop's recent lag, as it last reported (every ``LAG_REPORT_S``) ..."""
     reported_at: float = field(default_factory=time.monotonic)
     """... and when: a report overdue is lag too (a loop blocked for good reports nothing)."""
+    listener: asyncio.Task[None] | None = None
 
     def lag_now_ms(self) -> float:
         overdue = time.monotonic() - self.reported_at - LAG_REPORT_S
         return max(self.lag_ms, overdue * 1000)
-
-    listener: asyncio.Task[None] | None = None
 
     @property
     def alive(self) -> bool:
@@ -133,8 +132,14 @@ class ProcessExecutor:
         )
         assert process.stdin is not None and process.stdout is not None
         worker = _Worker(process, process.stdin, process.stdout)
-        await send_message(worker.writer, self.settings)
-        await asyncio.wait_for(receive_message(worker.reader), START_TIMEOUT_S)  # the host is up
+        try:
+            await send_message(worker.writer, self.settings)
+            await asyncio.wait_for(receive_message(worker.reader), START_TIMEOUT_S)  # the host is up
+        except BaseException:  # it did not start: leave no process behind
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+            raise
         worker.reported_at = time.monotonic()
         worker.listener = asyncio.create_task(self._listen(worker))
         return worker

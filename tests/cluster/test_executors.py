@@ -120,3 +120,13 @@ def test_serve_refuses_an_executor_it_cannot_run(
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "s.sock").exists()
+
+
+def test_a_worker_process_that_cannot_start_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that exits before saying it is up (here: a program that is not Python) stops the
+    server's start with one clear error, and leaves no worker process behind."""
+    monkeypatch.setattr(sys, "executable", "/bin/true")
+    executor = ProcessExecutor(2, HostSettings(), Recording())
+    with pytest.raises(ExecutorError, match="cannot start a worker process"):
+        asyncio.run(executor.start())
+    assert executor.workers == []
