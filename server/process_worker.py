@@ -36,7 +36,11 @@ async def _pipes() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
 
 async def serve() -> None:
     reader, writer = await _pipes()
-    host = MatchHost(await receive_message(reader))
+    try:
+        host = MatchHost(await receive_message(reader))
+    except asyncio.IncompleteReadError:
+        return  # the server went before it said how to start
+
     writing = asyncio.Lock()
     running: set[asyncio.Task[None]] = set()
 

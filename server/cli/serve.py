@@ -15,6 +15,7 @@ from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import EXECUTORS, ExecutorError
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
+from kingmaker.server.process_executor import ProcessExecutor
 from kingmaker.server.roster import BUSY_TIMEOUT
 from kingmaker.server.web.serve import bound_port, embedded_web_server
 
@@ -127,6 +128,12 @@ def serve(
 
 async def _serve(config: ServerConfig, web_port: int | None = None, web_host: str = "127.0.0.1") -> None:
     server = KingmakerServer(config)
+    # Before starting: a SIGTERM that comes while the server starts (its workers, its leagues)
+    # still stops it in order.
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopping.set)
     try:
         address = await server.start()
     except (ListenError, ExecutorError) as error:
@@ -141,10 +148,9 @@ async def _serve(config: ServerConfig, web_port: int | None = None, web_host: st
         console.print(
             f"matches of managed bots play on the Ray cluster at {config.ray_address}", soft_wrap=True
         )
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stopping.set)
+    elif isinstance(server.executor, ProcessExecutor):
+        count = len(server.executor.pids())
+        console.print(f"matches of managed bots are refereed in {count} worker processes", soft_wrap=True)
     site, site_task = None, None
     if web_port is not None:
         site = embedded_web_server(server.db, web_host, web_port)

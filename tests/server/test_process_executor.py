@@ -18,7 +18,7 @@ from kingmaker.ladder import bots, history, leagues
 from kingmaker.ladder.matches import match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
-from kingmaker.server.background import BackgroundServer
+from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.process_executor import ProcessExecutor
 
@@ -168,3 +168,39 @@ def test_admission_control_sees_a_worker_that_falls_behind(workers_server: Backg
     finally:
         os.kill(victim, signal.SIGCONT)
     assert settles(held=False)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+@pytest.mark.parametrize("ending", ["SIGTERM", "SIGKILL"])
+def test_serve_with_worker_processes_says_so_and_its_workers_end_with_it(tmp_path: Path, ending: str) -> None:
+    """`serve --executor processes` names its workers; stopped, or killed outright, the server
+    leaves none running (a worker reads the end of its orders and stops its bots and itself)."""
+    server = ServerProcess(
+        tmp_path / "home",
+        tmp_path / "s.sock",
+        tmp_path / "k.db",
+        "t",
+        ["--executor", "processes", "--workers", "2"],
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers := _children(server.process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(workers) == 2
+        server.process.send_signal(getattr(signal, ending))
+        server.process.wait(timeout=60)
+        output = server.process.stdout.read().decode() if server.process.stdout else ""
+        if ending == "SIGTERM":
+            assert "refereed in 2 worker processes" in output
+        deadline = time.monotonic() + 30
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        server.kill()
