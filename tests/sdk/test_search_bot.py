@@ -189,3 +189,29 @@ def test_guided_search_keeps_to_a_time_budget() -> None:
     bot = guided_search_bot("kingsburg", Budget(time_ms=1), seed=2)
     assert 0 <= bot.act(request) < len(request.legal_actions)
     assert bot.last_iterations >= 1
+
+
+def test_kingdoms_rollouts_stop_where_the_engine_has_scored_the_epoch() -> None:
+    """Every rollout of the Kingdoms search is judged once its epoch is scored: not before (at
+    a horizon, by an estimate), and not after (the next epoch played out too)."""
+    from kingmaker.sample_bots.search_bot import kingdoms_epoch, kingdoms_evaluation
+
+    judged: list[int] = []
+
+    def evaluate(state: GameState) -> tuple[float, ...]:
+        judged.append(kingdoms_epoch(state))
+        return kingdoms_evaluation(state)
+
+    checked = 0
+    for state, seat in _positions("kingdoms", 2, 4, 7):
+        epoch = kingdoms_epoch(state)
+        if epoch == 3:
+            continue  # the last epoch's rollouts play to the end of the game
+        request = Request("m", 1, "kingdoms", seat, state.observation(seat), state.legal_actions(seat), 0)
+        bot = guided_search_bot("kingdoms", Budget(iterations=8), seed=1)
+        bot.evaluate = evaluate
+        judged.clear()
+        bot.act(request)
+        assert judged and set(judged) == {epoch + 1}
+        checked += 1
+    assert checked >= 4
