@@ -238,8 +238,12 @@ class KingmakerServer:
         config = self.config
         if config.executor == "local":
             return local
-        limits, jail, connect_timeout = config.limits, config.jail, config.connect_timeout
-        settings = HostSettings(limits=limits, jail=jail, connect_timeout=connect_timeout)
+        settings = HostSettings(
+            limits=config.limits,
+            jail=config.jail,
+            connect_timeout=config.connect_timeout,
+            allow_unjailed=config.allow_unjailed,
+        )
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
 

@@ -43,6 +43,8 @@ class HostSettings:
     limits: Limits = field(default_factory=Limits)
     jail: bool = True
     connect_timeout: float = 15.0
+    allow_unjailed: bool = False
+    """As ``serve --allow-unjailed``: run bots without a jail where none works, not refuse them."""
 
 
 class MatchHost:
@@ -68,7 +70,12 @@ class MatchHost:
             await server.start()
             self.loop_lag.start()
             self._server = server
-            sandbox = SandboxPolicy(limits=self.settings.limits, isolate=self.settings.jail, unix_socket=path)
+            sandbox = SandboxPolicy(
+                limits=self.settings.limits,
+                isolate=self.settings.jail,
+                allow_unjailed=self.settings.allow_unjailed,
+                unix_socket=path,
+            )
             self.roster = Roster(
                 self.pool,
                 f"unix:{path}",

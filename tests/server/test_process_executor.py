@@ -21,6 +21,7 @@ from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.process_executor import ProcessExecutor
+from kingmaker.server.sandbox import bubblewrap
 
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
@@ -204,3 +205,29 @@ def test_serve_with_worker_processes_says_so_and_its_workers_end_with_it(tmp_pat
         assert not any(_alive(pid) for pid in workers)
     finally:
         server.kill()
+
+
+def test_workers_follow_allow_unjailed_where_no_jail_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no jail on the machine, `serve --allow-unjailed` runs managed bots anyway: so must
+    its workers (they would refuse every bot, and every match would be void and replayed)."""
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("KINGMAKER_BWRAP", "none")
+    bubblewrap.cache_clear()  # probed afresh here, and again after (the real answer)
+    config = ServerConfig(
+        address="127.0.0.1:0",
+        database_url=f"sqlite:///{tmp_path / 'k.db'}",
+        admin_token="t",
+        allow_unjailed=True,
+        executor="processes",
+        workers=1,
+    )
+    server = BackgroundServer(config)
+    try:
+        matches = play_league(server, INSTANT, rounds=1)
+        reasons = [m.status_reason for m in matches]
+        assert matches and all(m.status == MatchStatus.FINISHED for m in matches), reasons
+    finally:
+        server.stop()
+        bubblewrap.cache_clear()
