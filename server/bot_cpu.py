@@ -34,10 +34,6 @@ WAIT_BASELINE_S = 1.0
 thread, too much for every request; it is only needed when a reply is very late)."""
 
 
-class _Timespec(ctypes.Structure):
-    _fields_ = [("seconds", ctypes.c_long), ("nanoseconds", ctypes.c_long)]
-
-
 def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     try:
