@@ -41,6 +41,8 @@ LAG_NOTICE = 0
 """The request id of a worker's unasked lag reports."""
 START_TIMEOUT_S = 60.0
 """How long a worker may take to start (import, open its socket) before the server gives up."""
+START_FAILURES = (OSError, asyncio.IncompleteReadError, TimeoutError)
+"""How ``_spawn`` fails: no process, a process that exits before it is up, or one too slow."""
 
 
 class WorkerLost(RuntimeError):
@@ -102,7 +104,7 @@ class ProcessExecutor:
         try:
             for _ in range(self.count):
                 self.workers.append(await self._spawn())
-        except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
+        except START_FAILURES as error:
             await self.close()
             raise ExecutorError(f"cannot start a worker process: {error or type(error).__name__}") from None
         log.info("processes executor: %d workers", len(self.workers))
@@ -118,7 +120,7 @@ class ProcessExecutor:
                 try:
                     self.workers[index] = await self._spawn()
                     self.replaced += 1
-                except (OSError, asyncio.IncompleteReadError, TimeoutError) as error:
+                except START_FAILURES as error:
                     log.error("cannot start a worker process in its place: %s", error or type(error).__name__)
 
     async def _spawn(self) -> _Worker:
