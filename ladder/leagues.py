@@ -188,8 +188,7 @@ def _claim_matches(db: Database, league_id: int, limit: int, busy: frozenset[int
         league = _league(session, league_id, lock=True)
         if league.paused or league.finished:
             return []
-        if league.format == "ladder":
-            _top_up(session, league, limit)
+        _plan_ahead(session, league, limit)
         waiting = _free_first(session, league, limit, busy)
         claimed = []
         for match in waiting:
@@ -277,11 +276,16 @@ def _choose_free(
     return (free + rest)[:limit], len(free) == min(limit, len(waiting))
 
 
+def _plan_ahead(session: Session, league: League, wanted: int) -> None:
+    """A running ladder plans matches as they are wanted; other formats planned all at creation."""
+    if league.format == "ladder" and not league.finished:
+        _top_up(session, league, wanted)
+
+
 def _next_waiting(session: Session, league: League, limit: int) -> Sequence[Match]:
     """Up to ``limit`` scheduled matches in plan order (a ladder plans ``limit`` more first, as
     needed)."""
-    if league.format == "ladder" and not league.finished:
-        _top_up(session, league, limit)
+    _plan_ahead(session, league, limit)
     # Locked: a bot's withdrawal (another transaction) must not cancel a match claimed here.
     return session.exec(
         select(Match)
