@@ -76,8 +76,8 @@ def effective_rank(board: Board, index: int) -> int:
     """The rank a castle scores with: its own, plus one next to the wizard."""
     castle = board[index]
     assert isinstance(castle, Castle)
-    beside_wizard = any(_is_kind(board[near], _WIZARD) for near in NEIGHBOURS[index])
-    return castle.rank + (1 if beside_wizard else 0)
+    boosted = any(_is_kind(board[near], _WIZARD) for near in NEIGHBOURS[index])
+    return castle.rank + (1 if boosted else 0)
 
 
 def parts(board: Board, line: Line) -> list[Line]:
@@ -116,13 +116,13 @@ def part_value(tiles: Iterable[Tile]) -> int:
 
 def part_payouts(board: Board, part: Line, players: int) -> list[int]:
     """What each seat gains (negative: pays) from one part, before the zero floor."""
-    return _part_payouts(board, part, players, _beside_wizard(board))
+    return _part_payouts(board, part, players, beside_wizard(board))
 
 
 def line_payouts(board: Board, line: Line, players: int) -> list[int]:
     """What each seat gains from a whole line (its parts added), before the zero floor."""
     total = [0] * players
-    boosted = _beside_wizard(board)
+    boosted = beside_wizard(board)
     for part in parts(board, line):
         for seat, gold in enumerate(_part_payouts(board, part, players, boosted)):
             total[seat] += gold
@@ -135,7 +135,7 @@ def pay_out(gold: list[int], board: Board, lines: Iterable[Line]) -> list[int]:
     Returns each seat's actual change in gold."""
     before = list(gold)
     players = len(gold)
-    boosted = _beside_wizard(board)
+    boosted = beside_wizard(board)
     for line in lines:
         for part in parts(board, line):
             for seat, change in enumerate(_part_payouts(board, part, players, boosted)):
@@ -143,7 +143,7 @@ def pay_out(gold: list[int], board: Board, lines: Iterable[Line]) -> list[int]:
     return [after - start for after, start in zip(gold, before, strict=True)]
 
 
-def _beside_wizard(board: Board) -> frozenset[int]:
+def beside_wizard(board: Board) -> frozenset[int]:
     """The spaces whose castle counts one rank higher: those orthogonally next to a wizard.
 
     Found once per scoring, not once per castle per line (adjacency is symmetric)."""
@@ -157,7 +157,7 @@ def _beside_wizard(board: Board) -> frozenset[int]:
 
 def _part_payouts(board: Board, part: Line, players: int, boosted: frozenset[int]) -> list[int]:
     # One pass over the part: its tiles for the value, its castles (and their wizard bonus,
-    # ``boosted`` from _beside_wizard) for the ranks.
+    # ``boosted`` from beside_wizard) for the ranks.
     tiles: list[Tile] = []
     ranks = [0] * players
     for index in part:

@@ -30,9 +30,11 @@ from kingmaker.games.kingdoms import (
 from kingmaker.games.kingdoms.pieces import COLUMNS, TILE_SET, Castle, Tile, TileKind
 from kingmaker.games.kingdoms.scoring import (
     ALL_LINES,
+    NEIGHBOURS,
     Board,
     Line,
     Space,
+    beside_wizard,
     effective_rank,
     lines_through,
     neighbours,
@@ -42,6 +44,9 @@ from kingmaker.games.kingdoms.scoring import (
 from kingmaker.sdk import Bot, Request
 
 ORDINARY = (TileKind.RESOURCE, TileKind.HAZARD)
+# Bound once: the valuation compares kinds in its innermost loops.
+_RESOURCE, _HAZARD, _MOUNTAIN = TileKind.RESOURCE, TileKind.HAZARD, TileKind.MOUNTAIN
+_DRAGON, _GOLD_MINE, _WIZARD = TileKind.DRAGON, TileKind.GOLD_MINE, TileKind.WIZARD
 """The tiles whose placement changes only the two parts they land in."""
 RESERVE_PER_RANK = 3.0
 """Gold a castle rank above 1 is assumed to be worth in a later epoch, if kept."""
@@ -105,10 +110,18 @@ class GreedyBot(Bot):
 class PartFacts:
     """What a placement in one part of a line needs to know about that part."""
 
+    spaces: Line
+    """The part's board indices."""
+    ranks: tuple[int, ...]
+    """Each seat's castle ranks there (the wizard's bonus included)."""
     lead_ranks: float
     """My castle ranks there minus the other players' average."""
+    base: int
+    """The tiles' value before the gold mine doubles it: hazards, plus resources unless a dragon."""
+    hazards: int
+    empties: int
     expected_value: float
-    """The part's expected base value at scoring."""
+    """The part's expected value at scoring."""
     per_empty: float
     """What one empty space of this part is expected to add (gold mine included)."""
     dragon: bool
@@ -116,11 +129,12 @@ class PartFacts:
 
 
 class Estimate:
-    """Expected epoch payouts of one position, with fast gains for ordinary placements.
+    """Expected epoch payouts of one position, with fast gains for every placement.
 
-    A resource, hazard or castle changes only the two parts it lands in, and the lead is linear in
-    the parts' values, so those gains are a few multiplications; the special tiles reshape lines
-    (or, for the wizard, castles' ranks) and are scored by recomputing the lines they touch."""
+    My lead is linear in each part's value times its lead in ranks, so a placement's gain is the
+    change in the two parts it lands in (and, for the wizard, in the parts of the castles next to
+    it; for a mountain, the two parts it cuts each line into): a few sums over facts gathered once
+    per position, where recomputing the lines (``placement_gain``) would rescan the board."""
 
     def __init__(self, board: Board, seat: int, players: int, outlook: Outlook) -> None:
         self.board = board
@@ -128,43 +142,55 @@ class Estimate:
         self.players = players
         self.outlook = outlook
         self._best: dict[Tile, float] = {}
-        self._lead_before: dict[tuple[int, bool], float] = {}
+        self._cuts: dict[Line, dict[int, float]] = {}
+        self._lines: dict[TileKind, dict[int, tuple[float, float]]] = {}
+        self.boosted = beside_wizard(board)
         self.empty = [i for i, space in enumerate(board) if space is None]
-        self.facts: dict[int, list[PartFacts]] = {i: [] for i in self.empty}
+        self.facts: dict[int, list[PartFacts]] = {}
+        """The parts (row first, then column) through every space that is not a mountain."""
         for line in ALL_LINES:
             for part in parts(board, line):
                 facts = self._part_facts(part)
                 for i in part:
-                    if board[i] is None:
-                        self.facts[i].append(facts)
+                    self.facts.setdefault(i, []).append(facts)
 
     def _part_facts(self, part: Line) -> PartFacts:
-        tiles = [space for i in part if isinstance(space := self.board[i], Tile)]
-        dragon = any(tile.kind is TileKind.DRAGON for tile in tiles)
-        mine = any(tile.kind is TileKind.GOLD_MINE for tile in tiles)
-        per_empty = self.outlook.per_empty_under_dragon if dragon else self.outlook.per_empty
-        per_empty *= 2 if mine else 1
-        empties = sum(1 for i in part if self.board[i] is None)
-        ranks = [0.0] * self.players
+        resources = hazards = empties = 0
+        dragon = mine = False
+        ranks = [0] * self.players
         for i in part:
             space = self.board[i]
-            if isinstance(space, Castle):
-                ranks[space.owner] += effective_rank(self.board, i)
+            if space is None:
+                empties += 1
+            elif isinstance(space, Castle):
+                ranks[space.owner] += space.rank + 1 if i in self.boosted else space.rank
+            elif space.kind is _RESOURCE:
+                resources += space.value
+            elif space.kind is _HAZARD:
+                hazards += space.value
+            elif space.kind is _DRAGON:
+                dragon = True
+            elif space.kind is _GOLD_MINE:
+                mine = True
+        base = hazards if dragon else hazards + resources
+        per_empty = self.outlook.per_empty_under_dragon if dragon else self.outlook.per_empty
+        double = 2 if mine else 1
         return PartFacts(
+            spaces=part,
+            ranks=tuple(ranks),
             lead_ranks=lead(ranks, self.seat),
-            expected_value=part_value(tiles) + empties * per_empty,
-            per_empty=per_empty,
+            base=base,
+            hazards=hazards,
+            empties=empties,
+            expected_value=(base + empties * per_empty) * double,
+            per_empty=per_empty * double,
             dragon=dragon,
             mine=mine,
         )
 
     def castle_gain(self, index: int, rank: int) -> float:
         """My expected lead gained by putting my castle of ``rank`` on the empty ``index``."""
-        beside_wizard = any(
-            isinstance(space := self.board[near], Tile) and space.kind is TileKind.WIZARD
-            for near in neighbours(index)
-        )
-        effective = rank + (1 if beside_wizard else 0)
+        effective = rank + (1 if index in self.boosted else 0)
         gain = 0.0
         for facts in self.facts[index]:
             # The space is no longer empty: the part loses one empty's expectation, for everyone.
@@ -174,36 +200,134 @@ class Estimate:
 
     def tile_gain(self, index: int, tile: Tile) -> float:
         """My expected lead gained by putting ``tile`` on the empty ``index``."""
-        if tile.kind not in (TileKind.RESOURCE, TileKind.HAZARD):
-            return self._special_gain(index, tile)
+        kind = tile.kind
+        if kind is _RESOURCE or kind is _HAZARD:
+            slope, cost = self._gain_lines(kind)[index]
+            return tile.value * slope - cost
+        if kind is _MOUNTAIN:
+            return self._mountain_gain(index)
         gain = 0.0
         for facts in self.facts[index]:
-            counted = 0 if facts.dragon and tile.kind is TileKind.RESOURCE else tile.value
-            change = counted * (2 if facts.mine else 1) - facts.per_empty
-            gain += change * facts.lead_ranks
+            gain += (self._special_value(facts, kind) - facts.expected_value) * facts.lead_ranks
+        if kind is _WIZARD:
+            gain += self._wizard_bonus(index)
         return gain
 
-    def _special_gain(self, index: int, tile: Tile) -> float:
-        """``placement_gain`` with the lead before the placement kept per space and reach."""
-        wizard = tile.kind is TileKind.WIZARD
-        touched = set(lines_through(index))
-        if wizard:
-            for near in neighbours(index):
-                touched.update(lines_through(near))
-        before = self._lead_before.get((index, wizard))
-        if before is None:
-            payouts = expected_payouts(self.board, touched, self.players, self.outlook)
-            before = self._lead_before[(index, wizard)] = lead(payouts, self.seat)
-        after = list(self.board)
-        after[index] = tile
-        return lead(expected_payouts(after, touched, self.players, self.outlook), self.seat) - before
+    def _special_value(self, facts: PartFacts, kind: TileKind) -> float:
+        """A part's expected value once a dragon, gold mine or wizard fills one of its empties."""
+        empties_after = facts.empties - 1
+        if kind is _DRAGON:
+            return (facts.hazards + empties_after * self.outlook.per_empty_under_dragon) * (
+                2 if facts.mine else 1
+            )
+        per_empty = facts.per_empty / (2 if facts.mine else 1)
+        if kind is _GOLD_MINE:
+            return (facts.base + empties_after * per_empty) * 2
+        return facts.expected_value - facts.per_empty  # the wizard is worth nothing itself
+
+    def _wizard_bonus(self, index: int) -> float:
+        """My lead gained from the castles next to a wizard on ``index`` counting a rank higher."""
+        gain = 0.0
+        for near in NEIGHBOURS[index]:
+            castle = self.board[near]
+            if not isinstance(castle, Castle) or near in self.boosted:
+                continue
+            weight = 1.0 if castle.owner == self.seat else -1.0 / (self.players - 1)
+            for facts in self.facts[near]:
+                value = facts.expected_value
+                if index in facts.spaces:
+                    value -= facts.per_empty  # the wizard fills one of this part's empties
+                gain += weight * value
+        return gain
+
+    def _mountain_gain(self, index: int) -> float:
+        """A mountain cuts the row part and the column part through ``index`` in two each."""
+        gain = 0.0
+        for facts in self.facts[index]:
+            cuts = self._cuts.get(facts.spaces)
+            if cuts is None:
+                cuts = self._cuts[facts.spaces] = self._cut_worths(facts.spaces)
+            gain += cuts[index] - facts.expected_value * facts.lead_ranks
+        return gain
+
+    def _cut_worths(self, part: Line) -> dict[int, float]:
+        """For each empty space of ``part``, the two pieces' expected value times my lead in
+        ranks there if a mountain cut the part at it: one scan from each end, not one per cut."""
+        worths = dict.fromkeys((i for i in part if self.board[i] is None), 0.0)
+        for order in (part, part[::-1]):
+            piece = _Piece()
+            for i in order:
+                if i in worths:
+                    worths[i] += piece.worth(self.outlook, self.players)
+                piece.add(self.board[i], i in self.boosted, self.seat)
+        return worths
 
     def best_placement(self, tile: Tile) -> float:
         """The gain of the best empty space for ``tile`` (kept: drawing asks it of every tile)."""
         best = self._best.get(tile)
         if best is None:
-            best = self._best[tile] = max(self.tile_gain(i, tile) for i in self.empty)
+            if tile.kind is _RESOURCE or tile.kind is _HAZARD:
+                value = tile.value
+                best = max(value * slope - cost for slope, cost in self._gain_lines(tile.kind).values())
+            else:
+                best = max(self.tile_gain(i, tile) for i in self.empty)
+            self._best[tile] = best
         return best
+
+    def _gain_lines(self, kind: TileKind) -> dict[int, tuple[float, float]]:
+        """Per empty space, ``tile_gain`` of a resource (or hazard) as a line in the tile's value:
+        (slope, cost) with gain = value * slope - cost, so each value costs one product per space.
+        The tile takes an empty's expectation (cost) and counts in both parts (``_counted``)."""
+        lines = self._lines.get(kind)
+        if lines is None:
+            lines = self._lines[kind] = {
+                i: (
+                    sum(_counted(facts, kind) * facts.lead_ranks for facts in self.facts[i]),
+                    sum(facts.per_empty * facts.lead_ranks for facts in self.facts[i]),
+                )
+                for i in self.empty
+            }
+        return lines
+
+
+def _counted(facts: PartFacts, kind: TileKind) -> int:
+    """How many times an ordinary tile's value counts in a part: twice beside the gold mine,
+    not at all for a resource beside the dragon."""
+    return 0 if facts.dragon and kind is _RESOURCE else 2 if facts.mine else 1
+
+
+class _Piece:
+    """Running sums over the spaces of a part seen so far, for ``Estimate._cut_worths``."""
+
+    def __init__(self) -> None:
+        self.resources = self.hazards = self.empties = 0
+        self.dragon = self.mine = False
+        self.my_ranks = self.other_ranks = 0
+
+    def add(self, space: Space, boosted: bool, seat: int) -> None:
+        if space is None:
+            self.empties += 1
+        elif isinstance(space, Castle):
+            rank = space.rank + 1 if boosted else space.rank
+            if space.owner == seat:
+                self.my_ranks += rank
+            else:
+                self.other_ranks += rank
+        elif space.kind is _RESOURCE:
+            self.resources += space.value
+        elif space.kind is _HAZARD:
+            self.hazards += space.value
+        elif space.kind is _DRAGON:
+            self.dragon = True
+        elif space.kind is _GOLD_MINE:
+            self.mine = True
+
+    def worth(self, outlook: Outlook, players: int) -> float:
+        """The piece's expected value times my lead in ranks in it."""
+        base = self.hazards if self.dragon else self.hazards + self.resources
+        per_empty = outlook.per_empty_under_dragon if self.dragon else outlook.per_empty
+        value = (base + self.empties * per_empty) * (2 if self.mine else 1)
+        return value * (self.my_ranks - self.other_ranks / (players - 1))
 
 
 def board_of(view: Observation) -> list[Space]:

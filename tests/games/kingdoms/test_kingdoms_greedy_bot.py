@@ -7,10 +7,12 @@ import random
 import pytest
 
 from kingmaker.games.kingdoms import GAME, DrawTile, KingdomsState
-from kingmaker.games.kingdoms.pieces import TILE_SET, Castle, TileKind
+from kingmaker.games.kingdoms.pieces import TILE_SET, Castle, Tile, TileKind
+from kingmaker.games.kingdoms.scoring import NEIGHBOURS, Space
 from kingmaker.sample_bots.kingdoms.greedy_bot import (
     Estimate,
     GreedyBot,
+    Outlook,
     board_of,
     outlook_of,
     placement_gain,
@@ -30,24 +32,51 @@ def midgame(seed: int, moves: int) -> KingdomsState:
     return state
 
 
-@pytest.mark.parametrize("seed", range(4))
+def assert_fast_gains_match(board: list[Space], seat: int, outlook: Outlook) -> None:
+    """Every tile (special ones too) and castle on every empty space, and each tile's best space,
+    as the fast estimate has them and as recomputing the touched lines has them."""
+    estimate = Estimate(board, seat, 3, outlook)
+    assert estimate.empty
+    for tile in set(TILE_SET):
+        slow = max(placement_gain(board, i, tile, seat, 3, outlook) for i in estimate.empty)
+        assert estimate.best_placement(tile) == pytest.approx(slow)
+    for index in estimate.empty:
+        for tile in set(TILE_SET):
+            slow = placement_gain(board, index, tile, seat, 3, outlook)
+            assert estimate.tile_gain(index, tile) == pytest.approx(slow)
+        for rank in (1, 4):
+            slow = placement_gain(board, index, Castle(seat, rank), seat, 3, outlook)
+            assert estimate.castle_gain(index, rank) == pytest.approx(slow)
+
+
+@pytest.mark.parametrize("seed", range(12))
 def test_fast_gains_match_recomputing_the_touched_lines(seed: int) -> None:
-    state = midgame(seed, moves=25 + seed * 3)
+    state = midgame(seed, moves=10 + seed * 3)
+    view = state.observation(state.to_act()[0])
+    board = board_of(view)
+    assert_fast_gains_match(board, view.seat, outlook_of(view, board, unseen_tiles(view, board)))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_gains_match_with_every_special_tile_among_the_castles(seed: int) -> None:
+    """Random play seldom puts the dragon or the gold mine in a part with castles: here a
+    mountain, the dragon, the gold mine and the wizard go on empty spaces next to castles."""
+    state = midgame(seed, moves=24)
     view = state.observation(state.to_act()[0])
     board = board_of(view)
     outlook = outlook_of(view, board, unseen_tiles(view, board))
-    estimate = Estimate(board, view.seat, 3, outlook)
-    ordinary = [t for t in set(TILE_SET) if t.kind in (TileKind.RESOURCE, TileKind.HAZARD)]
-    checked = 0
-    for index in estimate.empty:
-        for tile in ordinary:
-            slow = placement_gain(board, index, tile, view.seat, 3, outlook)
-            assert estimate.tile_gain(index, tile) == pytest.approx(slow)
-        for rank in (1, 4):
-            slow = placement_gain(board, index, Castle(view.seat, rank), view.seat, 3, outlook)
-            assert estimate.castle_gain(index, rank) == pytest.approx(slow)
-        checked += 1
-    assert checked > 0
+    chooser = random.Random(seed)
+    near_castles = [
+        i
+        for i, space in enumerate(board)
+        if space is None and any(isinstance(board[n], Castle) for n in NEIGHBOURS[i])
+    ]
+    specials = [tile for tile in TILE_SET if tile.kind not in (TileKind.RESOURCE, TileKind.HAZARD)]
+    placed = [tile for tile in specials if tile not in board][: len(near_castles) - 2]
+    for tile, index in zip(placed, chooser.sample(near_castles, len(placed)), strict=True):
+        board[index] = tile
+    assert {TileKind.DRAGON, TileKind.GOLD_MINE} <= {t.kind for t in board if isinstance(t, Tile)}
+    assert_fast_gains_match(board, view.seat, outlook)
 
 
 @pytest.mark.parametrize("options", [{}, {"no_luck": True, "score_as_you_go": True}])
