@@ -1,6 +1,6 @@
 """Is the search bot stronger than the heuristic bot, and does more search help? A win-rate table.
 
-    python bench/search_strength.py [--seeds 12] [--iterations N] [--pair both] [GAME ...]
+    python bench/search_strength.py [--seeds 12] [--iterations N] [--pair both] [--jobs J] [GAME ...]
 
 Per game, two-seat duplicate matches (every seed played with the seats swapped): search(N)
 against the game's heuristic bot, and search(4N) against search(N). The search bot is the one
@@ -8,37 +8,32 @@ against the game's heuristic bot, and search(4N) against search(N). The search b
 heuristic); N defaults to ``SMALL_BUDGETS``, per game, which keeps a match to seconds. The iteration
 budgets make the result independent of the machine's load. A's score per match is 1 for the
 better place, 1/2 for a tie, 0 otherwise; the interval is the 95% Wilson interval over matches,
-and the fair share is 50%. It also prints seconds per match (median, min-max over matches).
+and the fair share is 50%. It also prints seconds per match (median, min-max over matches); with
+``--jobs`` seeds are played in that many processes at once (as ``kingmaker duel --jobs``).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 from rich.console import Console
 from rich.table import Table
 
 from kingmaker.games.registry import game_names
 from kingmaker.sample_bots.search_bot import SMALL_BUDGETS
-from kingmaker.sdk import play_local
 from kingmaker.sdk.sprt import wilson
-from kingmaker.server.cli.duel import BotFactory, bot_factory, pairwise_score
+from kingmaker.server.cli.duel import seed_scores
 
 
-def duel_rate(game: str, a: BotFactory, b: BotFactory, seeds: int) -> tuple[float, int, list[float]]:
+def duel_rate(game: str, a: str, b: str, seeds: int, jobs: int) -> tuple[float, int, list[float]]:
     """A's total score, the match count and each match's seconds."""
-    score, times = 0.0, []
-    for seed in range(1, seeds + 1):
-        for a_first in (True, False):
-            is_a = (a_first, not a_first)
-            bots = [a(seed * 2 + seat) if mine else b(seed * 2 + seat) for seat, mine in enumerate(is_a)]
-            started = time.perf_counter()
-            result = play_local(game, bots, seed=seed).result
-            times.append(time.perf_counter() - started)
-            score += pairwise_score(result.ranks, is_a)
-    return score, 2 * seeds, times
+    score, matches, times = 0.0, 0, []
+    for played in seed_scores(game, a, b, 2, range(1, seeds + 1), jobs):
+        score += sum(played.scores)
+        matches += len(played.scores)
+        times.extend(played.seconds)
+    return score, matches, times
 
 
 def main() -> None:
@@ -47,6 +42,7 @@ def main() -> None:
     )
     parser.add_argument("games", nargs="*", default=game_names())
     parser.add_argument("--seeds", type=int, default=12)
+    parser.add_argument("--jobs", type=int, default=1, help="seeds played at once, each in a process")
     parser.add_argument("--iterations", type=int, help="search(1x) in every game (default: per game)")
     parser.add_argument(
         "--pair",
@@ -67,8 +63,7 @@ def main() -> None:
         if args.pair in ("both", "scaling"):
             pairs.append((f"search:{4 * n}", f"search:{n}"))
         for spec_a, spec_b in pairs:
-            a, b = bot_factory(spec_a, game), bot_factory(spec_b, game)
-            score, matches, times = duel_rate(game, a, b, args.seeds)
+            score, matches, times = duel_rate(game, spec_a, spec_b, args.seeds, args.jobs)
             low, high = wilson(score, matches)
             row = (
                 game,

@@ -12,14 +12,22 @@ bot on at least one seat); the statistic is *pairwise places*: in each match, fo
 of a seat of A and a seat of B, A scores 1 for a better place, 1/2 for the same, 0 for a worse;
 a seed's score is the mean over its matches and pairs. Seeds are the independent units the
 SPRT (``kingmaker.sdk.sprt``) and the confidence interval are computed on.
+
+With ``--jobs N`` seeds are played in N worker processes at once (a search bot uses one core);
+their results are still taken in seed order, so the verdict and the lines printed are the same
+as with one job, and the workers are stopped as soon as the test decides.
 """
 
 from __future__ import annotations
 
 import importlib
 import itertools
+import multiprocessing
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Generator
+from contextlib import closing
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -107,18 +115,21 @@ def duel(
     beta: Annotated[float, typer.Option(help="chance of accepting H0 when H1 holds")] = 0.05,
     max_matches: Annotated[int, typer.Option(help="stop undecided after this many matches")] = 1000,
     seed: Annotated[int, typer.Option(help="the first seed; seeds count up from it")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="seeds played at once, each in a process")] = 1,
 ) -> None:
     """Play A against B in duplicate matches until the SPRT decides or --max-matches runs out."""
     try:
         spec = get_game(game).spec
         test = Sprt(elo0, elo1, alpha, beta)
-        factory_a, factory_b = bot_factory(bot_a, game), bot_factory(bot_b, game)
+        bot_factory(bot_a, game), bot_factory(bot_b, game)  # a bad spec fails here, not in a worker
     except (UnknownGameError, ValueError) as error:
         fail(str(error))
     if not spec.min_players <= players <= spec.max_players:
         fail(f"{game} is for {spec.min_players} to {spec.max_players} players, not {players}")
     if max_matches < 1:
         fail("--max-matches must be at least 1")
+    if jobs < 1:
+        fail("--jobs must be at least 1")
     console = Console(highlight=False)
     orders = arrangements(players)
     console.print(
@@ -129,24 +140,18 @@ def duel(
     units: list[float] = []
     matches = 0
     verdict = Verdict.CONTINUE
-    for match_seed in itertools.count(seed):
-        if matches + len(orders) > max_matches:
-            break
-        scores: list[float] = []
-        for is_a in orders:
-            bot_seed = random.Random(match_seed * 1009 + len(scores)).randrange(2**31)
-            bots = [(factory_a if a else factory_b)(bot_seed + seat) for seat, a in enumerate(is_a)]
-            try:
-                result = play_local(game, bots, seed=match_seed).result
-            except OptionsError as error:
-                fail(str(error))
-            scores.append(pairwise_score(result.ranks, is_a))
-            matches += 1
-        units.append(sum(scores) / len(scores))
-        verdict = test.verdict(units)
-        console.print(_line(test, units, matches))
-        if verdict is not Verdict.CONTINUE:
-            break
+    seeds = range(seed, seed + max_matches // len(orders))
+    try:
+        with closing(seed_scores(game, bot_a, bot_b, players, seeds, jobs)) as results:
+            for played in results:
+                units.append(sum(played.scores) / len(played.scores))
+                matches += len(played.scores)
+                verdict = test.verdict(units)
+                console.print(_line(test, units, matches))
+                if verdict is not Verdict.CONTINUE:
+                    break
+    except OptionsError as error:
+        fail(str(error))
     mean, low, high = confidence(units)
     decided = {
         Verdict.H1: f"H1 accepted: {bot_a} is stronger than {bot_b}",
@@ -158,6 +163,51 @@ def duel(
         f"[95% {low:.3f}, {high:.3f}], Elo {score_to_elo(mean):+.0f} "
         f"[{score_to_elo(low):+.0f}, {score_to_elo(high):+.0f}]"
     )
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    """One seed played in every seat order."""
+
+    scores: list[float]
+    """A's pairwise score in each match."""
+    seconds: list[float]
+    """Each match's wall time."""
+
+
+def play_seed(game: str, spec_a: str, spec_b: str, players: int, match_seed: int) -> SeedResult:
+    """One seed in every seat order (the bots made afresh for every match)."""
+    factory_a, factory_b = bot_factory(spec_a, game), bot_factory(spec_b, game)
+    scores: list[float] = []
+    seconds: list[float] = []
+    for is_a in arrangements(players):
+        bot_seed = random.Random(match_seed * 1009 + len(scores)).randrange(2**31)
+        bots = [(factory_a if a else factory_b)(bot_seed + seat) for seat, a in enumerate(is_a)]
+        started = time.perf_counter()
+        result = play_local(game, bots, seed=match_seed).result
+        seconds.append(time.perf_counter() - started)
+        scores.append(pairwise_score(result.ranks, is_a))
+    return SeedResult(scores, seconds)
+
+
+def seed_scores(
+    game: str, spec_a: str, spec_b: str, players: int, seeds: range, jobs: int = 1
+) -> Generator[SeedResult, None, None]:
+    """``play_seed`` for each seed, in seed order; with ``jobs`` > 1 in that many processes.
+
+    Closing the iterator early (the test decided) stops the processes and drops seeds in play."""
+    if jobs == 1:
+        for match_seed in seeds:
+            yield play_seed(game, spec_a, spec_b, players, match_seed)
+        return
+    # Spawned, not forked: a fresh interpreter holds no copy of the parent's threads or locks.
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        tasks = [(game, spec_a, spec_b, players, match_seed) for match_seed in seeds]
+        yield from pool.imap(_play_seed_task, tasks)
+
+
+def _play_seed_task(task: tuple[str, str, str, int, int]) -> SeedResult:
+    return play_seed(*task)
 
 
 def _line(test: Sprt, units: list[float], matches: int) -> str:

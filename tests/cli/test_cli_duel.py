@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import multiprocessing
+
 import pytest
 from typer.testing import CliRunner
 
@@ -35,6 +37,18 @@ def test_three_seats_play_every_arrangement() -> None:
     assert "6 seat orders per seed" in result.output
 
 
+def test_jobs_play_seeds_at_once_and_print_what_one_job_prints() -> None:
+    """Seeds done out of order are still taken in seed order, so the SPRT's lines and verdict
+    match one job's; when it decides, the seeds still in play are dropped with their workers."""
+    args = ["duel", "heuristic", "random", "-g", "kings_road", "--max-matches", "200"]
+    one = runner.invoke(app, args)
+    three = runner.invoke(app, [*args, "--jobs", "3"])
+    assert one.exit_code == 0 and three.exit_code == 0, three.output
+    assert "H1 accepted" in one.output
+    assert three.output == one.output
+    assert multiprocessing.active_children() == []
+
+
 def test_arrangements_and_pairwise_places() -> None:
     assert arrangements(2) == [(True, False), (False, True)]
     assert len(arrangements(3)) == 6
@@ -54,6 +68,7 @@ def test_arrangements_and_pairwise_places() -> None:
         (["duel", "random", "random", "-g", "kingdoms", "--alpha", "0"], "alpha must be between"),
         (["duel", "random", "random", "-g", "kingdoms", "-p", "9"], "for 2 to 4 players"),
         (["duel", "random", "random", "-g", "kingdoms", "--max-matches", "0"], "at least 1"),
+        (["duel", "random", "random", "-g", "kingdoms", "--jobs", "0"], "--jobs must be at least 1"),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:
