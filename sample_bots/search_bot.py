@@ -5,8 +5,10 @@ candidate moves, the choice it keeps unless search proves another better) and as
 policy (every seat, 5% random), so each decision asks "which of the heuristic's best moves does
 best if everyone then plays like the heuristic?". That is what makes it beat the heuristic bot:
 random rollouts judge a move by how it fares among random players, which the heuristic is not.
-In Kingdoms the rollouts play to the end of the epoch, scored by the engine itself, with a
-quicker version of the greedy valuation (``GreedyBot(draw_specials=False)``).
+In Kingdoms the rollouts play to the end of the epoch, scored by the engine itself; the
+candidates include the greedy bot's best move of each kind (castle, draw, starting tile), since
+its best four are often four castles and the choice that matters is whether to place one now;
+and the halving rounds share the budget evenly.
 
 Run it against a server: ``python -m kingmaker.sample_bots.search_bot GAME [--iterations N]``
 with ``KINGMAKER_SERVER`` and ``KINGMAKER_TOKEN`` set; without ``--iterations`` it thinks for a
@@ -15,9 +17,10 @@ share of each decision's deadline and of its time bank.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from kingmaker.games.api import GameState
+from kingmaker.games.api import Action, GameState
 from kingmaker.sdk.search import (
     ActionValues,
     Budget,
@@ -36,8 +39,6 @@ class Guide:
     values: ActionValues
     noise: float = 0.0
     """Random worth added in rollouts, where the heuristic bot adds its own noise."""
-    rollout_values: ActionValues | None = None
-    """A quicker valuation for the rollouts than ``values`` (``values`` itself without one)."""
     horizon: int | None = None
     """Where the heuristic is slow, rollouts stop after this many decisions, or ..."""
     stage: Stage | None = None
@@ -50,6 +51,10 @@ class Guide:
     """Standard errors of lead a candidate needs over the heuristic's choice."""
     epsilon: float = 0.05
     """Share of random moves in rollouts."""
+    kind: Callable[[Action], object] | None = None
+    """Candidates include the heuristic's best action of each kind (see ``SearchBot.kind``)."""
+    even_rounds: bool = False
+    """Halving rounds share the iteration budget evenly (see ``SearchBot.even_rounds``)."""
 
 
 def guide_for(game: str) -> Guide:
@@ -67,10 +72,11 @@ def guide_for(game: str) -> Guide:
 
         return Guide(
             KingdomsGreedy().values,
-            rollout_values=KingdomsGreedy(draw_specials=False).values,
             stage=kingdoms_epoch,
             evaluate=kingdoms_evaluation,
             width=KINGDOMS_WIDTH,
+            kind=type,
+            even_rounds=True,
         )
     if game == "kings_road":
         from kingmaker.sample_bots.kings_road.greedy_bot import NOISE
@@ -83,7 +89,8 @@ def guide_for(game: str) -> Guide:
 
 
 KINGDOMS_WIDTH = 4
-"""Candidate moves in Kingdoms: the greedy bot's best four, halved to two after two samples."""
+"""Candidate moves in Kingdoms: four (the greedy bot's best of each kind among them), halved to
+two once half the budget is spent."""
 KINGDOMS_SCALE = 25.0
 """Gold of lead that counts as a fairly safe win (tanh of 1): two-seat games end ~50 gold apart."""
 
@@ -134,14 +141,14 @@ def guided_search_bot(game: str, budget: Budget | None = None, seed: int | None 
         budget,
         seed=seed,
         guide=guide.values,
-        rollout=guided_rollout(
-            guide.rollout_values or guide.values, epsilon=guide.epsilon, noise=guide.noise
-        ),
+        rollout=guided_rollout(guide.values, epsilon=guide.epsilon, noise=guide.noise),
         horizon=guide.horizon,
         stage=guide.stage,
         evaluate=guide.evaluate,
         width=guide.width,
         caution=guide.caution,
+        kind=guide.kind,
+        even_rounds=guide.even_rounds,
     )
 
 

@@ -203,6 +203,8 @@ class SearchBot(Bot):
         horizon: int | None = None,
         stage: Stage | None = None,
         evaluate: Evaluation | None = None,
+        kind: Callable[[Action], object] | None = None,
+        even_rounds: bool = False,
     ) -> None:
         if trees < 1:
             raise ValueError("a search needs at least one tree")
@@ -214,6 +216,14 @@ class SearchBot(Bot):
         """With a heuristic's valuation: policy improvement over it (see ``_improve``), not a tree."""
         self.width = width
         """Guided: how many of the heuristic's best actions are candidates at the root."""
+        self.kind = kind
+        """Guided: the candidates include the heuristic's best action of each ``kind`` (say,
+        its type), so a choice between kinds of move is searched even where one kind fills the
+        heuristic's top ``width``; the rest are the next best by the heuristic's worth."""
+        self.even_rounds = even_rounds
+        """Guided, with an iteration budget: every halving round gets an equal share of it
+        (Karnin, Koren and Somekh's sequential halving), so a larger budget sharpens every cut,
+        not only the last comparison; otherwise the cuts come after 2, 4, 8 ... samples."""
         self.caution = caution
         """Guided: leave the heuristic's choice only for a lead of this many standard errors
         (``math.inf``: never, which plays the heuristic with the search's cost)."""
@@ -351,11 +361,14 @@ class SearchBot(Bot):
         worth = guide(request.observation, legal)
         ranked = sorted(range(len(legal)), key=lambda index: -worth[index])
         default = ranked[0]
-        active = ranked[: min(self.width, max(2, total // 2) if stop is None else self.width)]
+        width = min(self.width, max(2, total // 2)) if stop is None else self.width
+        active = self._candidates(legal, ranked, width)
         rewards: dict[int, list[float]] = {index: [] for index in active}
         done = 0
         samples = 0
-        halve_at = 2
+        rounds = math.ceil(math.log2(len(active))) if len(active) > 1 else 1
+        even = self.even_rounds and stop is None
+        halve_at = max(1, total // rounds // len(active)) if even else 2
         out_of_time = False
         while len(active) > 1 and not out_of_time:
             if stop is None and done + len(active) > total:
@@ -374,7 +387,7 @@ class SearchBot(Bot):
                     # The heuristic's choice stays in: it is what the others must beat.
                     others = sorted((i for i in active if i != default), key=lambda i: -sum(rewards[i]))
                     active = [default, *others[: (len(active) + 1) // 2 - 1]]
-                    halve_at *= 2
+                    halve_at = samples + max(1, total // rounds // len(active)) if even else halve_at * 2
         self.last_iterations = done
         common = min(len(rewards[index]) for index in active)
         if common == 0:
@@ -387,6 +400,22 @@ class SearchBot(Bot):
         spread = math.sqrt(sum((gain - mean) ** 2 for gain in gains) / max(common - 1, 1) / common)
         # (An infinite caution never leaves the heuristic: inf * 0 is nan and compares false.)
         return best if mean > 0 and mean > self.caution * spread else default
+
+    def _candidates(self, legal: tuple[Action, ...], ranked: list[int], width: int) -> list[int]:
+        """The indices of the actions to search: the heuristic's best first (``ranked`` is by
+        its worth), the best of each ``kind`` next, then the next best, ``width`` in all."""
+        if self.kind is None:
+            return ranked[:width]
+        chosen: list[int] = []
+        seen: set[object] = set()
+        for index in ranked:
+            kind = self.kind(legal[index])
+            if kind not in seen:
+                seen.add(kind)
+                chosen.append(index)
+        chosen = chosen[:width]
+        chosen += [index for index in ranked if index not in chosen][: width - len(chosen)]
+        return chosen
 
     def _sample(self, state: GameState, seat: Seat, action: Action, seed: int) -> float:
         """``seat``'s reward for playing ``action`` in ``state``, then the rollout policy."""

@@ -43,7 +43,6 @@ from kingmaker.games.kingdoms.scoring import (
 )
 from kingmaker.sdk import Bot, Request
 
-ORDINARY = (TileKind.RESOURCE, TileKind.HAZARD)
 # Bound once: the valuation compares kinds in its innermost loops.
 _RESOURCE, _HAZARD, _MOUNTAIN = TileKind.RESOURCE, TileKind.HAZARD, TileKind.MOUNTAIN
 _DRAGON, _GOLD_MINE, _WIZARD = TileKind.DRAGON, TileKind.GOLD_MINE, TileKind.WIZARD
@@ -64,13 +63,6 @@ class Outlook:
 
 class GreedyBot(Bot):
     name = "kingdoms-greedy"
-
-    def __init__(self, draw_specials: bool = True) -> None:
-        self.draw_specials = draw_specials
-        """False: a draw is valued by the resources and hazards it may bring only, as if the
-        special tiles were worth as much on average: a quick approximation for a search's
-        rollouts (the special tiles' placements are most of the valuation's cost, and a draw
-        asks for every one of them; it picks the full valuation's move 97% of the time)."""
 
     def act(self, request: Request) -> int:
         legal = request.legal_actions
@@ -99,9 +91,8 @@ class GreedyBot(Bot):
         if isinstance(action, ChooseTile):
             return estimate.best_placement(action.tile)
         if isinstance(action, DrawTile):
-            drawn = [(tile, n) for tile, n in unseen.items() if self.draw_specials or tile.kind in ORDINARY]
-            total = sum(count for _, count in drawn)
-            weighted = sum(count * estimate.best_placement(tile) for tile, count in drawn)
+            total = sum(unseen.values())
+            weighted = sum(count * estimate.best_placement(tile) for tile, count in unseen.items())
             return weighted / max(total, 1)
         return 0.0
 

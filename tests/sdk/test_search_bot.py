@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -215,3 +216,72 @@ def test_kingdoms_rollouts_stop_where_the_engine_has_scored_the_epoch() -> None:
         assert judged and set(judged) == {epoch + 1}
         checked += 1
     assert checked >= 4
+
+
+def _counting_bot(**options: object) -> tuple[SearchBot, Counter[int]]:
+    """A guided search over Kingdoms that counts each candidate's rollouts (by action index)."""
+    from kingmaker.sample_bots.kingdoms.greedy_bot import GreedyBot
+
+    greedy = GreedyBot()
+    bot = SearchBot(
+        Budget(iterations=32),
+        seed=1,
+        guide=greedy.values,
+        rollout=guided_rollout(greedy.values),
+        width=4,
+        **options,
+    )  # type: ignore[arg-type]
+    counts: Counter[int] = Counter()
+    sample = bot._sample
+
+    def counted(state: GameState, seat: Seat, action: object, seed: int) -> float:
+        counts[id(action)] += 1
+        return sample(state, seat, action, seed)
+
+    bot._sample = counted  # type: ignore[method-assign]
+    return bot, counts
+
+
+def _kingdoms_choice_between_kinds() -> Request:
+    """A Kingdoms decision where castles fill the greedy bot's best four and a draw is legal."""
+    from kingmaker.games.kingdoms import DrawTile, PlaceCastle
+    from kingmaker.sample_bots.kingdoms.greedy_bot import GreedyBot
+
+    greedy = GreedyBot()
+    for state, seat in _positions("kingdoms", 2, 3, 1):
+        observation, legal = state.observation(seat), state.legal_actions(seat)
+        worth = greedy.values(observation, legal)
+        best = sorted(range(len(legal)), key=lambda i: -worth[i])[:4]
+        if any(isinstance(a, DrawTile) for a in legal) and all(
+            isinstance(legal[i], PlaceCastle) for i in best
+        ):
+            return Request("m", 1, "kingdoms", seat, observation, legal, 0)
+    raise AssertionError("no such position in the game")
+
+
+def test_candidates_include_the_best_move_of_each_kind() -> None:
+    """With ``kind``, castles that fill the heuristic's top four make room for its best draw:
+    castle or draw is the choice searched, the heuristic's own choice first."""
+    from kingmaker.games.kingdoms import DrawTile
+
+    request = _kingdoms_choice_between_kinds()
+    bot, counts = _counting_bot(kind=type)
+    bot.act(request)
+    sampled = [a for a in request.legal_actions if id(a) in counts]
+    assert any(isinstance(a, DrawTile) for a in sampled)
+    plain, plain_counts = _counting_bot()
+    plain.act(request)
+    assert not any(isinstance(a, DrawTile) for a in request.legal_actions if id(a) in plain_counts)
+
+
+@pytest.mark.parametrize(("even_rounds", "dropped", "kept"), [(False, 2, 14), (True, 4, 12)])
+def test_halving_rounds_share_the_budget_evenly_when_asked(
+    even_rounds: bool, dropped: int, kept: int
+) -> None:
+    """32 rollouts over 4 candidates: cut to 2 after 2 samples each (then 14 for the two left),
+    or, with even rounds, after 4 (16 rollouts, half the budget), then 12 each."""
+    request = _kingdoms_choice_between_kinds()
+    bot, counts = _counting_bot(even_rounds=even_rounds)
+    bot.act(request)
+    assert sorted(counts.values()) == [dropped, dropped, kept, kept]
+    assert bot.last_iterations == 32
