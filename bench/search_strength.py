@@ -1,6 +1,7 @@
 """Is the search bot stronger than the heuristic bot, and does more search help? A win-rate table.
 
-    python bench/search_strength.py [--seeds 12] [--iterations N] [--pair both] [--jobs J] [GAME ...]
+    python bench/search_strength.py [--seeds 12] [--seed 1] [--iterations N] [--pair both]
+                                    [--jobs J] [GAME ...]
 
 Per game, two-seat duplicate matches (every seed played with the seats swapped): search(N)
 against the game's heuristic bot, and search(4N) against search(N). The search bot is the one
@@ -26,10 +27,10 @@ from kingmaker.sdk.sprt import wilson
 from kingmaker.server.cli.duel import seed_scores
 
 
-def duel_rate(game: str, a: str, b: str, seeds: int, jobs: int) -> tuple[float, int, list[float]]:
+def duel_rate(game: str, a: str, b: str, seeds: range, jobs: int) -> tuple[float, int, list[float]]:
     """A's total score, the match count and each match's seconds."""
     score, matches, times = 0.0, 0, []
-    for played in seed_scores(game, a, b, 2, range(1, seeds + 1), jobs):
+    for played in seed_scores(game, a, b, 2, seeds, jobs):
         score += sum(played.scores)
         matches += len(played.scores)
         times.extend(played.seconds)
@@ -41,7 +42,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("games", nargs="*", default=game_names())
-    parser.add_argument("--seeds", type=int, default=12)
+    parser.add_argument("--seeds", type=int, default=12, help="how many seeds")
+    parser.add_argument("--seed", type=int, default=1, help="the first seed; seeds count up from it")
     parser.add_argument("--jobs", type=int, default=1, help="seeds played at once, each in a process")
     parser.add_argument("--iterations", type=int, help="search(1x) in every game (default: per game)")
     parser.add_argument(
@@ -51,7 +53,8 @@ def main() -> None:
         help="only search(1x) vs heuristic, or only search(4x) vs search(1x)",
     )
     args = parser.parse_args()
-    table = Table(title=f"search strength (2 seats, duplicate, {args.seeds} seeds x 2 seat orders)")
+    last = args.seed + args.seeds - 1
+    table = Table(title=f"search strength (2 seats, duplicate, seeds {args.seed}-{last} x 2 seat orders)")
     for column in ("game", "A", "B", "matches", "A score", "95% interval", "fair", "above fair", "s/match"):
         table.add_column(column)
     console = Console()
@@ -63,7 +66,9 @@ def main() -> None:
         if args.pair in ("both", "scaling"):
             pairs.append((f"search:{4 * n}", f"search:{n}"))
         for spec_a, spec_b in pairs:
-            score, matches, times = duel_rate(game, spec_a, spec_b, args.seeds, args.jobs)
+            score, matches, times = duel_rate(
+                game, spec_a, spec_b, range(args.seed, args.seed + args.seeds), args.jobs
+            )
             low, high = wilson(score, matches)
             row = (
                 game,
