@@ -221,9 +221,10 @@ class SearchBot(Bot):
         its type), so a choice between kinds of move is searched even where one kind fills the
         heuristic's top ``width``; the rest are the next best by the heuristic's worth."""
         self.even_rounds = even_rounds
-        """Guided, with an iteration budget: every halving round gets an equal share of it
-        (Karnin, Koren and Somekh's sequential halving), so a larger budget sharpens every cut,
-        not only the last comparison; otherwise the cuts come after 2, 4, 8 ... samples."""
+        """Guided: every halving round gets an equal share of the budget (Karnin, Koren and
+        Somekh's sequential halving), so a larger budget sharpens every cut, not only the last
+        comparison; on the clock, the budget in rollouts is estimated from the first sample's
+        pace. Otherwise the cuts come after 2, 4, 8 ... samples."""
         self.caution = caution
         """Guided: leave the heuristic's choice only for a lead of this many standard errors
         (``math.inf``: never, which plays the heuristic with the search's cost)."""
@@ -367,8 +368,9 @@ class SearchBot(Bot):
         done = 0
         samples = 0
         rounds = math.ceil(math.log2(len(active))) if len(active) > 1 else 1
-        even = self.even_rounds and stop is None
-        halve_at = max(1, total // rounds // len(active)) if even else 2
+        even = self.even_rounds
+        halve_at = max(1, total // rounds // len(active)) if even and stop is None else 2
+        started = time.monotonic()
         out_of_time = False
         while len(active) > 1 and not out_of_time:
             if stop is None and done + len(active) > total:
@@ -383,6 +385,13 @@ class SearchBot(Bot):
                 done += 1
             else:
                 samples += 1
+                if even and stop is not None and samples == 1:
+                    # On the clock the budget in rollouts is not known: the first sample's
+                    # pace estimates it, and the rounds share that as they would an iteration
+                    # budget.
+                    now = time.monotonic()
+                    total = done + int((stop - now) * done / max(now - started, 1e-9))
+                    halve_at = max(1, total // rounds // len(active))
                 if samples >= halve_at and len(active) > 2:
                     # The heuristic's choice stays in: it is what the others must beat.
                     others = sorted((i for i in active if i != default), key=lambda i: -sum(rewards[i]))

@@ -285,3 +285,32 @@ def test_halving_rounds_share_the_budget_evenly_when_asked(
     bot.act(request)
     assert sorted(counts.values()) == [dropped, dropped, kept, kept]
     assert bot.last_iterations == 32
+
+
+class _TickingClock:
+    """``time`` for the search module with a ``monotonic`` that moves 1 ms per reading: a
+    rollout costs one reading, so a time budget of N ms is about N rollouts on any machine."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+def test_even_rounds_on_the_clock_estimate_the_budget_from_the_first_samples_pace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """About 40 rollouts' worth of time: the first cut comes once half of it is spent (not
+    after 2 samples), and the two candidates left share the rest."""
+    import kingmaker.sdk.search as search_module
+
+    monkeypatch.setattr(search_module, "time", _TickingClock())
+    request = _kingdoms_choice_between_kinds()
+    bot, counts = _counting_bot(even_rounds=True)
+    bot.budget = Budget(time_ms=40)
+    bot.act(request)
+    dropped, _, kept, _ = sorted(counts.values())
+    assert dropped >= 4
+    assert kept >= dropped + 4
