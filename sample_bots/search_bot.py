@@ -54,7 +54,7 @@ class Guide:
     kind: Callable[[Action], object] | None = None
     """Candidates include the heuristic's best action of each kind (see ``SearchBot.kind``)."""
     even_rounds: bool = False
-    """Halving rounds share the iteration budget evenly (see ``SearchBot.even_rounds``)."""
+    """Halving rounds share the budget evenly (see ``SearchBot.even_rounds``)."""
 
 
 def guide_for(game: str) -> Guide:

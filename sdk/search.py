@@ -348,16 +348,18 @@ class SearchBot(Bot):
     ) -> int:
         """Policy improvement over the heuristic ``guide``: which of its best moves does best?
 
-        The candidates are the ``width`` actions the heuristic values most. Each *sample* is
-        one determinization and one rollout seed, played out once after every candidate still
-        in the race (common random numbers: the candidates meet the same hidden cards, dice and
-        rollout choices, so their difference is measured, not the luck). After 2, 4, 8 ...
-        samples the worse half of the candidates drops out, so the budget goes to the close
-        calls. The heuristic's own choice is kept unless another candidate beats it, sample by
-        sample, by ``caution`` standard errors: a small search cannot make the heuristic worse
-        by chasing noise. Rollouts are played by ``self.rollout`` (normally the same heuristic,
-        see ``guided_rollout``), so this is the rollout algorithm of Tesauro and Galperin over
-        information sets, and it reads nothing but the request."""
+        The candidates are the ``width`` actions the heuristic values most (with ``kind``, its
+        best of each kind among them). Each *sample* is one determinization and one rollout
+        seed, played out once after every candidate still in the race (common random numbers:
+        the candidates meet the same hidden cards, dice and rollout choices, so their difference
+        is measured, not the luck). After 2, 4, 8 ... samples (with ``even_rounds``, once each
+        round has had its share of the budget) the worse half of the candidates drops out, so
+        the budget goes to the close calls. The heuristic's own choice is kept unless another
+        candidate beats it, sample by sample, by ``caution`` standard errors: a small search
+        cannot make the heuristic worse by chasing noise. Rollouts are played by
+        ``self.rollout`` (normally the same heuristic, see ``guided_rollout``), so this is the
+        rollout algorithm of Tesauro and Galperin over information sets, and it reads nothing
+        but the request."""
         legal = request.legal_actions
         worth = guide(request.observation, legal)
         ranked = sorted(range(len(legal)), key=lambda index: -worth[index])
