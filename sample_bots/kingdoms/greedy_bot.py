@@ -46,7 +46,6 @@ from kingmaker.sdk import Bot, Request
 # Bound once: the valuation compares kinds in its innermost loops.
 _RESOURCE, _HAZARD, _MOUNTAIN = TileKind.RESOURCE, TileKind.HAZARD, TileKind.MOUNTAIN
 _DRAGON, _GOLD_MINE, _WIZARD = TileKind.DRAGON, TileKind.GOLD_MINE, TileKind.WIZARD
-"""The tiles whose placement changes only the two parts they land in."""
 RESERVE_PER_RANK = 3.0
 """Gold a castle rank above 1 is assumed to be worth in a later epoch, if kept."""
 
@@ -103,8 +102,6 @@ class PartFacts:
 
     spaces: Line
     """The part's board indices."""
-    ranks: tuple[int, ...]
-    """Each seat's castle ranks there (the wizard's bonus included)."""
     lead_ranks: float
     """My castle ranks there minus the other players' average."""
     base: int
@@ -168,7 +165,6 @@ class Estimate:
         double = 2 if mine else 1
         return PartFacts(
             spaces=part,
-            ranks=tuple(ranks),
             lead_ranks=lead(ranks, self.seat),
             base=base,
             hazards=hazards,
