@@ -75,6 +75,8 @@ class LocalRayCluster:
     nodes: list[RayNode] = field(default_factory=list)
     namespace: subprocess.Popen[bytes] | None = None
     """The process that holds the cluster's network namespace open."""
+    handed_out: set[int] = field(default_factory=set)
+    """Ports given to this cluster's nodes so far: no two of its components may share one."""
 
     def inside(self, command: list[str]) -> list[str]:
         """``command`` made to run in the cluster's network namespace."""
@@ -90,9 +92,9 @@ class LocalRayCluster:
     def start(self, timeout: float = 90.0) -> str:
         """Start the head (no CPUs: it schedules, it does not play); its address."""
         self.namespace = _loopback_namespace(self.folder)
-        self.port = free_port()
+        self.port = self.distinct_port()
         self._launch(["--head", f"--port={self.port}", "--num-cpus=0", f"--temp-dir={self.folder}",
-                      "--include-dashboard=false", f"--ray-client-server-port={free_port()}"],
+                      "--include-dashboard=false", f"--ray-client-server-port={self.distinct_port()}"],
                      head=True)  # fmt: skip
         self.wait_for_nodes(1, timeout)
         return self.address
@@ -134,16 +136,25 @@ class LocalRayCluster:
         kill_processes_naming(str(self.folder))
         shutil.rmtree(self.folder, ignore_errors=True)
 
+    def distinct_port(self) -> int:
+        """A free port that no other component of this cluster was given. Each probe closes
+        before the next, so the system may offer the same port twice: Ray then refuses to start
+        a node whose components share a port (seen in CI)."""
+        while (port := free_port()) in self.handed_out:
+            pass
+        self.handed_out.add(port)
+        return port
+
     def _launch(self, args: list[str], head: bool) -> RayNode:
         log = self.folder / f"node-{len(self.nodes)}.log"
         ports = [
             f"--node-ip-address={LOOPBACK}",
-            f"--node-manager-port={free_port()}",
-            f"--object-manager-port={free_port()}",
-            f"--metrics-export-port={free_port()}",
-            f"--dashboard-agent-listen-port={free_port()}",
-            f"--dashboard-agent-grpc-port={free_port()}",
-            f"--runtime-env-agent-port={free_port()}",
+            f"--node-manager-port={self.distinct_port()}",
+            f"--object-manager-port={self.distinct_port()}",
+            f"--metrics-export-port={self.distinct_port()}",
+            f"--dashboard-agent-listen-port={self.distinct_port()}",
+            f"--dashboard-agent-grpc-port={self.distinct_port()}",
+            f"--runtime-env-agent-port={self.distinct_port()}",
             "--object-store-memory=100000000",
             "--disable-usage-stats",
             "--block",
