@@ -23,7 +23,21 @@ pytestmark = pytest.mark.slow
 
 TOKEN = "ray-test-token"
 METADATA = (("authorization", f"Bearer {TOKEN}"),)
-RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+# A random bot that waits 5 ms per decision: a match then stays in play for most of a second, so
+# a match the scheduler counts as running is in play on its worker, not between its last move
+# and its recorded result (with instant bots that gap was 1 in 5 of the moments the test chose).
+PATIENT = [
+    sys.executable,
+    "-c",
+    "import time\n"
+    "from kingmaker.sample_bots.random_bot import RandomBot\n"
+    "from kingmaker.sdk import run\n"
+    "class Patient(RandomBot):\n"
+    "    def act(self, request):\n"
+    "        time.sleep(0.005)\n"
+    "        return super().act(request)\n"
+    "run(Patient())\n",
+]
 
 
 class ClusterServer:
@@ -82,7 +96,7 @@ def test_a_league_on_ray_survives_a_lost_worker(
     with grpc.insecure_channel(cluster_server.address) as channel:
         admin = admin_pb2_grpc.AdminStub(channel)
         for name in names:
-            request = admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=RANDOM)
+            request = admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=PATIENT)
             admin.AddBot(request, metadata=METADATA)
         request = admin_pb2.CreateLeagueRequest(name="l", game="kingdoms", bots=names, rounds=6, seed=5)
         planned = sum(admin.CreateLeague(request, metadata=METADATA).matches.values())
