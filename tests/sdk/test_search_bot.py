@@ -218,8 +218,11 @@ def test_kingdoms_rollouts_stop_where_the_engine_has_scored_the_epoch() -> None:
     assert checked >= 4
 
 
-def _counting_bot(**options: object) -> tuple[SearchBot, Counter[int]]:
-    """A guided search over Kingdoms that counts each candidate's rollouts (by action index)."""
+def _counting_bot(
+    kind: Callable[[object], object] | None = None, even_rounds: bool = False
+) -> tuple[SearchBot, Counter[int]]:
+    """A guided search over Kingdoms that counts each candidate's rollouts (by the action
+    object's identity: the request's legal actions are distinct objects)."""
     from kingmaker.sample_bots.kingdoms.greedy_bot import GreedyBot
 
     greedy = GreedyBot()
@@ -229,8 +232,9 @@ def _counting_bot(**options: object) -> tuple[SearchBot, Counter[int]]:
         guide=greedy.values,
         rollout=guided_rollout(greedy.values),
         width=4,
-        **options,
-    )  # type: ignore[arg-type]
+        kind=kind,
+        even_rounds=even_rounds,
+    )
     counts: Counter[int] = Counter()
     sample = bot._sample
 
