@@ -143,36 +143,21 @@ class Estimate:
                     self.facts.setdefault(i, []).append(facts)
 
     def _part_facts(self, part: Line) -> PartFacts:
-        resources = hazards = empties = 0
-        dragon = mine = False
-        ranks = [0] * self.players
+        piece = _Piece()
         for i in part:
-            space = self.board[i]
-            if space is None:
-                empties += 1
-            elif isinstance(space, Castle):
-                ranks[space.owner] += space.rank + 1 if i in self.boosted else space.rank
-            elif space.kind is _RESOURCE:
-                resources += space.value
-            elif space.kind is _HAZARD:
-                hazards += space.value
-            elif space.kind is _DRAGON:
-                dragon = True
-            elif space.kind is _GOLD_MINE:
-                mine = True
-        base = hazards if dragon else hazards + resources
-        per_empty = self.outlook.per_empty_under_dragon if dragon else self.outlook.per_empty
-        double = 2 if mine else 1
+            piece.add(self.board[i], i in self.boosted, self.seat)
+        per_empty = self.outlook.per_empty_under_dragon if piece.dragon else self.outlook.per_empty
+        double = 2 if piece.mine else 1
         return PartFacts(
             spaces=part,
-            lead_ranks=lead(ranks, self.seat),
-            base=base,
-            hazards=hazards,
-            empties=empties,
-            expected_value=(base + empties * per_empty) * double,
+            lead_ranks=piece.lead_ranks(self.players),
+            base=piece.base(),
+            hazards=piece.hazards,
+            empties=piece.empties,
+            expected_value=piece.value(self.outlook),
             per_empty=per_empty * double,
-            dragon=dragon,
-            mine=mine,
+            dragon=piece.dragon,
+            mine=piece.mine,
         )
 
     def castle_gain(self, index: int, rank: int) -> float:
@@ -284,7 +269,8 @@ def _counted(facts: PartFacts, kind: TileKind) -> int:
 
 
 class _Piece:
-    """Running sums over the spaces of a part seen so far, for ``Estimate._cut_worths``."""
+    """Running sums over spaces of one part: a whole part (``Estimate._part_facts``) or the
+    piece of it seen so far (``Estimate._cut_worths``)."""
 
     def __init__(self) -> None:
         self.resources = self.hazards = self.empties = 0
@@ -309,12 +295,22 @@ class _Piece:
         elif space.kind is _GOLD_MINE:
             self.mine = True
 
-    def worth(self, outlook: Outlook, players: int) -> float:
-        """The piece's expected value times my lead in ranks in it."""
-        base = self.hazards if self.dragon else self.hazards + self.resources
+    def base(self) -> int:
+        """The tiles' value before the gold mine doubles it: hazards, plus resources unless a dragon."""
+        return self.hazards if self.dragon else self.hazards + self.resources
+
+    def value(self, outlook: Outlook) -> float:
+        """The expected value at scoring: the tiles, and each empty space's expectation."""
         per_empty = outlook.per_empty_under_dragon if self.dragon else outlook.per_empty
-        value = (base + self.empties * per_empty) * (2 if self.mine else 1)
-        return value * (self.my_ranks - self.other_ranks / (players - 1))
+        return (self.base() + self.empties * per_empty) * (2 if self.mine else 1)
+
+    def lead_ranks(self, players: int) -> float:
+        """My castle ranks here minus the other players' average."""
+        return self.my_ranks - self.other_ranks / (players - 1)
+
+    def worth(self, outlook: Outlook, players: int) -> float:
+        """The expected value times my lead in ranks here."""
+        return self.value(outlook) * self.lead_ranks(players)
 
 
 def board_of(view: Observation) -> list[Space]:
