@@ -371,7 +371,12 @@ class SearchBot(Bot):
         samples = 0
         rounds = math.ceil(math.log2(len(active))) if len(active) > 1 else 1
         even = self.even_rounds
-        halve_at = max(1, total // rounds // len(active)) if even and stop is None else 2
+
+        def round_share() -> int:
+            """Samples per candidate in one round of even halving, with the budget known."""
+            return max(1, total // rounds // len(active))
+
+        halve_at = round_share() if even and stop is None else 2
         started = time.monotonic()
         out_of_time = False
         while len(active) > 1 and not out_of_time:
@@ -393,12 +398,12 @@ class SearchBot(Bot):
                     # budget.
                     now = time.monotonic()
                     total = done + int((stop - now) * done / max(now - started, 1e-9))
-                    halve_at = max(1, total // rounds // len(active))
+                    halve_at = round_share()
                 if samples >= halve_at and len(active) > 2:
                     # The heuristic's choice stays in: it is what the others must beat.
                     others = sorted((i for i in active if i != default), key=lambda i: -sum(rewards[i]))
                     active = [default, *others[: (len(active) + 1) // 2 - 1]]
-                    halve_at = samples + max(1, total // rounds // len(active)) if even else halve_at * 2
+                    halve_at = samples + round_share() if even else halve_at * 2
         self.last_iterations = done
         common = min(len(rewards[index]) for index in active)
         if common == 0:
