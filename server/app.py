@@ -20,13 +20,14 @@ from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor
+from kingmaker.server.home import HomeLock, secret_paths
 from kingmaker.server.launcher import Limits, confinement
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.match_host import HostSettings
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.run_folder import make_run_folder
-from kingmaker.server.sandbox import SandboxPolicy
+from kingmaker.server.sandbox import SandboxPolicy, exposed_secret, shown_paths
 from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
 from kingmaker.server.services.arena import HELLO_TIMEOUT_SECONDS, ArenaService
@@ -64,6 +65,10 @@ def incoming_connection_limit() -> int:
 
 class ListenError(RuntimeError):
     """The server cannot take its address (in use, or not an address of this machine)."""
+
+
+class HomeExposed(RuntimeError):
+    """The server's home would be visible to jailed bots wherever it is covered."""
 
 
 @dataclass
@@ -117,15 +122,31 @@ class KingmakerServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         url = config.database_url or default_database_url()
-        if url == default_database_url():
-            # Only the server's user may enter it: it holds the database and the admin token,
-            # and bots that run outside the jail run as users of their own.
-            home = home_directory()
-            home.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if home.stat().st_uid == os.geteuid() and home.stat().st_mode & 0o077:
-                home.chmod(0o700)  # made by an older version, open to everyone
-        self.db: Database = open_database(url)
-        self.admin_token = load_or_create_admin_token(config.admin_token)
+        # Only the server's user may enter it: it holds the database and the admin token, and
+        # bots that run outside the jail run as users of their own.
+        home = home_directory()
+        self.hidden_paths = tuple(secret_paths(home, url))
+        """What no bot may see (the jail covers it wherever a folder it shows holds it)."""
+        if config.jail and (exposed := exposed_secret(self.hidden_paths, shown_paths(SandboxPolicy()))):
+            secret, shown = exposed
+            raise HomeExposed(
+                f"the server's home or database {secret} holds {shown}, which every jailed bot is "
+                "shown, so it cannot be hidden from them: keep the home elsewhere (KINGMAKER_HOME, "
+                "--database-url)"
+            )
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if home.stat().st_uid == os.geteuid() and home.stat().st_mode & 0o077:
+            home.chmod(0o700)  # made by an older version, open to everyone
+        # One server per home, taken before the database is opened (a second server would void
+        # the first one's matches); HomeInUse says who holds it.
+        self.home_lock = HomeLock(home, url)
+        self.home_lock.acquire()
+        try:
+            self.db: Database = open_database(url)
+            self.admin_token = load_or_create_admin_token(config.admin_token)
+        except BaseException:
+            self.home_lock.release()
+            raise
         self.loop_lag = LoopLag()
         self.pool = SessionPool(self._authenticate, self.loop_lag)
         self.archive = MemoryArchive()
@@ -140,6 +161,8 @@ class KingmakerServer:
         self.confinement = ""
         """How launched bots run here (``launcher.confinement``): jailed, UNJAILED or refused."""
         self.executor: MatchExecutor | None = None
+        self._jail_door: grpc.aio.Server | None = None
+        """The server on the Unix socket launched bots reach: the Arena only."""
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -176,17 +199,22 @@ class KingmakerServer:
         if not config.address.startswith("unix:"):
             host = config.address.rsplit(":", 1)[0]
             self.address = f"{host}:{port}"
+        self.home_lock.record(self.address)
         # Bots the server launches reach it over a private Unix socket: the only way out of the
-        # jail, and no TLS needed on a socket only this machine's processes can reach. The path is
-        # short on purpose: Unix socket paths are limited to about 108 bytes.
+        # jail, and no TLS needed on a socket only this machine's processes can reach. It is a
+        # server of its own that serves the Arena and nothing else: a jailed bot must never reach
+        # the Admin service, token or not. The path is short on purpose: Unix socket paths are
+        # limited to about 108 bytes.
         self.run_folder = make_run_folder()
         socket = str(self.run_folder / "arena.sock")
-        server.add_insecure_port(f"unix:{socket}")
+        jail_door = grpc.aio.server(options=options)
+        jail_door.add_insecure_port(f"unix:{socket}")
         sandbox = SandboxPolicy(
             limits=config.limits,
             isolate=config.jail,
             allow_unjailed=config.allow_unjailed,
             unix_socket=socket,
+            hidden_paths=self.hidden_paths,
         )
         self.confinement = confinement(sandbox)
         self.roster = Roster(
@@ -210,6 +238,7 @@ class KingmakerServer:
         )
         arena = ArenaService(self.pool, hello_timeout=config.hello_timeout)
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
+        arena_pb2_grpc.add_ArenaServicer_to_server(arena, jail_door)
         admin = AdminService(
             self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive, config.time_control
         )
@@ -223,6 +252,8 @@ class KingmakerServer:
         )
         reflection.enable_server_reflection(names, server)
         await server.start()
+        await jail_door.start()
+        self._jail_door = jail_door
         self.loop_lag.start()
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -243,6 +274,7 @@ class KingmakerServer:
             jail=config.jail,
             connect_timeout=config.connect_timeout,
             allow_unjailed=config.allow_unjailed,
+            hidden_paths=self.hidden_paths,
         )
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
@@ -270,6 +302,7 @@ class KingmakerServer:
         """Stop taking calls, close every bot stream, and let running calls end within ``grace``."""
         if self._server is None:  # it never started (its address was taken): only the database
             self.db.close()
+            self.home_lock.release()
             return
         self.loop_lag.stop()
         await self._health.enter_graceful_shutdown()
@@ -285,8 +318,11 @@ class KingmakerServer:
                 arena_pb2.ERROR_CODE_SHUTTING_DOWN,
                 "the server is shutting down; matches in play will be replayed",
             )
-        await self._server.stop(grace)
+        await asyncio.gather(
+            self._server.stop(grace), *([self._jail_door.stop(grace)] if self._jail_door is not None else [])
+        )
         self._server = None
         self.db.close()
+        self.home_lock.release()
         if self.run_folder is not None:
             shutil.rmtree(self.run_folder, ignore_errors=True)

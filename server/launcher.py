@@ -23,6 +23,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,11 +33,12 @@ from kingmaker.server.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.sandbox import (
     BOT_UIDS,
     HOW_TO_GET_A_JAIL,
-    KINGMAKER_ROOT,
+    SYSTEM_PATHS,
     Limits,
     SandboxPolicy,
     bubblewrap,
     bubblewrap_command,
+    code_paths,
     processes_rlimit,
     running_as_root,
 )
@@ -145,9 +147,7 @@ class BotProcess:
         if limits is not None and sandbox is not None:
             raise ValueError("give the limits inside the sandbox policy, not beside it")
         policy = sandbox or SandboxPolicy(limits=limits or Limits(), isolate=False)
-        policy = dataclasses.replace(
-            policy, read_only_paths=(*policy.read_only_paths, *_named_paths(command))
-        )
+        policy = dataclasses.replace(policy, read_only_paths=(*policy.read_only_paths, *bot_folders(command)))
         bwrap = _jail_for(policy)
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
         # A root server gives every bot a user of its own, jailed or not: its processes count
@@ -276,8 +276,8 @@ def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:
     (the jail has no such problem: it shows the bot only what it binds in)."""
     program = command[0] if "/" in command[0] else shutil.which(command[0]) or command[0]
     named = [os.path.join(cwd or "/", program)]
-    named += _named_paths(command)  # its script and virtualenv, as the jail would show them
-    named += [folder for folder in (cwd, str(KINGMAKER_ROOT)) if folder is not None]
+    named += bot_folders(command)  # its folder and virtualenv, as the jail would show them
+    named += [folder for folder in (cwd, *code_paths()) if folder is not None]
     for path in {*named, *map(os.path.realpath, named)}:
         for folder in [*reversed(Path(path).parents)]:
             with contextlib.suppress(OSError):
@@ -341,20 +341,37 @@ def _check_program(program: str, cwd: str | None) -> None:
         raise LaunchError(f"cannot start {program!r}: not found on the server's PATH")
 
 
-def _named_paths(command: Sequence[str]) -> list[str]:
-    """What the jail must show of the files the command names, and nothing more: its script (the
-    first argument that is an existing absolute file: `python /bots/mine.py`), read-only, and for
-    a program inside a virtualenv the virtualenv (Python finds its packages through the folder's
-    pyvenv.cfg). Other paths among the arguments stay hidden; a bot that needs more files gets a
-    working directory (`--workdir`), which the jail shows read-only."""
+def bot_folders(command: Sequence[str]) -> list[str]:
+    """What the jail must show of the files the command names: the bot's own folder, read-only,
+    so that helper modules and compiled files beside its entry point are found; and for a
+    program inside a virtualenv the virtualenv (Python finds its packages through the folder's
+    pyvenv.cfg). The bot's folder is the folder of its script (the first argument that is an
+    existing absolute file: `python /bots/mine/bot.py`), else of its program when that is a file
+    of its own (`/bots/cpp/bot`). A folder so broad that it would show the machine (`/`, a
+    system folder, the temporary folder other bots' folders are in) is not shown: only the
+    file itself is. Other paths among the arguments stay hidden; a bot that needs more files
+    gets a working directory (`--workdir`), which the jail shows read-only."""
     shown = []
-    script = next((arg for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)), None)
-    if script is not None:
-        shown.append(script)
     program = Path(command[0])
-    if program.is_absolute() and (program.parent.parent / "pyvenv.cfg").exists():
+    in_virtualenv = program.is_absolute() and (program.parent.parent / "pyvenv.cfg").exists()
+    if in_virtualenv:
         shown.append(str(program.parent.parent))
+    script = next((arg for arg in command[1:] if os.path.isabs(arg) and os.path.isfile(arg)), None)
+    if script is None and program.is_absolute() and not in_virtualenv and program.is_file():
+        script = str(program)
+    if script is not None:
+        folder = os.path.dirname(os.path.normpath(script))
+        shown.append(script if _too_broad(folder) else folder)
     return shown
+
+
+def _too_broad(folder: str) -> bool:
+    """A folder that holds much more than one bot: the root, a user's home, the temporary folder
+    (where every bot's own folder and the server's socket are), or a system or Python folder."""
+    real = os.path.realpath(folder)
+    broad = {"/", "/home", os.path.realpath(tempfile.gettempdir()), os.path.realpath(Path.home())}
+    system = [os.path.realpath(path) for path in (*SYSTEM_PATHS, "/etc", "/proc", "/dev", sys.base_prefix)]
+    return real in broad or any(real == path or real.startswith(path + "/") for path in system)
 
 
 def _jail_for(policy: SandboxPolicy) -> str | None:

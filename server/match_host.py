@@ -45,6 +45,8 @@ class HostSettings:
     connect_timeout: float = 15.0
     allow_unjailed: bool = False
     """As ``serve --allow-unjailed``: run bots without a jail where none works, not refuse them."""
+    hidden_paths: tuple[str, ...] = ()
+    """The server's home and database: covered in every jail (``SandboxPolicy.hidden_paths``)."""
 
 
 class MatchHost:
@@ -75,6 +77,7 @@ class MatchHost:
                 isolate=self.settings.jail,
                 allow_unjailed=self.settings.allow_unjailed,
                 unix_socket=path,
+                hidden_paths=self.settings.hidden_paths,
             )
             self.roster = Roster(
                 self.pool,

@@ -9,9 +9,11 @@ Two layers, applied by ``kingmaker.server.launcher``:
 - ``SandboxPolicy``: the launcher runs the bot under bubblewrap (``bwrap``) when it is installed
   and a probe shows it works here (unprivileged user namespaces are often disabled, and
   containers often forbid mounts). The bot then sees only read-only system and Python folders,
-  the kingmaker code, its own working directory and the server's Unix socket; it has no network
-  (a new, empty network namespace), no view of other processes (a new PID namespace, whose
-  processes all die with it) and no way back to the server but that socket.
+  the folders of the kingmaker packages, its own folder and the server's Unix socket; it has no
+  network (a new, empty network namespace), no view of other processes (a new PID namespace,
+  whose processes all die with it) and no way back to the server but that socket. The server's
+  home (database, admin token) is never shown: where a folder the jail shows holds it, an empty
+  folder is mounted over it (``hidden_paths``).
 
 When the server runs as root, bubblewrap is run as root (without a user namespace, which would
 map the bot back to root) and the bot is switched to a user id of its own inside the jail, so
@@ -21,6 +23,7 @@ that RLIMIT_NPROC is enforced and counts this bot alone. docs/security.md has th
 from __future__ import annotations
 
 import functools
+import importlib.util
 import logging
 import os
 import random
@@ -37,8 +40,19 @@ log = logging.getLogger("kingmaker.server.sandbox")
 GiB = 1024**3
 MiB = 1024**2
 
-# The kingmaker code (the folder holding games/, sdk/, server/ ...): bots import the SDK from it.
-KINGMAKER_ROOT = Path(__file__).resolve().parent.parent
+# The kingmaker packages a bot may import (the SDK, the engines, the generated protocol code, the
+# sample bots, and the command line for `kingmaker bridge`). Each is shown on its own: in a
+# checkout (an editable install) they are folders of the repository, whose root also holds the
+# server's home (./.kingmaker), .git and everything else, which a bot has no business reading.
+KINGMAKER_PACKAGES = (
+    "kingmaker",
+    "kingmaker.games",
+    "kingmaker.sdk",
+    "kingmaker.server",
+    "kingmaker.ladder",
+    "kingmaker.sample_bots",
+    "kingmaker.v1",
+)
 
 # Folders every program needs, bound read-only; on merged-/usr systems most are symlinks.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -132,7 +146,10 @@ class SandboxPolicy:
     unix_socket: str | None = None
     """The server's socket, bound into the jail: the only way out. Give the bot ``server_address``."""
     read_only_paths: tuple[str, ...] = ()
-    """Extra folders the bot needs to read (its own code, when not inside the kingmaker tree)."""
+    """Extra folders the bot needs to read (its own folder)."""
+    hidden_paths: tuple[str, ...] = ()
+    """What a bot must never see, wherever it is (the server's home, its database file): where
+    a folder the jail shows holds one of these, it is covered (an empty folder, or an empty file)."""
     tmp_bytes: int = 64 * MiB
     """Size of the jail's private /tmp (memory-backed), so many small files cannot fill memory."""
 
@@ -207,9 +224,41 @@ def system_binds() -> list[str]:
 
 
 def python_paths() -> list[str]:
-    """The interpreter the server runs (and its virtualenv) and the kingmaker code."""
-    found = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, str(KINGMAKER_ROOT)}
+    """The interpreter the server runs (and its virtualenv) and the kingmaker packages."""
+    found = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, *code_paths()}
     return sorted(found)
+
+
+@functools.cache
+def code_paths() -> tuple[str, ...]:
+    """The folders the kingmaker packages are imported from (for an installed package, folders
+    of site-packages; for a checkout, the repository's layer folders, never its root)."""
+    from kingmaker.games.registry import game_names
+
+    found: set[str] = set()
+    for name in (*KINGMAKER_PACKAGES, *(f"kingmaker.{game}" for game in game_names())):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations is not None:
+            # (an editable install's finder adds a placeholder entry that is no folder)
+            found.update(os.path.realpath(f) for f in spec.submodule_search_locations if os.path.isdir(f))
+    return tuple(sorted(found))
+
+
+def shown_paths(policy: SandboxPolicy) -> list[str]:
+    """Every folder or file the jail shows a bot under ``policy``, besides its own tmpfs folder."""
+    return [*SYSTEM_PATHS, *SYSTEM_FILES, *python_paths(), *policy.read_only_paths]
+
+
+def exposed_secret(hidden: Sequence[str], shown: Sequence[str]) -> tuple[str, str] | None:
+    """A hidden path that cannot be covered because a folder the jail must show lies inside it
+    (covering it would hide that folder too): ``(hidden, shown)``, or None. The server refuses to
+    start with such a home (``KINGMAKER_HOME=/usr``, or the home a checkout's parent)."""
+    for secret in hidden:
+        for path in shown:
+            for one, other in ((secret, path), (os.path.realpath(secret), os.path.realpath(path))):
+                if _inside(other, [one]):
+                    return secret, path
+    return None
 
 
 def bubblewrap_command(
@@ -231,10 +280,23 @@ def bubblewrap_command(
     made: set[str] = {"/", "/tmp"}
     bound: list[str] = []
     for path in _outermost(read_only):
-        flags += [*_parent_dirs(path, made, bound), "--ro-bind", path, path]
-        bound.append(path)
+        flags += _parent_dirs(path, made, bound)
+        if uid is not None and _closed_to_others(path):
+            # The bot runs as a user of its own, which could not enter this folder: show it as
+            # an open folder holding the same files (each keeps its own permissions).
+            made.add(path)
+            flags += ["--perms", "0755", "--dir", path]
+            for entry in sorted(os.listdir(path)):
+                inner = os.path.join(path, entry)
+                flags += ["--ro-bind", inner, inner]
+                bound.append(inner)
+        else:
+            flags += ["--ro-bind", path, path]
+            bound.append(path)
     # The bot's folder is a tmpfs of its own size: its disk quota. Nothing in it reaches the
     # host's disk, and it vanishes with the jail.
+    system = [name for name in SYSTEM_PATHS if os.path.isdir(name) and not os.path.islink(name)]
+    flags += _covers(policy.hidden_paths, [*system, *bound])
     size = str(policy.limits.disk_bytes or 1024 * GiB)
     flags += [*_parent_dirs(workdir, made, bound), "--perms", "0700", "--size", size, "--tmpfs", workdir]
     if policy.unix_socket is not None:
@@ -243,6 +305,50 @@ def bubblewrap_command(
     if uid is None:
         return [*flags, "--chdir", cwd, "--", *command]
     return [*flags, "--", sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), workdir, cwd, *command]
+
+
+def _covers(hidden: Sequence[str], bound: Sequence[str]) -> list[str]:
+    """Flags that cover each hidden path a bound folder would show: an empty read-only folder over
+    a folder, an empty file over a file. A folder is bound as named but shows its target's
+    contents, so a hidden path is looked for both ways. Paths the jail does not show need
+    nothing: they are simply not there."""
+    flags: list[str] = []
+    covered: set[str] = set()
+    # Folders first: what lies inside a covered folder is gone with it.
+    for secret in sorted(hidden, key=lambda path: not os.path.isdir(path)):
+        for in_jail in _where_shown(secret, bound):
+            if _inside(in_jail, sorted(covered)):
+                continue
+            covered.add(in_jail)
+            if os.path.isdir(secret):
+                flags += ["--perms", "0555", "--size", "4096", "--tmpfs", in_jail, "--remount-ro", in_jail]
+            else:
+                flags += ["--ro-bind", "/dev/null", in_jail]
+    return flags
+
+
+def _where_shown(secret: str, bound: Sequence[str]) -> set[str]:
+    """The paths at which the jail would show ``secret`` through the folders ``bound``."""
+    if not os.path.lexists(secret):
+        return set()
+    found: set[str] = set()
+    real = os.path.realpath(secret)
+    for folder in bound:
+        for named in {os.path.abspath(secret), real}:
+            if _inside(named, [folder]):
+                found.add(named)
+        target = os.path.realpath(folder)
+        if _inside(real, [target]):
+            found.add(os.path.normpath(os.path.join(folder, os.path.relpath(real, target))))
+    return found
+
+
+def _closed_to_others(path: str) -> bool:
+    """A folder another user may not enter (a checkout or test folder of mode 0700)."""
+    try:
+        return os.path.isdir(path) and not os.stat(path).st_mode & 0o001
+    except OSError:
+        return False
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:

@@ -10,10 +10,11 @@ from pathlib import Path
 import typer
 
 from kingmaker.ladder.errors import LadderError
-from kingmaker.server.app import KingmakerServer, ListenError, ServerConfig
+from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import EXECUTORS, ExecutorError
+from kingmaker.server.home import HomeInUse
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.server.process_executor import ProcessExecutor
 from kingmaker.server.roster import BUSY_TIMEOUT
@@ -122,7 +123,7 @@ def serve(
     )
     try:
         asyncio.run(_serve(config, web, web_host))
-    except (OSError, LadderError) as error:
+    except (OSError, LadderError, HomeInUse, HomeExposed) as error:
         fail(str(error))
 
 

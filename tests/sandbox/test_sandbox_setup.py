@@ -19,9 +19,9 @@ from sandbox_helpers import processes_with, run_to_end, wait_for
 
 from kingmaker.server.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
 from kingmaker.server.sandbox import (
-    KINGMAKER_ROOT,
     bubblewrap,
     bubblewrap_command,
+    code_paths,
     count_tasks_of_user,
     processes_rlimit,
 )
@@ -86,8 +86,10 @@ def test_the_jail_command_isolates_the_network_and_binds_only_what_the_bot_needs
     assert ("--tmpfs", workdir) in pairs and ("--bind", socket) in pairs, "read-write: its dir and the socket"
     size = command[command.index(workdir) - 3 : command.index(workdir) - 1]
     assert size == ["--size", str(policy.limits.disk_bytes)], "its folder is a tmpfs of its disk quota"
-    for path in (str(KINGMAKER_ROOT), sys.base_prefix, "/opt/bots/mine"):
+    for path in (*code_paths(), sys.base_prefix, "/opt/bots/mine"):
         assert ("--ro-bind", path) in pairs
+    repository = os.path.dirname(code_paths()[0])
+    assert ("--ro-bind", repository) not in pairs, "the code's folders, never the folder holding them"
     assert ("--ro-bind", "/") not in pairs and ("--bind", "/") not in pairs
     assert ("--tmpfs", "/tmp") in pairs
     assert ("--dir", "/opt") in pairs and ("--dir", "/opt/bots") in pairs, "parents made walkable"

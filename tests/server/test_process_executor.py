@@ -91,6 +91,7 @@ def test_workers_referee_the_same_matches_as_the_server_itself(
     assert len(executor.pids()) == 2
     with_workers = outcomes(workers_server, play_league(workers_server, INSTANT))
     assert sum(worker.played for worker in executor.workers) == 12, "the workers refereed every match"
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home-of-the-local-server"))  # one server a home
     local = start(tmp_path, "local")
     try:
         in_process = outcomes(local, play_league(local, INSTANT))

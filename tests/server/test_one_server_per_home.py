@@ -1,0 +1,96 @@
+"""One server per home (issue 23, item 3): a second `serve` on a home in use, on another port,
+refuses in one line that names the holder, and changes nothing; before, it started on the same
+database and voided the first server's running one-off match within seconds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kingmaker.ladder.history import match_summary
+from kingmaker.ladder.matches import create_match, mark_running
+from kingmaker.ladder.models import MatchStatus
+from kingmaker.server.app import KingmakerServer, ServerConfig
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.home import HomeInUse, HomeLock
+
+SERVE = [sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", "127.0.0.1:0"]
+
+
+def serve_once(home: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`kingmaker serve` on ``home``, expected to refuse at once (killed if it starts instead)."""
+    environment = {**os.environ, "KINGMAKER_HOME": str(home)}
+    try:
+        return subprocess.run([*SERVE, *extra], env=environment, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the second server started on a home already in use")
+
+
+def test_a_second_server_on_a_home_in_use_refuses_and_voids_nothing(server: BackgroundServer) -> None:
+    home = Path(os.environ["KINGMAKER_HOME"])
+    registered = server.run(_register(server))
+    ticket = create_match(server.server.db, "kingdoms", registered, seed=3)
+    mark_running(server.server.db, ticket.match_id)  # a one-off match in play on the first server
+
+    second = serve_once(home)
+
+    assert second.returncode == 1
+    said = [line for line in second.stderr.splitlines() if line.strip()]
+    assert said == [
+        f"error: another kingmaker server (pid {os.getpid()}, listening on {server.address}) is using "
+        f"the home {home}: stop it first, or give this server a home of its own (KINGMAKER_HOME)"
+    ]
+    summary = match_summary(server.server.db, ticket.match_id)
+    assert summary.status == MatchStatus.RUNNING, "the first server's match was not voided"
+
+
+async def _register(server: BackgroundServer) -> list[str]:
+    from kingmaker.ladder.bots import register_bot
+
+    for name in ("a", "b"):
+        register_bot(server.server.db, name, ["kingdoms"])
+    return ["a", "b"]
+
+
+def test_two_homes_on_one_sqlite_database_are_one_server_too(tmp_path: Path) -> None:
+    database = tmp_path / "shared.db"
+    first = HomeLock(tmp_path / "one", f"sqlite:///{database}")
+    first.acquire()
+    try:
+        second = serve_once(tmp_path / "two", "--database-url", f"sqlite:///{database}")
+    finally:
+        first.release()
+    assert second.returncode == 1
+    assert f"is using the database {database}:" in second.stderr
+    assert not (tmp_path / "two" / "admin-token").exists(), "nothing was made in the refused home"
+
+
+def test_the_home_is_free_again_once_its_server_stops_however_it_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("KINGMAKER_HOME", str(home))
+    killed = subprocess.Popen(SERVE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert killed.stdout is not None
+        deadline = time.monotonic() + 120
+        while "serving on" not in killed.stdout.readline():
+            assert killed.poll() is None and time.monotonic() < deadline, "the server did not start"
+    finally:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(timeout=30)
+    # A killed server leaves its lock file, never its lock: the next server starts.
+    config = ServerConfig(address="127.0.0.1:0")
+    first = BackgroundServer(config)
+    try:
+        with pytest.raises(HomeInUse):
+            KingmakerServer(config)  # held by the first, in this very process
+    finally:
+        first.stop()
+    BackgroundServer(config).stop()  # stopped: free again
