@@ -37,9 +37,30 @@ class MatchStatus:
     ALL = (SCHEDULED, RUNNING, FINISHED, VOID, CANCELLED)
 
 
+class Author(SQLModel, table=True):
+    """A person who owns bots: submits their code, runs their matches, reads their logs. Bots
+    with no author belong to the admin (every bot registered before authors existed)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    token_hash: str = Field(unique=True, index=True)
+    """SHA-256 of the author's token (hex); the token itself is never stored."""
+    enabled: bool = True
+    """A disabled author's token is refused; their bots stay, and keep playing."""
+    bot_quota: int = 5
+    """How many bots (retired ones not counted) the author may own; the admin sets it."""
+    created_at: datetime = Field(default_factory=utc_now)
+    token_rotated_at: datetime = Field(default_factory=utc_now)
+
+
 class Bot(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
+    author_id: int | None = Field(default=None, foreign_key="author.id", index=True)
+    """Who owns it; None: the admin."""
+    active_version: int | None = None
+    """The number of the version that plays now (``BotVersion.number``); None for a remote bot,
+    or a bot whose first submission has not passed its build and validation yet."""
     command: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     """The argv list that launches a managed bot; None for a remote bot."""
     working_dir: str | None = None
@@ -54,6 +75,73 @@ class Bot(SQLModel, table=True):
     token_rotated_at: datetime = Field(default_factory=utc_now)
     retired_at: datetime | None = None
     """When the bot was removed: kept for its history, never scheduled or admitted again."""
+
+
+class VersionStatus:
+    """The life of a version. Plain strings, so the column reads well in SQL."""
+
+    BUILDING = "building"
+    BUILD_FAILED = "build_failed"
+    """Its build failed (the log says why); the previous version goes on playing."""
+    VALIDATING = "validating"
+    """Built; playing its validation matches against the game's random bot."""
+    REJECTED = "rejected"
+    """A validation match ended by its fault, or its A/B duel found it weaker: never played."""
+    TESTING = "testing"
+    """Passed validation; playing its A/B duel against the active version (``submit --ab``)."""
+    ACTIVE = "active"
+    """The version that plays (one per bot at most)."""
+    RETIRED = "retired"
+    """Was active; another version replaced it (a rollback may bring it back)."""
+    ALL = (BUILDING, BUILD_FAILED, VALIDATING, REJECTED, TESTING, ACTIVE, RETIRED)
+
+
+class BotVersion(SQLModel, table=True):
+    """One build of a bot: a submission the server built and validated, or a command the admin
+    registered (``bot add``/``bot edit``). Every version is kept; matches record which played."""
+
+    __table_args__ = (UniqueConstraint("bot_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    number: int
+    """1, 2, ... per bot, in the order submitted."""
+    status: str = VersionStatus.BUILDING
+    status_reason: str | None = None
+    """Why it failed, was rejected or retired, for people."""
+    source: str = "command"
+    """"submission" (an archive the server built) or "command" (registered by the admin)."""
+    archive_hash: str | None = None
+    """SHA-256 of the submitted archive: the name of its blob."""
+    build_hash: str | None = None
+    """SHA-256 of the built folder: how worker processes and Ray nodes find and cache it."""
+    command: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """The argv that starts it: the admin's command, or the manifest's ``run`` (relative to the
+    built folder, where it is started)."""
+    working_dir: str | None = None
+    protocol: str = "grpc"
+    """"grpc", or "json-lines" (launched behind the bridge)."""
+    manifest: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """What the build followed: ``kingmaker.toml``, or the layout detected (and how)."""
+    build_log: str | None = None
+    """The build's output (its end, bounded), shown to the author."""
+    validation: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    """One dict per validation match (game, seats, each of its seats' ending, the version's
+    stderr when it failed), and for ``submit --ab`` the duel's verdict."""
+    submitted_by: int | None = Field(default=None, foreign_key="author.id")
+    """The author who submitted it; None: the admin."""
+    created_at: datetime = Field(default_factory=utc_now)
+    built_at: datetime | None = None
+    activated_at: datetime | None = None
+
+
+class LadderPolicy(SQLModel, table=True):
+    """Per game ladder: what a bot's rating becomes when a new version of it starts to play."""
+
+    game: str = Field(primary_key=True)
+    new_version: str = "reset_sigma"
+    """"keep" (mu and sigma go on), "reset_sigma" (mu kept, sigma back to the start: the ladder
+    learns the new version quickly from where the old one stood) or "reset" (a new bot)."""
 
 
 class BotGame(SQLModel, table=True):
@@ -146,6 +234,9 @@ class MatchSeat(SQLModel, table=True):
     detail: str | None = None
     """A human sentence about how the seat ended."""
     stderr_tail: str | None = None
+    version: int | None = None
+    """The bot's version that played (``BotVersion.number``); None for a remote bot and for
+    matches played before versions were recorded."""
 
 
 class Rating(SQLModel, table=True):
@@ -187,6 +278,8 @@ class RatingHistory(SQLModel, table=True):
     sigma: float
     conservative: float
     recorded_at: datetime = Field(default_factory=utc_now)
+    version: int | None = None
+    """The version that played this match (a change of version marks the plot)."""
 
 
 class MatchLog(SQLModel, table=True):
@@ -202,3 +295,23 @@ class MatchLog(SQLModel, table=True):
     digests: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     """Per seat, the serial.digest of each observation that seat was sent, in order."""
     timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class SeatLog(SQLModel, table=True):
+    """What the owner of a seat's bot may read about it: the bot's stderr during the match
+    (bounded) and each strike with its reason and request number. Nobody else sees it."""
+
+    __table_args__ = (Index("ix_seatlog_bot_match", "bot_id", "match_id"),)
+
+    match_id: int = Field(foreign_key="match.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id")
+    stderr: str = ""
+    """What the bot wrote on stderr during this match (its end, when longer than the bound)."""
+    stderr_bytes: int = 0
+    """How much it wrote in all (more than ``stderr`` holds when it was cut)."""
+    strikes: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    """``{"request": id, "kind": "late"|"illegal"|"malformed", "detail": sentence}`` per strike."""
+    exit: str | None = None
+    """How its process ended, when it ended during the match: "exited with code 1", "killed by
+    SIGSEGV"."""
