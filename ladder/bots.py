@@ -13,7 +13,6 @@ scheduled.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -21,14 +20,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import game_names
+from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Bot, BotGame, Match, MatchSeat, MatchStatus, Rating, utc_now
+from kingmaker.ladder.models import Author, Bot, BotGame, Match, MatchSeat, MatchStatus, Rating, utc_now
+from kingmaker.ladder.names import check_name
 from kingmaker.ladder.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.tokens import hash_token, new_token, token_matches
-
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def register_bot(
@@ -37,8 +36,10 @@ def register_bot(
     games: Sequence[str],
     command: Sequence[str] | None = None,
     working_dir: str | None = None,
+    author_id: int | None = None,
 ) -> tuple[BotInfo, str]:
-    """Register a bot; returns it and its token (shown this once, stored only as a hash)."""
+    """Register a bot; returns it and its token (shown this once, stored only as a hash). An
+    author's bot counts against their quota; ``author_id`` None: the admin's."""
     check_name("bot", name)
     checked_games = _check_games(games)
     argv = _check_command(command)
@@ -49,7 +50,15 @@ def register_bot(
         with db.transaction() as session:
             if session.exec(select(Bot).where(Bot.name == name)).first() is not None:
                 raise ConflictError(f"a bot named {name!r} already exists")
-            bot = Bot(name=name, command=argv, working_dir=working_dir, token_hash=hash_token(token))
+            if author_id is not None:
+                check_quota(session, author_id)
+            bot = Bot(
+                name=name,
+                command=argv,
+                working_dir=working_dir,
+                token_hash=hash_token(token),
+                author_id=author_id,
+            )
             session.add(bot)
             session.flush()
             assert bot.id is not None
@@ -259,6 +268,11 @@ def bot_info(session: Session, bot: Bot) -> BotInfo:
         suspended_stderr=bot.suspended_stderr,
         created_at=bot.created_at,
         retired=bot.retired_at is not None,
+        author_id=bot.author_id,
+        author=author.name
+        if (author := session.get(Author, bot.author_id) if bot.author_id else None)
+        else None,
+        active_version=bot.active_version,
     )
 
 
@@ -278,17 +292,6 @@ def withdraw_from_schedule(session: Session, bot_id: int, reason: str, game: str
         match.status_reason = reason
         session.add(match)
     return len(waiting)
-
-
-def check_name(kind: str, name: str) -> None:
-    """Bot and league names: 1 to 64 ASCII letters, digits, '_', '.' or '-' (no spaces, no
-    control or direction-changing characters), so every name is safe to show and to type."""
-    if not NAME_PATTERN.fullmatch(name):
-        shown = repr(name) if len(name) <= 70 else f"{name[:60]!r}... ({len(name)} characters)"
-        raise InvalidRequestError(
-            f"bad {kind} name {shown}: use 1 to 64 letters, digits, '_', '.' or '-', "
-            "starting with a letter or digit"
-        )
 
 
 def _check_games(games: Sequence[str]) -> list[str]:
@@ -312,3 +315,17 @@ def _check_command(command: Sequence[str] | None) -> list[str] | None:
     if not argv or not all(isinstance(part, str) and part for part in argv):
         raise InvalidRequestError("the launch command must be a non-empty list of non-empty strings")
     return argv
+
+
+def owners_of(db: Database, names: Sequence[str]) -> dict[str, int | None]:
+    """The owner (author id; None: the admin) of each of these bots that exists."""
+    if not names:
+        return {}
+    with db.read() as session:
+        rows = session.exec(select(Bot.name, Bot.author_id).where(col(Bot.name).in_(list(set(names))))).all()
+    return {str(name): author_id for name, author_id in rows}
+
+
+def _author_name(session: Session, author_id: int | None) -> str | None:
+    author = session.get(Author, author_id) if author_id is not None else None
+    return author.name if author is not None else None

@@ -29,7 +29,6 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
-from kingmaker.ladder.bots import check_name
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.matches import (
@@ -50,6 +49,7 @@ from kingmaker.ladder.models import (
     Rating,
     utc_now,
 )
+from kingmaker.ladder.names import check_name
 from kingmaker.ladder.records import LeagueInfo, MatchTicket
 from kingmaker.ladder.schedules import Gauntlet, Matchmaker, PlannedMatch, Progress, RoundRobin
 from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, Schedule

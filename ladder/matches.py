@@ -146,8 +146,10 @@ def create_match(
     bot_names: Sequence[str],
     seed: int | None = None,
     options: Mapping[str, OptionValue] | None = None,
+    unrated: str | None = None,
 ) -> MatchTicket:
-    """A one-off match outside any league (seat i is ``bot_names[i]``)."""
+    """A one-off match outside any league (seat i is ``bot_names[i]``); ``unrated``: recorded but
+    rating nobody, for the reason given (a sentence)."""
     from kingmaker.ladder.leagues import active_bots_for
 
     resolved = check_game_setup(game, len(bot_names), options)
@@ -158,6 +160,9 @@ def create_match(
         match = schedule_match(
             session, game=game, seed=seed, options=resolved, bot_ids=[bot.id or 0 for bot in bots]
         )
+        if unrated is not None:
+            match.rated, match.status_reason = False, unrated
+            session.add(match)
         return ticket(session, match)
 
 
@@ -287,15 +292,16 @@ def _record(
 ) -> FinishReport:
     assert match.id is not None
     faulty = [s.end_reason.is_bot_fault for s in ordered]
-    rated = not all(faulty)
-    ranks = ladder_ranks([s.rank for s in ordered], faulty) if rated else ()
+    asked_unrated = not match.rated  # created so (a match an author asked for)
+    rated = not asked_unrated and not all(faulty)
+    ranks = ladder_ranks([s.rank for s in ordered], faulty) if not all(faulty) else ()
     for seat, given, rank in itertools.zip_longest(seats, ordered, ranks):
         seat.score, seat.game_rank, seat.rank = given.score, given.rank, rank
         seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
         seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
         session.add(seat)
     changes = _rate(session, match, seats, ranks, faulty) if rated else []
-    if not rated:
+    if not rated and not asked_unrated:
         match.rated = False
         match.status_reason = (
             "not rated: no seat played ("

@@ -69,6 +69,12 @@ class BotInfo:
     created_at: datetime
     retired: bool = False
     """Removed: kept for its history only."""
+    author_id: int | None = None
+    """Its owner; None: the admin."""
+    author: str | None = None
+    """Its owner's name; None: the admin."""
+    active_version: int | None = None
+    """The version that plays now (None: a remote bot, or none has passed validation yet)."""
 
     @property
     def managed(self) -> bool:

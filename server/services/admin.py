@@ -1,4 +1,4 @@
-"""The Admin service the command line talks to. Every call needs the admin token.
+"""The Admin service the command line talks to. Who may call what is ``permissions.PERMISSIONS``.
 
 Each method translates: it checks the request, calls the ladder (in a worker thread, since the
 database is blocking) or the match machinery, and turns the answer into messages. Ladder
@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hmac
 import os
 import secrets
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
 from typing import Any, TypeAlias, TypeVar
 
 import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import bot_stats, bots, history, leagues, standings
+from kingmaker.ladder import authors, bot_stats, bots, history, leagues, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.matches import create_match, mark_running, match_log
@@ -36,6 +36,17 @@ from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.errors import abort
+from kingmaker.server.services.permissions import (
+    ADMIN,
+    ANYONE,
+    Caller,
+    Denied,
+    Role,
+    bearer,
+    check_bots,
+    check_rule,
+    is_admin_token,
+)
 from kingmaker.server.sessions import SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2
 
@@ -48,20 +59,37 @@ _STATUS = {
 }
 
 
-def admin_only(method: Callable[..., T]) -> Callable[..., T]:
-    """Refuse the call with UNAUTHENTICATED unless it carries the admin token."""
+CALLER: ContextVar[Caller] = ContextVar("caller", default=ANYONE)
+"""Who makes the call being served (set by ``permitted`` for the method's own task)."""
 
-    def authorised(self: AdminService, context: Context) -> bool:
-        metadata = dict(context.invocation_metadata() or ())
-        offered = str(metadata.get("authorization", "")).removeprefix("Bearer ").strip()
-        return hmac.compare_digest(offered.encode(), self.admin_token.encode())
+
+def permitted(method: Callable[..., T]) -> Callable[..., T]:
+    """Check the call against the permission table before the method runs (``permissions``),
+    make the caller known to it (``CALLER``), and turn ladder errors into statuses."""
+    name = method.__name__
+
+    async def check(self: AdminService, request: Any, context: Context) -> None:
+        try:
+            caller = await self.caller(context)
+            permission = check_rule(name, caller)
+            if permission.bots is not None and not caller.is_admin:
+                names = permission.bots(request)
+                owners = await asyncio.to_thread(bots.owners_of, self.db, names)
+                check_bots(name, caller, permission, owners)
+        except Denied as denied:
+            status = (
+                grpc.StatusCode.UNAUTHENTICATED
+                if denied.unauthenticated
+                else grpc.StatusCode.PERMISSION_DENIED
+            )
+            await abort(context, status, str(denied))
+        CALLER.set(caller)
 
     if asyncio.iscoroutinefunction(method):
 
         @functools.wraps(method)
         async def checked(self: AdminService, request: Any, context: Context) -> Any:
-            if not authorised(self, context):
-                await abort(context, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
+            await check(self, request, context)
             try:
                 return await method(self, request, context)
             except LadderError as error:
@@ -71,8 +99,7 @@ def admin_only(method: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(method)
     async def streamed(self: AdminService, request: Any, context: Context) -> AsyncIterator[Any]:
-        if not authorised(self, context):
-            await abort(context, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong admin token")
+        await check(self, request, context)
         try:
             async for item in method(self, request, context):  # type: ignore[attr-defined]
                 yield item
@@ -101,15 +128,30 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self.archive = archive
         self.default_control = default_control
 
+    async def caller(self, context: Context) -> Caller:
+        """Who makes this call, by its token: ``Denied`` for a token the server does not know."""
+        token = bearer(context.invocation_metadata())
+        if not token:
+            return ANYONE
+        if is_admin_token(token, self.admin_token):
+            return ADMIN
+        author = await asyncio.to_thread(authors.authenticate_author, self.db, token)
+        if author is None:
+            raise Denied(
+                "the server does not know this token (neither the admin's nor an enabled author's)",
+                unauthenticated=True,
+            )
+        return Caller(Role.AUTHOR, author.id, author.name)
+
     # ---- games and matches -------------------------------------------------------------------
 
-    @admin_only
+    @permitted
     async def ListGames(
         self, request: admin_pb2.ListGamesRequest, context: Context
     ) -> admin_pb2.ListGamesResponse:
         return admin_pb2.ListGamesResponse(games=[convert.game_info(game) for game in all_games()])
 
-    @admin_only
+    @permitted
     async def RunMatch(self, request: admin_pb2.RunMatchRequest, context: Context) -> admin_pb2.MatchRecord:
         try:
             game = get_game(request.game)
@@ -124,13 +166,28 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             ad_hoc = [bool(seat.command) for seat in request.seats]
             if any(ad_hoc) and not all(ad_hoc):
                 raise ValueError("a match takes either registered bots or commands, not both")
+            caller = CALLER.get()
+            if any(ad_hoc) and not caller.is_admin:
+                await abort(
+                    context,
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "only the admin runs commands on the server; an author plays registered bots",
+                )
             entrants = [entrant(seat) for seat in request.seats] if all(ad_hoc) else []
         except (UnknownGameError, OptionsError, CodecError, ValueError, InvalidRequestError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         names = [seat.bot for seat in request.seats]
         await self._refuse_without_jail(context, names, ad_hoc=bool(entrants))
         if not entrants:  # registered bots: a one-off match, stored and rated like any other
-            ticket = await asyncio.to_thread(create_match, self.db, game.spec.name, names, seed, options)
+            # An author's match is never rated: an author cannot pick the ladder's opponents.
+            unrated = (
+                f"unrated: asked for by {caller.describe()}"
+                if request.unrated or not caller.is_admin
+                else None
+            )
+            ticket = await asyncio.to_thread(
+                create_match, self.db, game.spec.name, names, seed, options, unrated
+            )
             ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
             try:
                 await play_ticket(self.db, self.roster, ticket, control)
@@ -142,14 +199,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self.archive.add(report)
         return convert.report_record(report)
 
-    @admin_only
+    @permitted
     async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: Context) -> admin_pb2.MatchRecord:
         report = self.archive.get(request.match_id)
         if report is not None:
-            return convert.report_record(report)
+            return await self._for_caller(convert.report_record(report))
         return await self._stored(validation.match_id(request.match_id), with_log=True)
 
-    @admin_only
+    @permitted
     async def ListMatches(
         self, request: admin_pb2.ListMatchesRequest, context: Context
     ) -> admin_pb2.ListMatchesResponse:
@@ -176,12 +233,38 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         log = None
         if with_log and summary.status == MatchStatus.FINISHED:
             log = await asyncio.to_thread(match_log, self.db, match_id)
-        return convert.stored_record(summary, log)
+        return await self._for_caller(convert.stored_record(summary, log))
+
+    async def _for_caller(self, record: admin_pb2.MatchRecord) -> admin_pb2.MatchRecord:
+        """What the caller may see of a match: a seat's stderr only for its bot's owner."""
+        caller = CALLER.get()
+        if caller.is_admin:
+            return record
+        owners = await asyncio.to_thread(bots.owners_of, self.db, [seat.bot for seat in record.seats])
+        for seat in record.seats:
+            if not caller.owns(owners.get(seat.bot)):
+                seat.stderr_tail = ""
+        return record
+
+    def _bot_for_caller(self, message: admin_pb2.BotInfo, owner_id: int | None) -> admin_pb2.BotInfo:
+        """What the caller may see of a bot: its command, folder and stderr only if it is theirs."""
+        if not CALLER.get().owns(owner_id):
+            for private in ("command", "working_directory", "suspended_stderr", "confinement"):
+                message.ClearField(private)
+        return message
 
     # ---- bots --------------------------------------------------------------------------------
 
-    @admin_only
+    @permitted
     async def AddBot(self, request: admin_pb2.AddBotRequest, context: Context) -> admin_pb2.AddBotResponse:
+        caller = CALLER.get()
+        if request.command and not caller.is_admin:
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "an author adds a remote bot here (no command); a bot the server runs comes by "
+                "`kingmaker submit`, which builds its code in the jail",
+            )
         if request.check and request.command:
             # Launch it before registering anything, so a bot that cannot start is not registered.
             command = Entrant(
@@ -199,10 +282,11 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             list(request.games),
             list(request.command) or None,
             request.working_directory or None,
+            caller.author_id,
         )
         return admin_pb2.AddBotResponse(bot=convert.bot_message(bot), token=token)
 
-    @admin_only
+    @permitted
     async def ListBots(
         self, request: admin_pb2.ListBotsRequest, context: Context
     ) -> admin_pb2.ListBotsResponse:
@@ -211,24 +295,27 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None, limit + 1, after)
         page, more = found[:limit], len(found) > limit
         return admin_pb2.ListBotsResponse(
-            bots=[convert.bot_message(bot, self._connected(bot.id)) for bot in page],
+            bots=[
+                self._bot_for_caller(convert.bot_message(bot, self._connected(bot.id)), bot.author_id)
+                for bot in page
+            ],
             next_page_token=page[-1].name if more else "",
         )
 
-    @admin_only
+    @permitted
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
         message = convert.bot_message(bot, self._connected(bot.id))
         if bot.command is not None and self.roster.sandbox is not None:
             message.confinement = confinement(self.roster.sandbox)
-        return message
+        return self._bot_for_caller(message, bot.author_id)
 
-    @admin_only
+    @permitted
     async def GetBotStats(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotStats:
         record = await asyncio.to_thread(bot_stats.bot_record, self.db, request.name)
         return convert.bot_stats(record)
 
-    @admin_only
+    @permitted
     async def SetBotEnabled(
         self, request: admin_pb2.SetBotEnabledRequest, context: Context
     ) -> admin_pb2.BotInfo:
@@ -238,7 +325,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
                 self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was disabled")
         return convert.bot_message(bot, self._connected(bot.id))
 
-    @admin_only
+    @permitted
     async def RotateToken(
         self, request: admin_pb2.RotateTokenRequest, context: Context
     ) -> admin_pb2.RotateTokenResponse:
@@ -251,7 +338,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
                 self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, "the bot's token was rotated")
         return admin_pb2.RotateTokenResponse(token=token)
 
-    @admin_only
+    @permitted
     async def CheckBot(
         self, request: admin_pb2.CheckBotRequest, context: Context
     ) -> admin_pb2.CheckBotResponse:
@@ -268,14 +355,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         )
         return admin_pb2.CheckBotResponse(ok=ok, detail=detail, stderr_tail=tail)
 
-    @admin_only
+    @permitted
     async def ReinstateBot(
         self, request: admin_pb2.ReinstateBotRequest, context: Context
     ) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.reinstate, self.db, request.name)
         return convert.bot_message(bot, self._connected(bot.id))
 
-    @admin_only
+    @permitted
     async def EditBot(self, request: admin_pb2.EditBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(
             functools.partial(
@@ -291,7 +378,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         await self.roster.retire({bot.id})
         return convert.bot_message(bot, self._connected(bot.id))
 
-    @admin_only
+    @permitted
     async def RemoveBot(self, request: admin_pb2.RemoveBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.retire_bot, self.db, request.name)
         for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
@@ -304,7 +391,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
 
     # ---- leagues and the ladder --------------------------------------------------------------
 
-    @admin_only
+    @permitted
     async def CreateLeague(
         self, request: admin_pb2.CreateLeagueRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
@@ -331,7 +418,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         )
         return await self._league(info.name)
 
-    @admin_only
+    @permitted
     async def RunLeague(
         self, request: admin_pb2.RunLeagueRequest, context: Context
     ) -> AsyncIterator[admin_pb2.LeagueProgress]:
@@ -344,11 +431,11 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         ):
             yield await self._progress(progress)
 
-    @admin_only
+    @permitted
     async def GetLeague(self, request: admin_pb2.GetLeagueRequest, context: Context) -> admin_pb2.LeagueInfo:
         return await self._league(request.name)
 
-    @admin_only
+    @permitted
     async def RerunLeague(
         self, request: admin_pb2.RerunLeagueRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
@@ -356,7 +443,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         info = await asyncio.to_thread(leagues.rerun_league, self.db, old.id, request.new_name)
         return await self._league(info.name)
 
-    @admin_only
+    @permitted
     async def ListLeagues(
         self, request: admin_pb2.ListLeaguesRequest, context: Context
     ) -> admin_pb2.ListLeaguesResponse:
@@ -369,14 +456,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             next_page_token=str(page[-1].id) if more else "",
         )
 
-    @admin_only
+    @permitted
     async def PauseLeague(
         self, request: admin_pb2.LeagueControlRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
         await asyncio.to_thread(leagues.pause_league, self.db, request.name)
         return await self._league(request.name)
 
-    @admin_only
+    @permitted
     async def ResumeLeague(
         self, request: admin_pb2.LeagueControlRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
@@ -386,14 +473,14 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         await self.league_runner.start(request.name)
         return await self._league(request.name)
 
-    @admin_only
+    @permitted
     async def StopLeague(
         self, request: admin_pb2.LeagueControlRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
         await asyncio.to_thread(leagues.stop_league, self.db, request.name)
         return await self._league(request.name)
 
-    @admin_only
+    @permitted
     async def GetStandings(
         self, request: admin_pb2.GetStandingsRequest, context: Context
     ) -> admin_pb2.GetStandingsResponse:
@@ -406,7 +493,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             game=request.game, standings=[convert.standing_message(r) for r in rows], total=total
         )
 
-    @admin_only
+    @permitted
     async def GetRatingHistory(
         self, request: admin_pb2.GetRatingHistoryRequest, context: Context
     ) -> admin_pb2.GetRatingHistoryResponse:
@@ -416,6 +503,58 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         return admin_pb2.GetRatingHistoryResponse(
             series=[convert.rating_series(bot, points) for bot, points in series.items()]
         )
+
+    # ---- authors ------------------------------------------------------------------------------
+
+    @permitted
+    async def WhoAmI(self, request: admin_pb2.WhoAmIRequest, context: Context) -> admin_pb2.WhoAmIResponse:
+        caller = CALLER.get()
+        response = admin_pb2.WhoAmIResponse(role=caller.role.value)
+        if caller.role is Role.AUTHOR:
+            author = await asyncio.to_thread(authors.get_author, self.db, caller.name)
+            response.author.CopyFrom(convert.author_message(author))
+        return response
+
+    @permitted
+    async def AddAuthor(
+        self, request: admin_pb2.AddAuthorRequest, context: Context
+    ) -> admin_pb2.AddAuthorResponse:
+        quota = request.bot_quota if request.HasField("bot_quota") else authors.DEFAULT_BOT_QUOTA
+        author, token = await asyncio.to_thread(authors.add_author, self.db, request.name, quota)
+        return admin_pb2.AddAuthorResponse(author=convert.author_message(author), token=token)
+
+    @permitted
+    async def ListAuthors(
+        self, request: admin_pb2.ListAuthorsRequest, context: Context
+    ) -> admin_pb2.ListAuthorsResponse:
+        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        found = await asyncio.to_thread(authors.list_authors, self.db, limit + 1, request.page_token or None)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.ListAuthorsResponse(
+            authors=[convert.author_message(author) for author in page],
+            next_page_token=page[-1].name if more else "",
+        )
+
+    @permitted
+    async def SetAuthorEnabled(
+        self, request: admin_pb2.SetAuthorEnabledRequest, context: Context
+    ) -> admin_pb2.AuthorInfo:
+        author = await asyncio.to_thread(authors.set_author_enabled, self.db, request.name, request.enabled)
+        return convert.author_message(author)
+
+    @permitted
+    async def SetAuthorQuota(
+        self, request: admin_pb2.SetAuthorQuotaRequest, context: Context
+    ) -> admin_pb2.AuthorInfo:
+        author = await asyncio.to_thread(authors.set_bot_quota, self.db, request.name, request.bot_quota)
+        return convert.author_message(author)
+
+    @permitted
+    async def RotateAuthorToken(
+        self, request: admin_pb2.RotateAuthorTokenRequest, context: Context
+    ) -> admin_pb2.RotateAuthorTokenResponse:
+        token = await asyncio.to_thread(authors.rotate_author_token, self.db, request.name)
+        return admin_pb2.RotateAuthorTokenResponse(token=token)
 
     def _jail_refusal(self) -> str | None:
         return jail_refusal(self.roster.sandbox) if self.roster.sandbox is not None else None

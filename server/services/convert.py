@@ -7,6 +7,7 @@ from datetime import datetime
 from kingmaker.games import serial
 from kingmaker.games.api import Game
 from kingmaker.games.registry import get_game
+from kingmaker.ladder.authors import AuthorInfo
 from kingmaker.ladder.bot_stats import BotRecord
 from kingmaker.ladder.history import MatchSummary
 from kingmaker.ladder.matches import MatchLogRecord
@@ -172,6 +173,18 @@ def bot_message(bot: BotInfo, connected: bool = False) -> admin_pb2.BotInfo:
         created_at=_seconds(bot.created_at),
         connected=connected,
         retired=bot.retired,
+        author=bot.author or "",
+        active_version=bot.active_version or 0,
+    )
+
+
+def author_message(author: AuthorInfo) -> admin_pb2.AuthorInfo:
+    return admin_pb2.AuthorInfo(
+        name=author.name,
+        enabled=author.enabled,
+        bot_quota=author.bot_quota,
+        bots=author.bots,
+        created_at=_seconds(author.created_at),
     )
 
 

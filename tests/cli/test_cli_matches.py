@@ -65,10 +65,10 @@ def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_a_wrong_admin_token_is_refused(server: BackgroundServer) -> None:
+def test_a_wrong_token_is_refused(server: BackgroundServer) -> None:
     code, _, err = invoke("match", "show", "x", "--server", server.address, "--admin-token", "wrong")
     assert code != 0
-    assert "refused the admin token" in err
+    assert "refused the call: the server does not know this token" in err
 
 
 def test_an_unreachable_server_is_one_clear_line(kingmaker_home: object) -> None:
