@@ -48,6 +48,17 @@ COMMANDS = {
     ),
     "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
     "bot": LazyCommand("bots:app", "Register and manage bots."),
+    "author": LazyCommand(
+        "authors:app", "Register authors (the people who own bots) and manage them. Admin only."
+    ),
+    "login": LazyCommand(
+        "login:login",
+        "Check an author's (or the admin's) token with the server and keep both for later commands.",
+    ),
+    "logout": LazyCommand("login:logout", "Forget the stored login."),
+    "whoami": LazyCommand(
+        "login:whoami", "Say who the server takes you for, with the token the commands would send."
+    ),
     "league": LazyCommand("leagues:app", "Create, run and follow leagues."),
 }
 

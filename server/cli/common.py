@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import typer
 from rich.console import Console
 
+from kingmaker.server.cli.credentials import load_login
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
 
 if TYPE_CHECKING:
@@ -39,7 +40,11 @@ ServerOption = typer.Option(
     help="Server address (host:port or unix:/path). Default: $KINGMAKER_SERVER or 127.0.0.1:50051.",
 )
 TokenOption = typer.Option(
-    None, "--admin-token", help="Admin token. Default: $KINGMAKER_ADMIN_TOKEN, or the file the server wrote."
+    None,
+    "--admin-token",
+    "--token",
+    help="The admin token or an author's. Default: $KINGMAKER_ADMIN_TOKEN, else your `kingmaker login` "
+    "for this server, else the admin token file of the server's home; none: public reads only.",
 )
 
 
@@ -50,27 +55,37 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def server_address(explicit: str | None) -> str:
-    return explicit or os.environ.get("KINGMAKER_SERVER") or DEFAULT_ADDRESS
+    """--server, else $KINGMAKER_SERVER, else the server of your `kingmaker login`, else loopback."""
+    if explicit or os.environ.get("KINGMAKER_SERVER"):
+        return explicit or os.environ["KINGMAKER_SERVER"]
+    stored = load_login()
+    return stored.server if stored is not None else DEFAULT_ADDRESS
 
 
-def admin_token(explicit: str | None) -> str:
+def caller_token(explicit: str | None, address: str) -> str | None:
+    """The token a command sends: given, else $KINGMAKER_ADMIN_TOKEN, else your `kingmaker login`
+    (only to the server you logged in to), else the admin token the server wrote in its home (a
+    command run where `serve` runs); None: no token, for what anyone may read."""
     token = explicit or os.environ.get("KINGMAKER_ADMIN_TOKEN")
     if token:
         return token
+    stored = load_login()
+    if stored is not None and stored.server == address:
+        return stored.token
     path = admin_token_path()
     if path.exists():
         return path.read_text().strip()
-    fail(f"no admin token: pass --admin-token, set KINGMAKER_ADMIN_TOKEN, or run where {path} exists")
+    return None
 
 
 class AdminClient:
     """Calls the Admin service with the admin token, turning gRPC errors into one clear line."""
 
-    def __init__(self, channel: grpc.Channel, token: str, address: str) -> None:
+    def __init__(self, channel: grpc.Channel, token: str | None, address: str) -> None:
         from kingmaker.v1 import admin_pb2_grpc
 
         self._stub = admin_pb2_grpc.AdminStub(channel)
-        self._metadata = (("authorization", f"Bearer {token}"),)
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         self._address = address
 
     def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
@@ -97,7 +112,7 @@ class AdminClient:
         if code == grpc.StatusCode.UNAVAILABLE:
             fail(f"cannot reach the server at {self._address} (is `kingmaker serve` running?)")
         if code == grpc.StatusCode.UNAUTHENTICATED:
-            fail(f"the server refused the admin token: {error.details()}")
+            fail(f"the server refused the call: {error.details()}")
         fail(error.details() or code.name)
 
 
@@ -116,7 +131,7 @@ def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]
         channel = grpc.secure_channel(address, credentials, options=RECONNECT_OPTIONS)
     with channel:
         wait_until_listening(channel, address)
-        yield AdminClient(channel, admin_token(token), address)
+        yield AdminClient(channel, caller_token(token, address), address)
 
 
 def wait_until_listening(channel: grpc.Channel, address: str) -> None:

@@ -1,0 +1,158 @@
+"""Authors through the command line and a real server: the admin registers two, one logs in and
+needs no flags afterwards, owns what she adds, and cannot touch the other's bots; anyone reads
+what is public with no token at all; bad tokens and bad logins change nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kingmaker.ladder import bots
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty config folder for `kingmaker login`; no admin token anywhere the CLI looks."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    monkeypatch.delenv("KINGMAKER_ADMIN_TOKEN", raising=False)
+    return folder
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def admin(server: BackgroundServer, *args: str) -> str:
+    code, out, err = run(*args, "--server", server.address, "--admin-token", server.admin_token)
+    assert code == 0, err or out
+    return out
+
+
+def token_in(printed: str) -> str:
+    return next(word for word in printed.split() if word.startswith("km_"))
+
+
+@pytest.fixture
+def two_authors(server: BackgroundServer, config: Path) -> Iterator[dict[str, str]]:
+    """ann and ben registered by the admin; their tokens."""
+    tokens = {name: token_in(admin(server, "author", "add", name, "--quota", "2")) for name in ("ann", "ben")}
+    # Commands now run elsewhere than the server's home: no admin token file in reach.
+    home_token = Path(os.environ["KINGMAKER_HOME"]) / "admin-token"
+    hidden = home_token.with_name("admin-token.away")
+    home_token.rename(hidden)
+    try:
+        yield tokens
+    finally:
+        hidden.rename(home_token)
+
+
+def test_an_author_logs_in_once_then_owns_what_she_adds_and_only_that(
+    server: BackgroundServer, config: Path, two_authors: dict[str, str]
+) -> None:
+    code, out, err = run("login", "--server", server.address, "--token", two_authors["ann"])
+    assert code == 0, err
+    assert "as author ann (0 of 2 bots)" in out
+    stored = config / "kingmaker" / "login.json"
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE(stored.parent.stat().st_mode) == 0o700
+    assert json.loads(stored.read_text()) == {"server": server.address, "token": two_authors["ann"]}
+
+    # From now on, no --server and no token.
+    code, out, err = run("whoami")
+    assert code == 0 and "author ann" in out and "login.json" in out, err
+    code, out, err = run("bot", "add", "anns-bot", "-g", "kingdoms")
+    assert code == 0, err
+    assert bots.get_bot(server.server.db, "anns-bot").author == "ann"
+    code, out, err = run("bot", "disable", "anns-bot")
+    assert code == 0, err
+
+    # ben's bot, added by ben: ann may read it, not touch it.
+    run("logout")
+    code, _, err = run(
+        "bot", "add", "bens-bot", "-g", "kingdoms", "--server", server.address, "--token", two_authors["ben"]
+    )
+    assert code == 0, err
+    run("login", "--server", server.address, "--token", two_authors["ann"])
+    for command in (
+        ["bot", "disable", "bens-bot"],
+        ["bot", "rotate-token", "bens-bot"],
+        ["bot", "remove", "bens-bot"],
+    ):
+        code, out, err = run(*command)
+        assert code == 1 and err.count("\n") == 1, out + err
+        assert "bens-bot is not your bot" in err
+    info = bots.get_bot(server.server.db, "bens-bot")
+    assert info.enabled and not info.retired
+    code, out, _ = run("bot", "show", "bens-bot")
+    assert code == 0 and "bens-bot" in out
+
+
+def test_an_author_cannot_register_a_command_the_server_would_run(
+    server: BackgroundServer, config: Path, two_authors: dict[str, str]
+) -> None:
+    code, _, err = run(
+        "bot", "add", "sneaky", "-g", "kingdoms", "-c", "python3 -c pass", "--no-check",
+        "--server", server.address, "--token", two_authors["ann"],
+    )  # fmt: skip
+    assert code == 1 and "kingmaker submit" in err
+    assert [bot.name for bot in bots.list_bots(server.server.db)] == []
+
+
+def test_an_authors_quota_holds(server: BackgroundServer, config: Path, two_authors: dict[str, str]) -> None:
+    flags = ["--server", server.address, "--token", two_authors["ann"]]
+    for name in ("one", "two"):
+        assert run("bot", "add", name, "-g", "kingdoms", *flags)[0] == 0
+    code, _, err = run("bot", "add", "three", "-g", "kingdoms", *flags)
+    assert code == 1 and "owns 2 bots, their quota" in err
+    assert run("bot", "remove", "two", *flags)[0] == 0  # a removed bot frees its place
+    assert run("bot", "add", "three", "-g", "kingdoms", *flags)[0] == 0
+
+
+def test_anyone_reads_what_is_public_with_no_token(server: BackgroundServer, config: Path) -> None:
+    bots.register_bot(server.server.db, "public-bot", ["kingdoms"])
+    home_token = Path(os.environ["KINGMAKER_HOME"]) / "admin-token"
+    home_token.rename(home_token.with_name("away"))
+    try:
+        for command in (["ladder", "kingdoms"], ["bot", "list"], ["league", "list"], ["match", "list"]):
+            code, _, err = run(*command, "--server", server.address)
+            assert code == 0, err
+        assert "anyone" in run("whoami", "--server", server.address)[1]
+        code, _, err = run("author", "list", "--server", server.address)
+        assert code == 1 and "needs a token" in err
+    finally:
+        home_token.with_name("away").rename(home_token)
+
+
+def test_a_wrong_token_is_refused_not_taken_for_no_token(server: BackgroundServer, config: Path) -> None:
+    code, _, err = run("ladder", "kingdoms", "--server", server.address, "--token", "km_wrong")
+    assert code == 1 and "does not know this token" in err
+    code, _, err = run("login", "--server", server.address, "--token", "km_wrong")
+    assert code == 1 and "does not know this token" in err
+    assert not (config / "kingmaker" / "login.json").exists(), "a refused login stores nothing"
+
+
+def test_a_disabled_or_rotated_author_is_refused_at_once(
+    server: BackgroundServer, config: Path, two_authors: dict[str, str]
+) -> None:
+    flags = ["--server", server.address, "--token", two_authors["ann"]]
+    assert run("whoami", *flags)[0] == 0
+    admin(server, "author", "disable", "ann")
+    assert run("bot", "add", "x", "-g", "kingdoms", *flags)[0] == 1
+    admin(server, "author", "enable", "ann")
+    new = token_in(admin(server, "author", "rotate", "ann"))
+    assert run("bot", "add", "x", "-g", "kingdoms", *flags)[0] == 1, "the old token stopped working"
+    assert run("bot", "add", "x", "-g", "kingdoms", "--server", server.address, "--token", new)[0] == 0
+    listed = admin(server, "author", "list", "--json")
+    assert {(a["name"], a["bots"]) for a in json.loads(listed)} == {("ann", 1), ("ben", 0)}
