@@ -58,6 +58,7 @@ from kingmaker.ladder.records import (
     SeatOutcome,
 )
 from kingmaker.ladder.schedules.base import SEED_BITS
+from kingmaker.ladder.seat_logs import drop_old_stderr, seat_log
 
 MAX_TRIES = 3
 """How many times a league match is played when the server keeps failing it (then it stays void)."""
@@ -300,6 +301,10 @@ def _record(
         seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
         seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
         session.add(seat)
+    for given in ordered:
+        if given.has_log:
+            session.add(seat_log(match.id, given))
+            drop_old_stderr(session, given.bot_id)
     changes = _rate(session, match, seats, ranks, faulty) if rated else []
     if not rated and not asked_unrated:
         match.rated = False

@@ -32,6 +32,20 @@ class SeatOutcome:
     """One sentence for people: "finished", "timed out 3 times in round 2", ..."""
     stderr_tail: str = ""
     """The last lines the bot wrote to stderr (managed bots), kept for fault reports."""
+    strike_log: tuple[dict[str, Any], ...] = ()
+    """``{"request": id, "kind": ..., "detail": ...}`` per strike, for the bot's owner."""
+    stderr: str = ""
+    """What the bot wrote on stderr during the match (its end), for the bot's owner."""
+    stderr_bytes: int = 0
+    exit: str = ""
+    """How its process ended during the match, if it did."""
+    version: int | None = None
+    """The bot's version that played."""
+
+    @property
+    def has_log(self) -> bool:
+        """Whether there is anything for the owner to read (most seats leave nothing)."""
+        return bool(self.strike_log or self.stderr_bytes or self.exit)
 
 
 @dataclass(frozen=True)

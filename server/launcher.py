@@ -228,6 +228,35 @@ class BotProcess:
             await asyncio.wait_for(self.process.wait(), within)
         return self.process.returncode is not None
 
+    def stderr_size(self) -> int:
+        """How many bytes the bot has written on stderr so far (where a match's own part starts)."""
+        try:
+            return self.stderr_path.stat().st_size
+        except OSError:
+            return 0
+
+    def stderr_since(self, offset: int, limit: int) -> tuple[str, int]:
+        """What the bot wrote on stderr from ``offset`` on: its last ``limit`` bytes as text, and
+        how many bytes it wrote in all."""
+        try:
+            with self.stderr_path.open("rb") as handle:
+                end = handle.seek(0, os.SEEK_END)
+                handle.seek(max(offset, end - limit))
+                return handle.read(limit).decode(errors="replace"), max(0, end - offset)
+        except OSError:
+            return "", 0
+
+    def exit_description(self) -> str:
+        """How the process ended, in words ("exited with code 3", "killed by SIGSEGV"); "" while
+        it runs."""
+        code = self.process.returncode
+        if code is None:
+            return ""
+        signal_ = self.exit_signal
+        if signal_ is not None:
+            return f"killed by {signal_.name}"
+        return f"exited with code {code}"
+
     def stderr_tail(self, limit: int = 2000) -> str:
         try:
             with self.stderr_path.open("rb") as handle:

@@ -17,7 +17,7 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.deadlines import SeatClock, TimeControl
 from kingmaker.server.referee import MatchReport, Referee, SeatReport, SeatState
-from kingmaker.server.roster import Entrant, Lease, Roster
+from kingmaker.server.roster import Entrant, Lease, Roster, SeatOutput
 
 
 async def play_match(
@@ -33,7 +33,7 @@ async def play_match(
     game.new(len(entrants), seed, options)  # refuse bad player counts and options before launching
     leases = await roster.lease_all(list(entrants), game_name, match_id)
     report: MatchReport | None = None
-    tails: list[str] = []
+    outputs: list[SeatOutput] = []
     try:
         if any(lease.server_fault for lease in leases):
             report = _unfilled(match_id, game, seed, options, leases)
@@ -43,11 +43,18 @@ async def play_match(
     finally:
         for seat, lease in enumerate(leases):
             healthy = report is not None and not report.seats[seat].end_reason.is_bot_fault
-            tails.append(await roster.release(lease, match_id, reusable=healthy))
-    # Keep the stderr tail of every seat that ended by a fault: it tells its author why.
+            outputs.append(await roster.release(lease, match_id, reusable=healthy))
+    # What each bot wrote during the match is its author's to read; the tail of a seat that ended
+    # by a fault tells why.
     seats = tuple(
-        dataclasses.replace(seat, stderr_tail=tail) if seat.end_reason.is_bot_fault else seat
-        for seat, tail in zip(report.seats, tails, strict=True)
+        dataclasses.replace(
+            seat,
+            stderr_tail=output.tail if seat.end_reason.is_bot_fault else "",
+            stderr=output.stderr,
+            stderr_bytes=output.stderr_bytes,
+            exit=output.exit,
+        )
+        for seat, output in zip(report.seats, outputs, strict=True)
     )
     return dataclasses.replace(report, seats=seats)
 

@@ -68,6 +68,13 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
             end_reason=seat.end_reason,
             detail=seat.detail,
             stderr_tail=seat.stderr_tail,
+            strike_log=tuple(
+                {"request": strike.request_id, "kind": strike.kind, "detail": strike.detail}
+                for strike in seat.strike_log
+            ),
+            stderr=seat.stderr,
+            stderr_bytes=seat.stderr_bytes,
+            exit=seat.exit,
         )
         for seat, bot_id in zip(report.seats, ticket.bot_ids, strict=True)
     )

@@ -51,6 +51,7 @@ class SeatState:
     """The bot's processes as the server can see them (managed bots): the CPU time they used and
     how long they waited for a CPU."""
     strikes: int = 0
+    strike_log: list[Strike] = field(default_factory=list)
     end_reason: EndReason = EndReason.FINISHED
     detail: str = ""
     digests: list[str] = field(default_factory=list)
@@ -59,6 +60,16 @@ class SeatState:
     @property
     def forfeited(self) -> bool:
         return self.end_reason is not EndReason.FINISHED
+
+
+@dataclass(frozen=True)
+class Strike:
+    """A fault the referee held against a seat, for its bot's author."""
+
+    request_id: int
+    kind: str
+    """"late", "illegal" or "malformed"."""
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,14 @@ class SeatReport:
     detail: str
     stderr_tail: str = ""
     """The end of the bot's stderr, kept when its seat ended by a fault."""
+    strike_log: tuple[Strike, ...] = ()
+    """Each strike, in order."""
+    stderr: str = ""
+    """What the bot wrote on stderr during this match (its end, when longer than kept)."""
+    stderr_bytes: int = 0
+    """How much it wrote during the match in all."""
+    exit: str = ""
+    """How its process ended during the match ("exited with code 1", "killed by SIGSEGV")."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +247,7 @@ class Referee:
 
     def _strike(self, book: SeatState, kind: str, request_id: int, text: str) -> None:
         book.strikes += 1
+        book.strike_log.append(Strike(request_id, kind, text))
         code = {
             "late": arena_pb2.ERROR_CODE_LATE_REPLY,
             "illegal": arena_pb2.ERROR_CODE_ILLEGAL_ACTION,
@@ -279,7 +299,14 @@ class Referee:
         ranks = final_ranks(result, [book.forfeited for book in self.seats])
         seats = tuple(
             SeatReport(
-                seat, book.bot, result.scores[seat], ranks[seat], book.strikes, book.end_reason, book.detail
+                seat,
+                book.bot,
+                result.scores[seat],
+                ranks[seat],
+                book.strikes,
+                book.end_reason,
+                book.detail,
+                strike_log=tuple(book.strike_log),
             )
             for seat, book in enumerate(self.seats)
         )

@@ -47,6 +47,10 @@ class Entrant:
     cwd: str | None = None
 
 
+MATCH_STDERR_BYTES = 64 * 1024
+"""The most of a bot's stderr kept per match (its end): what its author reads in `bot logs`."""
+
+
 @dataclass
 class Lease:
     """A seat's connection for one match."""
@@ -58,9 +62,24 @@ class Lease:
     """Why there is no session, for the seat's result."""
     server_fault: bool = False
     """True when the server, not the bot, failed to fill the seat."""
+    stderr_start: int = 0
+    """Where the bot's stderr stood when the match took it: its part of the log starts there."""
 
     async def crashed(self) -> bool:
         return self.process is not None and await self.process.exited()
+
+
+@dataclass(frozen=True)
+class SeatOutput:
+    """What a managed bot left behind in one match, read when the match let it go."""
+
+    stderr: str = ""
+    """Its stderr during the match (the end, at most ``MATCH_STDERR_BYTES``)."""
+    stderr_bytes: int = 0
+    tail: str = ""
+    """The end of its stderr file, kept for a seat that ended by a fault."""
+    exit: str = ""
+    """How its process ended, if it did: "exited with code 1", "killed by SIGSEGV"."""
 
 
 @dataclass
@@ -99,33 +118,37 @@ class Roster:
         leases.update(zip((seat for seat, _ in managed), launched, strict=True))
         return [leases[seat] for seat in range(len(entrants))]
 
-    async def release(self, lease: Lease, match_id: str, reusable: bool) -> str:
+    async def release(self, lease: Lease, match_id: str, reusable: bool) -> SeatOutput:
         """The match is over for this seat: keep a healthy managed bot, stop anything else.
-        Returns the end of a stopped bot's stderr (read once it has stopped, so it is complete)."""
+        Returns what the bot wrote during the match and, for a stopped bot, the end of its
+        stderr and how it ended (read once it has stopped, so they are complete)."""
         session, process = lease.session, lease.process
         if session is not None:
             session.matches.discard(match_id)
             self.pool.notify()
         if process is None:
-            return ""
+            return SeatOutput()
         self._busy.discard(process)
+        exited = process.exit_description()  # before stop(): an exit of its own, not our kill
         alive = session is not None and not session.closed.is_set() and process.returncode is None
         if reusable and alive and lease.entrant.bot_id is not None and session is not None:
             self._idle[lease.entrant.bot_id].append(_Kept(process, session))
-            return ""
+            stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
+            return SeatOutput(stderr, written)
         if session is not None:
             self.pool.remove(session)
         await process.stop()
-        tail = process.stderr_tail()
+        stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
+        output = SeatOutput(stderr, written, process.stderr_tail(), exited)
         process.discard_logs()
-        return tail
+        return output
 
     async def check(self, entrant: Entrant) -> tuple[bool, str, str]:
         """Launch a managed bot's command up to its hello, then stop it (as `bot add` and
         `bot check` do): (it said hello, what happened, the end of its stderr)."""
         started = asyncio.get_running_loop().time()
         lease = await self._launch(dataclasses.replace(entrant, bot_id=None), "check")
-        tail = await self.release(lease, "check", reusable=False)
+        tail = (await self.release(lease, "check", reusable=False)).tail
         seconds = asyncio.get_running_loop().time() - started
         if lease.session is not None:
             return True, f"the bot said hello in {seconds:.1f} s", tail
@@ -153,7 +176,7 @@ class Roster:
             if kept is not None:
                 kept.session.matches.add(match_id)
                 self._busy.add(kept.process)
-                return Lease(entrant, kept.session, kept.process)
+                return Lease(entrant, kept.session, kept.process, stderr_start=kept.process.stderr_size())
         return await self._launch(entrant, match_id)
 
     def _reuse(self, bot_id: int) -> _Kept | None:

@@ -20,6 +20,7 @@ from kingmaker.server.cli.common import (
 )
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command, resolve_workdir
+from kingmaker.server.cli.seat_logs import print_seat_log
 from kingmaker.v1 import admin_pb2
 
 app = typer.Typer(help="Register and manage bots.", no_args_is_help=True)
@@ -237,6 +238,33 @@ def enable(
 ) -> None:
     """Enable a disabled bot again."""
     _set_enabled(name, True, server, admin_token)
+
+
+@app.command("logs")
+def logs(
+    name: str = typer.Argument(..., help="Your bot's name."),
+    match: str | None = typer.Option(None, "--match", "-m", help="One match only (its id)."),
+    limit: int = typer.Option(20, "--limit", "-n", min=1, max=1000, help="How many of its newest matches."),
+    json: bool = JsonOption,
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Your bot's own logs, newest match first: its stderr, each strike and why, how its process ended.
+
+    Only the matches where it left something (stderr, a strike, an exit) are listed. The owner and
+    the admin only."""
+    request = admin_pb2.GetBotLogsRequest(bot=name, match_id=match or "", limit=limit)
+    with admin_client(server, admin_token) as client:
+        found = client.call("GetBotLogs", request).logs
+    if json:
+        print_json([as_data(log) for log in found])
+        return
+    if not found:
+        where = f"in match {match}" if match else "in its matches"
+        console.print(f"{name} left no log {where}: no stderr, no strike, no exit")
+        return
+    for log in found:
+        print_seat_log(log)
 
 
 @app.command("rotate-token")

@@ -20,6 +20,7 @@ from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
 from kingmaker.server.cli.league_results import match_data
 from kingmaker.server.cli.output import JsonOption, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command
+from kingmaker.server.cli.seat_logs import print_seat_log
 from kingmaker.v1 import admin_pb2, common_pb2
 
 if TYPE_CHECKING:
@@ -106,10 +107,14 @@ def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
         rank = str(seat.rank) if seat.rank else "-"
         shown.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
     print_table(shown)
+    logged = {log.seat for log in record.seat_logs}
     for seat in record.seats:
-        if seat.stderr_tail.strip():
+        if seat.stderr_tail.strip() and seat.seat not in logged:
             console.print(f"end of {seat.bot}'s stderr (seat {seat.seat}):")
             console.print(seat.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
+    for log in record.seat_logs:  # the seats of the caller's own bots (every seat for the admin)
+        console.print(f"seat {log.seat}, {log.bot}:", markup=False, highlight=False)
+        print_seat_log(log, heading=False)
     if (record.status and record.status != "finished") or record.status_reason:
         # Void, unrated or cancelled: say so, or a reader would take the table for a result.
         console.print(f"{record.status}: {record.status_reason}" if record.status_reason else record.status)

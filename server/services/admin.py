@@ -21,7 +21,7 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import authors, bot_stats, bots, history, leagues, standings
+from kingmaker.ladder import authors, bot_stats, bots, history, leagues, seat_logs, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.matches import create_match, mark_running, match_log
@@ -203,7 +203,9 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: Context) -> admin_pb2.MatchRecord:
         report = self.archive.get(request.match_id)
         if report is not None:
-            return await self._for_caller(convert.report_record(report))
+            record = convert.report_record(report)
+            record.seat_logs.extend(convert.report_seat_logs(report))
+            return await self._for_caller(record)
         return await self._stored(validation.match_id(request.match_id), with_log=True)
 
     @permitted
@@ -231,12 +233,16 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def _stored(self, match_id: int, with_log: bool) -> admin_pb2.MatchRecord:
         summary = await asyncio.to_thread(history.match_summary, self.db, match_id)
         log = None
+        record = convert.stored_record(summary, log)
         if with_log and summary.status == MatchStatus.FINISHED:
             log = await asyncio.to_thread(match_log, self.db, match_id)
-        return await self._for_caller(convert.stored_record(summary, log))
+            record = convert.stored_record(summary, log)
+            logs = await asyncio.to_thread(seat_logs.match_logs, self.db, match_id)
+            record.seat_logs.extend(convert.seat_log_message(seat_log) for seat_log in logs)
+        return await self._for_caller(record)
 
     async def _for_caller(self, record: admin_pb2.MatchRecord) -> admin_pb2.MatchRecord:
-        """What the caller may see of a match: a seat's stderr only for its bot's owner."""
+        """What the caller may see of a match: a seat's stderr and logs only for its bot's owner."""
         caller = CALLER.get()
         if caller.is_admin:
             return record
@@ -244,6 +250,9 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         for seat in record.seats:
             if not caller.owns(owners.get(seat.bot)):
                 seat.stderr_tail = ""
+        kept = [log for log in record.seat_logs if caller.owns(owners.get(log.bot))]
+        del record.seat_logs[:]
+        record.seat_logs.extend(kept)
         return record
 
     def _bot_for_caller(self, message: admin_pb2.BotInfo, owner_id: int | None) -> admin_pb2.BotInfo:
@@ -385,6 +394,25 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
         await self.roster.retire({bot.id})
         return convert.bot_message(bot)
+
+    @permitted
+    async def GetBotLogs(
+        self, request: admin_pb2.GetBotLogsRequest, context: Context
+    ) -> admin_pb2.GetBotLogsResponse:
+        await asyncio.to_thread(bots.get_bot, self.db, request.bot)  # NOT_FOUND for an unknown bot
+        if request.match_id:
+            match_id = validation.match_id(request.match_id)
+            found = await asyncio.to_thread(seat_logs.match_logs, self.db, match_id)
+            mine = [log for log in found if log.bot == request.bot]
+            return admin_pb2.GetBotLogsResponse(logs=[convert.seat_log_message(log) for log in mine])
+        limit = validation.page_size(request.limit, default=20)
+        before = validation.page_token_id(request.page_token)
+        found = await asyncio.to_thread(seat_logs.bot_logs, self.db, request.bot, limit + 1, before)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.GetBotLogsResponse(
+            logs=[convert.seat_log_message(log) for log in page],
+            next_page_token=str(page[-1].match_id) if more else "",
+        )
 
     def _connected(self, bot_id: int) -> bool:
         return any(session.identity.bot_id == bot_id for session in self.pool.sessions)

@@ -13,6 +13,7 @@ from kingmaker.ladder.history import MatchSummary
 from kingmaker.ladder.matches import MatchLogRecord
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo, LeagueInfo
+from kingmaker.ladder.seat_logs import SeatLogRecord
 from kingmaker.ladder.standings import HistoryPoint, Standing
 from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
@@ -233,3 +234,49 @@ def rating_series(bot: str, points: list[HistoryPoint]) -> admin_pb2.RatingSerie
 
 def _seconds(moment: datetime | None) -> float:
     return moment.timestamp() if moment is not None else 0.0
+
+
+def seat_log_message(log: SeatLogRecord) -> admin_pb2.SeatLog:
+    message = admin_pb2.SeatLog(
+        match_id=str(log.match_id),
+        seat=log.seat,
+        bot=log.bot,
+        version=log.version or 0,
+        game=log.game,
+        finished_at=_seconds(log.finished_at),
+        detail=log.detail,
+        exit=log.exit,
+        stderr=log.stderr,
+        stderr_bytes=log.stderr_bytes,
+        strikes=[
+            admin_pb2.Strike(request_id=int(strike["request"]), kind=strike["kind"], detail=strike["detail"])
+            for strike in log.strikes
+        ],
+    )
+    if log.end_reason is not None:
+        message.end_reason = end_reason_proto(log.end_reason)
+    return message
+
+
+def report_seat_logs(report: MatchReport) -> list[admin_pb2.SeatLog]:
+    """The seat logs of a match that was not stored (``match run --seat``): from its report."""
+    return [
+        admin_pb2.SeatLog(
+            match_id=report.match_id,
+            seat=seat.seat,
+            bot=seat.bot,
+            game=report.game,
+            finished_at=report.finished_at,
+            end_reason=end_reason_proto(seat.end_reason),
+            detail=seat.detail,
+            exit=seat.exit,
+            stderr=seat.stderr,
+            stderr_bytes=seat.stderr_bytes,
+            strikes=[
+                admin_pb2.Strike(request_id=strike.request_id, kind=strike.kind, detail=strike.detail)
+                for strike in seat.strike_log
+            ],
+        )
+        for seat in report.seats
+        if seat.strike_log or seat.stderr_bytes or seat.exit
+    ]

@@ -20,15 +20,6 @@ from kingmaker.server.cli import app
 runner = CliRunner()
 
 
-@pytest.fixture
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty config folder for `kingmaker login`; no admin token anywhere the CLI looks."""
-    folder = tmp_path / "config"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
-    monkeypatch.delenv("KINGMAKER_ADMIN_TOKEN", raising=False)
-    return folder
-
-
 def run(*args: str) -> tuple[int, str, str]:
     result = runner.invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr
@@ -46,16 +37,15 @@ def token_in(printed: str) -> str:
 
 @pytest.fixture
 def two_authors(server: BackgroundServer, config: Path) -> Iterator[dict[str, str]]:
-    """ann and ben registered by the admin; their tokens."""
+    """ann and ben registered by the admin, and commands run away from the server's home."""
     tokens = {name: token_in(admin(server, "author", "add", name, "--quota", "2")) for name in ("ann", "ben")}
-    # Commands now run elsewhere than the server's home: no admin token file in reach.
-    home_token = Path(os.environ["KINGMAKER_HOME"]) / "admin-token"
-    hidden = home_token.with_name("admin-token.away")
-    home_token.rename(hidden)
+    token_file = Path(os.environ["KINGMAKER_HOME"]) / "admin-token"
+    away = token_file.with_name("admin-token.away")
+    token_file.rename(away)
     try:
         yield tokens
     finally:
-        hidden.rename(home_token)
+        away.rename(token_file)
 
 
 def test_an_author_logs_in_once_then_owns_what_she_adds_and_only_that(
@@ -120,19 +110,14 @@ def test_an_authors_quota_holds(server: BackgroundServer, config: Path, two_auth
     assert run("bot", "add", "three", "-g", "kingdoms", *flags)[0] == 0
 
 
-def test_anyone_reads_what_is_public_with_no_token(server: BackgroundServer, config: Path) -> None:
+def test_anyone_reads_what_is_public_with_no_token(server: BackgroundServer, away_from_home: None) -> None:
     bots.register_bot(server.server.db, "public-bot", ["kingdoms"])
-    home_token = Path(os.environ["KINGMAKER_HOME"]) / "admin-token"
-    home_token.rename(home_token.with_name("away"))
-    try:
-        for command in (["ladder", "kingdoms"], ["bot", "list"], ["league", "list"], ["match", "list"]):
-            code, _, err = run(*command, "--server", server.address)
-            assert code == 0, err
-        assert "anyone" in run("whoami", "--server", server.address)[1]
-        code, _, err = run("author", "list", "--server", server.address)
-        assert code == 1 and "needs a token" in err
-    finally:
-        home_token.with_name("away").rename(home_token)
+    for command in (["ladder", "kingdoms"], ["bot", "list"], ["league", "list"], ["match", "list"]):
+        code, _, err = run(*command, "--server", server.address)
+        assert code == 0, err
+    assert "anyone" in run("whoami", "--server", server.address)[1]
+    code, _, err = run("author", "list", "--server", server.address)
+    assert code == 1 and "needs a token" in err
 
 
 def test_a_wrong_token_is_refused_not_taken_for_no_token(server: BackgroundServer, config: Path) -> None:

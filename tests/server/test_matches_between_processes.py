@@ -90,7 +90,10 @@ def test_a_faulty_bot_forfeits_and_the_others_finish(
         assert faulty.strikes == CONTROL.max_strikes
         # The bot was told, on its own stream, what it did wrong (the SDK prints errors to stderr).
         assert error_code in faulty.stderr_tail
-        assert "FORFEITED" in faulty.stderr_tail
+        if reason is not EndReason.TIMEOUT:
+            # (A slow bot is still computing its late answer when the match ends: on a loaded
+            # machine it may not read its forfeit before it is stopped.)
+            assert "FORFEITED" in faulty.stderr_tail
     # Faulty decisions were played for the seat (defaults until it forfeits, then the fallback
     # policy to the end), and the match still replays from seed and actions.
     sources = {d.source for decisions in report.decisions for d in decisions if d.seat == 1}

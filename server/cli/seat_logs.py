@@ -1,0 +1,41 @@
+"""How a seat's log reads in the terminal (`bot logs`, `match show`): what the bot's author needs to
+see why it lost a seat, or what it printed while it played."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from kingmaker.server.cli.common import console
+
+if TYPE_CHECKING:
+    from kingmaker.v1 import admin_pb2
+
+
+def print_seat_log(log: admin_pb2.SeatLog, heading: bool = True) -> None:
+    from kingmaker.v1 import common_pb2
+
+    if heading:
+        when = (
+            datetime.fromtimestamp(log.finished_at, UTC).strftime("%Y-%m-%d %H:%M") if log.finished_at else ""
+        )
+        version = f" version {log.version}" if log.version else ""
+        console.print(
+            f"match {log.match_id} ({log.game}, {when}) seat {log.seat}: {log.bot}{version}",
+            style="bold",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    ended = common_pb2.EndReason.Name(log.end_reason).removeprefix("END_REASON_").lower()
+    lines = [f"  ended: {ended}" + (f" ({log.detail})" if log.detail else "")]
+    lines += [f"  strike on request {s.request_id}: {s.kind}: {s.detail}" for s in log.strikes]
+    if log.exit:
+        lines.append(f"  its process {log.exit}")
+    if log.stderr_bytes:
+        shown = len(log.stderr.encode())
+        cut = f", the last {shown:,} shown" if shown < log.stderr_bytes else ""
+        lines.append(f"  stderr ({log.stderr_bytes:,} bytes{cut}):")
+        lines += ["    " + line for line in log.stderr.rstrip("\n").splitlines()]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
