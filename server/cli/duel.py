@@ -38,7 +38,7 @@ from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.sdk.bot import Bot
 from kingmaker.sdk.local import play_local
 from kingmaker.sdk.search import Budget, SearchBot
-from kingmaker.sdk.sprt import Sprt, Verdict, confidence, score_to_elo
+from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict, confidence, elo_estimate, score_to_elo
 from kingmaker.server.cli.common import fail
 
 BotFactory = Callable[[int], Bot]
@@ -137,14 +137,16 @@ def duel(
         f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g} "
         f"(bounds {test.lower:.2f} .. {test.upper:.2f})"
     )
-    units: list[float] = []
+    # Seeds of any seat count score between 0 and 1; the pentanomial's five values stand in,
+    # at 1/1000 of a seed each, for those not yet seen (as with two seats, where they are all).
+    units = Tally(PENTANOMIAL)
     matches = 0
     verdict = Verdict.CONTINUE
     seeds = range(seed, seed + max_matches // len(orders))
     try:
         with closing(seed_scores(game, bot_a, bot_b, players, seeds, jobs)) as results:
             for played in results:
-                units.append(sum(played.scores) / len(played.scores))
+                units.add(sum(played.scores) / len(played.scores))
                 matches += len(played.scores)
                 verdict = test.verdict(units)
                 console.print(_line(test, units, matches))
@@ -153,14 +155,15 @@ def duel(
     except OptionsError as error:
         fail(str(error))
     mean, low, high = confidence(units)
+    diff, half = elo_estimate(units)
     decided = {
         Verdict.H1: f"H1 accepted: {bot_a} is stronger than {bot_b}",
         Verdict.H0: f"H0 accepted: {bot_a} is not {elo1:g} Elo stronger than {bot_b}",
         Verdict.CONTINUE: "undecided: the match count ran out",
     }[verdict]
     console.print(
-        f"{decided} after {matches} matches ({len(units)} seeds); score {mean:.3f} "
-        f"[95% {low:.3f}, {high:.3f}], Elo {score_to_elo(mean):+.0f} "
+        f"{decided} after {matches} matches ({units.n} seeds); score {mean:.3f} "
+        f"[95% {low:.3f}, {high:.3f}], Elo {diff:+.0f} ± {half:.0f} "
         f"[{score_to_elo(low):+.0f}, {score_to_elo(high):+.0f}]"
     )
 
@@ -210,9 +213,10 @@ def _play_seed_task(task: tuple[str, str, str, int, int]) -> SeedResult:
     return play_seed(*task)
 
 
-def _line(test: Sprt, units: list[float], matches: int) -> str:
+def _line(test: Sprt, units: Tally, matches: int) -> str:
     mean, low, high = confidence(units)
+    diff, half = elo_estimate(units)
     return (
         f"matches {matches:4d}  score {mean:.3f} [{low:.3f}, {high:.3f}]  "
-        f"Elo {score_to_elo(mean):+5.0f}  LLR {test.llr(units):+.2f} ({test.lower:.2f}, {test.upper:.2f})"
+        f"Elo {diff:+5.0f} ± {half:<4.0f} LLR {test.llr(units):+.2f}"
     )

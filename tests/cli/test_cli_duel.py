@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -18,6 +19,11 @@ def test_heuristic_beats_random_and_the_sprt_says_so() -> None:
     assert result.exit_code == 0, result.output
     assert "H1 accepted: heuristic is stronger than random" in result.output
     assert "LLR" in result.output  # the live lines
+    # At Elo 0 vs 50 no fewer than 23 seeds can accept H1, even a clean sweep (docs/writing-a-bot.md).
+    seeds = re.search(r"\((\d+) seeds\)", result.output)
+    assert seeds is not None and int(seeds[1]) >= 23
+    # Elo as fastchess prints it, diff ± half-width, beside the interval of its ends.
+    assert re.search(r"Elo\s+[+-]\d+\s+±\s+(\d+|inf)\s+\[[+-]\d+,\s+[+-]\d+\]", result.output)
 
 
 def test_equal_bots_run_out_of_matches_or_accept_h0() -> None:
