@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 from rich.console import Console
 from rich.table import Table
 
+from kingmaker.sdk.duplicate import arrangements
 from kingmaker.sdk.sprt import (
     PENTANOMIAL,
     Sprt,
@@ -43,7 +44,6 @@ from kingmaker.sdk.sprt import (
     regularised,
     wilson,
 )
-from kingmaker.server.cli.duel import arrangements
 
 SEAT_EDGE = 0.1
 """Each seat's edge in a seed, drawn uniformly in +-SEAT_EDGE."""

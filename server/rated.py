@@ -42,7 +42,7 @@ async def play_ticket(
     ``entrants``: the seats' bots if already read (``claim_with_entrants``)."""
     try:
         if entrants is None:
-            entrants = await asyncio.to_thread(_entrants, db, ticket.bot_ids)
+            entrants = await asyncio.to_thread(entrants_of, db, ticket.bot_ids)
         executor = as_executor(runner)
         report = await executor.play(
             ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
@@ -107,13 +107,13 @@ def claim_with_entrants(
     claimed: list[tuple[MatchTicket, list[Entrant] | None]] = []
     for ticket in leagues.claim_matches(db, league_id, limit, busy):
         try:
-            claimed.append((ticket, _entrants(db, ticket.bot_ids)))
+            claimed.append((ticket, entrants_of(db, ticket.bot_ids)))
         except Exception:
             claimed.append((ticket, None))
     return claimed
 
 
-def _entrants(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
+def entrants_of(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
     """The seats' bots, read in one go (one thread hop and one query per match)."""
     found = ladder_bots.runnables(db, bot_ids)
     seated = [(bot_id, found[bot_id]) for bot_id in bot_ids]

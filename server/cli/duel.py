@@ -1,11 +1,14 @@
 """``kingmaker duel A B -g GAME``: is bot A stronger than bot B? Duplicate matches until an SPRT decides.
 
-The duel runs in this process with the SDK's local runner (no server, no processes), so A and
-B are Python bots: a built-in name (``random``, ``heuristic``, ``search``, ``search:ITERATIONS``
-for the search bot guided by the game's heuristic, ``ismcts:ITERATIONS`` for the plain
-tree search with random rollouts) or ``module:Class`` (a ``Bot`` subclass made with no
-arguments). Bots that run as separate programs are compared through the server with a
-``--duplicate`` league instead.
+A and B are either both local Python bots or both registered bots:
+
+- local: a built-in name (``random``, ``heuristic``, ``search``, ``search:ITERATIONS`` for the
+  search bot guided by the game's heuristic, ``ismcts:ITERATIONS`` for the plain tree search
+  with random rollouts) or ``module:Class`` (a ``Bot`` subclass made with no arguments); the
+  duel runs in this process with the SDK's local runner (no server, no processes);
+- registered: a bot's name, or ``NAME@VERSION`` (``NAME@`` for a registered bot named like a
+  local one); the server plays the duel (the ``Duel`` RPC: its jail, its time control, the bots'
+  own processes) and streams each seed's result. An author needs a bot of their own in it.
 
 Every seed is played in all seat orders (A and B in every arrangement over the seats, each
 bot on at least one seat); the statistic is *pairwise places*: in each match, for every pair
@@ -21,7 +24,6 @@ as with one job, and the workers are stopped as soon as the test decides.
 from __future__ import annotations
 
 import importlib
-import itertools
 import multiprocessing
 import random
 import time
@@ -36,10 +38,11 @@ from rich.console import Console
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.sdk.bot import Bot
+from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.sdk.local import play_local
 from kingmaker.sdk.search import Budget, SearchBot
 from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict, confidence, elo_estimate, score_to_elo
-from kingmaker.server.cli.common import fail
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, fail
 
 BotFactory = Callable[[int], Bot]
 """Makes a fresh bot for one match from the match's seed."""
@@ -85,25 +88,6 @@ def bot_factory(spec: str, game: str) -> BotFactory:
     return lambda seed: bot_class()
 
 
-def arrangements(players: int) -> list[tuple[bool, ...]]:
-    """Every assignment of A (True) and B (False) to the seats with each on at least one seat."""
-    return [
-        seats for seats in itertools.product((True, False), repeat=players) if any(seats) and not all(seats)
-    ]
-
-
-def pairwise_score(ranks: tuple[int, ...], is_a: tuple[bool, ...]) -> float:
-    """A's mean pairwise score against B in one match (1 better place, 1/2 same, 0 worse)."""
-    pairs = [
-        1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
-        for a in range(len(ranks))
-        if is_a[a]
-        for b in range(len(ranks))
-        if not is_a[b]
-    ]
-    return sum(pairs) / len(pairs)
-
-
 def duel(
     bot_a: Annotated[str, typer.Argument(help="random, heuristic, search[:N], ismcts[:N] or module:Class")],
     bot_b: Annotated[str, typer.Argument(help="the bot A is measured against, same forms")],
@@ -116,8 +100,26 @@ def duel(
     max_matches: Annotated[int, typer.Option(help="stop undecided after this many matches")] = 1000,
     seed: Annotated[int, typer.Option(help="the first seed; seeds count up from it")] = 1,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="seeds played at once, each in a process")] = 1,
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
 ) -> None:
-    """Play A against B in duplicate matches until the SPRT decides or --max-matches runs out."""
+    """Play A against B in duplicate matches until the SPRT decides or --max-matches runs out.
+
+    A and B are local Python bots (played here) or registered bots, NAME or NAME@VERSION (played
+    by the server)."""
+    if not (is_local(bot_a) and is_local(bot_b)):
+        if is_local(bot_a) or is_local(bot_b):
+            registered, local = (bot_b, bot_a) if is_local(bot_a) else (bot_a, bot_b)
+            fail(
+                f"{registered!r} is no local bot (random, heuristic, search[:N], ismcts[:N], module:Class) "
+                f"and {local!r} is: a duel is between two local bots or two registered bots (NAME@VERSION)"
+            )
+        if jobs != 1:
+            fail("--jobs is for local bots: the server plays a registered bot's seeds itself")
+        _on_server(
+            bot_a, bot_b, game, players, (elo0, elo1, alpha, beta), max_matches, seed, server, admin_token
+        )
+        return
     try:
         spec = get_game(game).spec
         test = Sprt(elo0, elo1, alpha, beta)
@@ -166,6 +168,53 @@ def duel(
         f"[95% {low:.3f}, {high:.3f}], Elo {diff:+.0f} ± {half:.0f} "
         f"[{score_to_elo(low):+.0f}, {score_to_elo(high):+.0f}]"
     )
+
+
+def is_local(spec: str) -> bool:
+    """A spec of a Python bot this process can make (else it names a registered bot)."""
+    return "@" not in spec and (spec in ("random", "heuristic", "search", "ismcts") or ":" in spec)
+
+
+def _on_server(
+    bot_a: str,
+    bot_b: str,
+    game: str,
+    players: int,
+    test: tuple[float, float, float, float],
+    max_matches: int,
+    seed: int,
+    server: str | None,
+    admin_token: str | None,
+) -> None:
+    from kingmaker.v1 import admin_pb2
+
+    elo0, elo1, alpha, beta = test
+    request = admin_pb2.DuelRequest(
+        game=game, a=bot_a, b=bot_b, players=players, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+        max_matches=max_matches, seed=seed,
+    )  # fmt: skip
+    console = Console(highlight=False)
+    console.print(
+        f"duel {bot_a} vs {bot_b} in {game} on the server, {players} seats; SPRT elo0={elo0:g} elo1={elo1:g}"
+    )
+    last = None
+    with admin_client(server, admin_token) as client:
+        for progress in client.stream("Duel", request):
+            last = progress
+            if not progress.done:
+                console.print(
+                    f"matches {progress.matches:4d}  score {progress.score:.3f} "
+                    f"[{progress.score_low:.3f}, {progress.score_high:.3f}]  "
+                    f"Elo {progress.elo:+5.0f} ± {progress.elo_half_width:<4.0f} LLR {progress.llr:+.2f}"
+                )
+    if last is None:
+        fail("the server ended the duel without a result")
+    console.print(
+        f"{last.reason} after {last.matches} matches ({last.seeds} seeds); score {last.score:.3f} "
+        f"[95% {last.score_low:.3f}, {last.score_high:.3f}], Elo {last.elo:+.0f} ± {last.elo_half_width:.0f}"
+    )
+    if last.verdict == "continue" and last.reason.startswith("stopped"):
+        raise typer.Exit(1)
 
 
 @dataclass(frozen=True)

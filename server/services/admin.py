@@ -27,11 +27,14 @@ from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderEr
 from kingmaker.ladder.matches import create_match, mark_running, match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.sdk.codec import CodecError, options_from_proto
+from kingmaker.sdk.sprt import Sprt
+from kingmaker.server import duels
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.duels import DuelSetup
 from kingmaker.server.launcher import confinement, jail_refusal
 from kingmaker.server.matches import play_match
-from kingmaker.server.rated import play_ticket
+from kingmaker.server.rated import entrants_of, play_ticket
 from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.services import convert, validation
@@ -532,6 +535,39 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             series=[convert.rating_series(bot, points) for bot, points in series.items()]
         )
 
+    @permitted
+    async def Duel(
+        self, request: admin_pb2.DuelRequest, context: Context
+    ) -> AsyncIterator[admin_pb2.DuelProgress]:
+        try:
+            game = get_game(request.game)
+            players = request.players or game.spec.min_players
+            options = options_from_proto(request.options)
+            game.new(players, 1, options)  # a bad seat count or option fails here, before any bot starts
+            test = Sprt(
+                request.elo0,
+                request.elo1 if request.elo1 or request.elo0 else 50.0,
+                request.alpha or 0.05,
+                request.beta or 0.05,
+            )
+            control = (
+                validation.time_control(request.time_control)
+                if request.HasField("time_control")
+                else self.default_control
+            )
+            first_seed = validation.seed(request.seed) if request.HasField("seed") else secrets.randbits(40)
+            max_matches = validation.duel_matches(request.max_matches)
+        except (UnknownGameError, OptionsError, CodecError, ValueError) as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        a, b = await asyncio.to_thread(duellists, self.db, game.spec.name, request.a, request.b)
+        await self._refuse_without_jail(context, [a.name, b.name])
+        setup = DuelSetup(game.spec.name, players, test, first_seed, max_matches, options, control)
+        try:
+            async for state in duels.duel(self.roster, a, b, setup):
+                yield convert.duel_progress(state, test)
+        finally:  # the bots were started for this duel only
+            await self.roster.retire({bot for bot in (a.bot_id, b.bot_id) if bot is not None})
+
     # ---- authors ------------------------------------------------------------------------------
 
     @permitted
@@ -670,3 +706,24 @@ def entrant(seat: admin_pb2.MatchSeat) -> Entrant:
         raise ValueError(f"cannot start {program!r}: no such executable")
     name = seat.bot or program.rsplit("/", 1)[-1]
     return Entrant(name=name, command=tuple(seat.command), cwd=seat.working_directory or None)
+
+
+def duellists(db: Database, game: str, a: str, b: str) -> tuple[Entrant, Entrant]:
+    """The two seats of a duel from "NAME" (its active version) or "NAME@VERSION"; each an active
+    bot that plays the game (``InvalidRequestError``, ``NotFoundError`` otherwise)."""
+    found = []
+    for spec in (a, b):
+        name, _, version = spec.partition("@")
+        bot = bots.get_bot(db, name)
+        if game not in bot.games:
+            raise InvalidRequestError(
+                f"{name} does not play {game} (it plays {', '.join(bot.games) or 'nothing'})"
+            )
+        if not bot.active:
+            raise InvalidRequestError(f"{name} is not active: it is disabled or suspended")
+        if version and (not version.isdigit() or int(version) != (bot.active_version or 0)):
+            raise InvalidRequestError(
+                f"{spec}: a duel plays a bot's active version (no other version runs yet)"
+            )
+        found.append(entrants_of(db, (bot.id,))[0])
+    return found[0], found[1]

@@ -17,6 +17,8 @@ from kingmaker.ladder.seat_logs import SeatLogRecord
 from kingmaker.ladder.standings import HistoryPoint, Standing
 from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
+from kingmaker.sdk.sprt import Sprt, confidence, elo_estimate
+from kingmaker.server.duels import DuelState
 from kingmaker.server.referee import MatchReport, end_reason_proto, seat_result_proto
 from kingmaker.v1 import admin_pb2, common_pb2
 
@@ -280,3 +282,23 @@ def report_seat_logs(report: MatchReport) -> list[admin_pb2.SeatLog]:
         for seat in report.seats
         if seat.strike_log or seat.stderr_bytes or seat.exit
     ]
+
+
+def duel_progress(state: DuelState, test: Sprt) -> admin_pb2.DuelProgress:
+    mean, low, high = confidence(state.units)
+    diff, half = elo_estimate(state.units)
+    return admin_pb2.DuelProgress(
+        seeds=state.units.n,
+        matches=state.matches,
+        score=mean,
+        score_low=low,
+        score_high=high,
+        elo=diff,
+        elo_half_width=half,
+        llr=test.llr(state.units),
+        llr_lower=test.lower,
+        llr_upper=test.upper,
+        verdict=state.verdict.value,
+        done=state.done,
+        reason=state.reason,
+    )

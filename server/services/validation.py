@@ -25,6 +25,8 @@ DEFAULT_PAGE = 50
 TOP_STANDINGS = 100
 """Standings rows when the caller does not say how many."""
 MAX_OFFSET = 10_000_000
+MAX_DUEL_MATCHES = 10_000
+DEFAULT_DUEL_MATCHES = 400
 
 
 def seed(value: int) -> int:
@@ -88,3 +90,12 @@ def offset(value: int) -> int:
     if not 0 <= value <= MAX_OFFSET:
         raise InvalidRequestError(f"offset must be from 0 to {MAX_OFFSET:,}, not {value}")
     return value
+
+
+def duel_matches(value: int) -> int:
+    """0 means the default."""
+    if not 0 <= value <= MAX_DUEL_MATCHES:
+        raise InvalidRequestError(
+            f"a duel plays at most {MAX_DUEL_MATCHES:,} matches (0: {DEFAULT_DUEL_MATCHES}), not {value}"
+        )
+    return value or DEFAULT_DUEL_MATCHES

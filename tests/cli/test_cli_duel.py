@@ -8,8 +8,8 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.server.cli import app
-from kingmaker.server.cli.duel import arrangements, pairwise_score
 
 runner = CliRunner()
 
@@ -67,7 +67,7 @@ def test_arrangements_and_pairwise_places() -> None:
     ("args", "message"),
     [
         (["duel", "random", "random", "-g", "chess"], "unknown game 'chess'"),
-        (["duel", "nobody", "random", "-g", "kingdoms"], "unknown bot 'nobody'"),
+        (["duel", "nobody", "random", "-g", "kingdoms"], "'nobody' is no local bot"),
         (["duel", "random", "no.such.module:Bot", "-g", "kingdoms"], "cannot load bot"),
         (["duel", "random", "search:x", "-g", "kingdoms"], "search:N takes a positive number"),
         (["duel", "random", "random", "-g", "kingdoms", "--elo0", "5", "--elo1", "5"], "elo0 must be below"),

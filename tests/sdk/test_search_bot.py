@@ -13,8 +13,9 @@ from kingmaker.games.api import GameState, Seat
 from kingmaker.games.registry import game_names, get_game
 from kingmaker.sample_bots.search_bot import guided_search_bot
 from kingmaker.sdk import Request, play_local
+from kingmaker.sdk.duplicate import pairwise_score
 from kingmaker.sdk.search import Budget, SearchBot, guided_rollout
-from kingmaker.server.cli.duel import bot_factory, pairwise_score
+from kingmaker.server.cli.duel import bot_factory
 
 
 def _positions(game_name: str, players: int, seed: int, every: int) -> list[tuple[GameState, Seat]]:
