@@ -19,7 +19,7 @@ from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor
+from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
 from kingmaker.server.launcher import Limits, confinement
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
@@ -102,9 +102,11 @@ class ServerConfig:
     """With both, the server speaks TLS on ``address`` (PEM files)."""
     executor: str = "local"
     """Where league matches are played: "local" (this process), "processes" (local worker
-    processes, see ``process_executor``) or "ray" (see ``ray_executor``)."""
+    processes, see ``process_executor``) or "ray" (see ``ray_executor``). `serve` passes
+    ``executors.default_executor()`` unless told: worker processes where there is more than one
+    core. Embedded servers (`demo`, tests) referee in their own process unless they ask."""
     workers: int = 0
-    """With ``executor="processes"``: how many worker processes (0: one per CPU)."""
+    """With ``executor="processes"``: how many worker processes (0: one per core it may use)."""
     ray_address: str | None = None
     """With ``executor="ray"``: the Ray cluster's head, host:port."""
     ray_workers: int = 0
@@ -247,7 +249,7 @@ class KingmakerServer:
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
 
-            workers = ProcessExecutor(config.workers or os.cpu_count() or 1, settings, local)
+            workers = ProcessExecutor(config.workers or usable_cores(), settings, local)
             await workers.start()
             if self.admission is not None:
                 self.admission.elsewhere = workers.lag_ms
