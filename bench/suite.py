@@ -35,6 +35,7 @@ SECTIONS: dict[str, str] = {
     "chaos": "chaos",
     "web": "web",
     "cluster": "cluster",
+    "storage": "storage",
 }
 
 
