@@ -36,6 +36,7 @@ SECTIONS: dict[str, str] = {
     "web": "web",
     "cluster": "cluster",
     "storage": "storage",
+    "memory": "memory",
 }
 
 
