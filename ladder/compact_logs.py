@@ -105,7 +105,9 @@ def _canonical_actions(game: str, actions: Sequence[Mapping[str, Any]]) -> store
                 return None
             if serial.action_to_data(action) != data:  # fields the action does not keep
                 return None
-            message.actions.append(codec.pack_action(action).value)
+            # Not codec.pack_action: it remembers each action object it packs, and these are
+            # thrown away after the write (a server would keep 50,000 of them).
+            message.actions.append(codec.encode_action(action).SerializeToString(deterministic=True))
     return message
 
 
