@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import void_interrupted_one_offs
+from kingmaker.server import malloc
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
@@ -142,6 +143,7 @@ class KingmakerServer:
         self.confinement = ""
         """How launched bots run here (``launcher.confinement``): jailed, UNJAILED or refused."""
         self.executor: MatchExecutor | None = None
+        self._trimming: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -149,6 +151,8 @@ class KingmakerServer:
 
     async def start(self) -> str:
         config = self.config
+        # Before gRPC and the worker threads start: their memory then shares two arenas (``malloc``).
+        malloc.limit_arenas()
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -226,6 +230,7 @@ class KingmakerServer:
         reflection.enable_server_reflection(names, server)
         await server.start()
         self.loop_lag.start()
+        self._trimming = asyncio.create_task(malloc.trim_now_and_then(), name="malloc trim")
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
@@ -274,6 +279,8 @@ class KingmakerServer:
             self.db.close()
             return
         self.loop_lag.stop()
+        if self._trimming is not None:
+            self._trimming.cancel()
         await self._health.enter_graceful_shutdown()
         if self.leagues is not None:
             await self.leagues.stop()
