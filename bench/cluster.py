@@ -83,7 +83,8 @@ class Served:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def log_bytes_per_match(self) -> float:
-        """The stored action log and digests per match: what a worker sends back, give or take."""
+        """The action log and digests per match as stored (packed: ``ladder.compact_logs``); a
+        worker sends them back in the report unpacked, several times this."""
         with sqlite3.connect(self.folder / "league.db") as connection:
             query = "SELECT avg(length(actions) + length(digests)) FROM matchlog"
             return float(connection.execute(query).fetchone()[0])
@@ -130,6 +131,6 @@ def rows(quick: bool) -> list[Row]:
             "local executor", local),
         Row("cluster", "central server CPU per match, Ray executor (2 nodes): scheduling, result write",
             "ms", central["ray2"], "local executor (refereeing too)", central["local"]),
-        Row("cluster", "action log + digests returned per match (stored JSON)", "kB",
+        Row("cluster", "action log + digests per match, as stored (packed)", "kB",
             Spread(log_kb, log_kb, log_kb)),
     ]  # fmt: skip

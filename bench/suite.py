@@ -35,6 +35,8 @@ SECTIONS: dict[str, str] = {
     "chaos": "chaos",
     "web": "web",
     "cluster": "cluster",
+    "storage": "storage",
+    "memory": "memory",
 }
 
 

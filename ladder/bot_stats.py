@@ -11,6 +11,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from kingmaker.ladder.bots import find_bot
+from kingmaker.ladder.compact_logs import unpack_timings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
 from kingmaker.ladder.think_times import ThinkTime, seat_samples, summarise
@@ -61,8 +62,9 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
             .order_by(col(MatchSeat.match_id).desc())
             .limit(think_matches)
         ).all()
-    samples = [value for seat, timings in logs for value in seat_samples(timings, seat)]
-    timed = sum(1 for seat, timings in logs if seat_samples(timings, seat))
+    per_match = [seat_samples(unpack_timings(packed), seat) for seat, packed in logs]
+    samples = [value for seat_values in per_match for value in seat_values]
+    timed = sum(1 for seat_values in per_match if seat_values)
     return BotRecord(
         bot=bot.name,
         games=tuple(

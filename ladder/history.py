@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
+from kingmaker.ladder.compact_logs import unpack_timings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches import SeatRecord, seat_record
@@ -75,7 +76,8 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         .order_by(col(MatchSeat.seat))
     ).all()
     league = session.get(League, match.league_id) if match.league_id is not None else None
-    timings = session.exec(select(MatchLog.timings).where(MatchLog.match_id == match.id)).first() or {}
+    packed = session.exec(select(MatchLog.timings).where(MatchLog.match_id == match.id)).first()
+    timings = unpack_timings(packed) if packed is not None else {}
     think = (
         tuple(summarise(seat_samples(timings, seat.seat)) for seat, _ in rows) if THINK_KEY in timings else ()
     )

@@ -34,6 +34,14 @@ from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionsError, OptionValue
 from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.ladder.compact_logs import (
+    pack_actions,
+    pack_digests,
+    pack_timings,
+    unpack_actions,
+    unpack_digests,
+    unpack_timings,
+)
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import suspend_if_faulty
@@ -205,9 +213,9 @@ def match_log(db: Database, match_id: int) -> MatchLogRecord:
             rules_edition=log.rules_edition,
             seed=log.seed,
             options=dict(log.options),
-            actions=list(log.actions),
-            digests=list(log.digests),
-            timings=dict(log.timings),
+            actions=unpack_actions(log.game, log.actions),
+            digests=unpack_digests(log.digests),
+            timings=unpack_timings(log.timings),
         )
 
 
@@ -320,9 +328,9 @@ def _record(
             rules_edition=outcome.rules_edition,
             seed=match.seed,
             options=dict(match.options),
-            actions=list(outcome.actions),
-            digests=[list(seat_digests) for seat_digests in outcome.digests],
-            timings=dict(outcome.timings),
+            actions=pack_actions(match.game, outcome.actions),
+            digests=pack_digests(outcome.digests),
+            timings=pack_timings(outcome.timings),
         )
     )
     match.status = MatchStatus.FINISHED

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -283,18 +283,20 @@ class RatingHistory(SQLModel, table=True):
 
 
 class MatchLog(SQLModel, table=True):
-    """Everything needed to replay and verify a finished match."""
+    """Everything needed to replay and verify a finished match. The actions, digests and timings
+    are packed (``compact_logs``): ``matches.match_log`` reads them back."""
 
     match_id: int = Field(foreign_key="match.id", primary_key=True)
     game: str
     rules_edition: str
     seed: int = Field(sa_type=BigInteger)
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    actions: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    """One dict per joint decision: seat number (as a string) -> serial.action_to_data(action)."""
-    digests: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    """Per seat, the serial.digest of each observation that seat was sent, in order."""
-    timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    actions: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    """The joint actions (``compact_logs.pack_actions``)."""
+    digests: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    """Per seat, the digest of each observation that seat was sent (``compact_logs.pack_digests``)."""
+    timings: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    """Figures for people: duration, time charged per decision (``compact_logs.pack_timings``)."""
 
 
 class SeatLog(SQLModel, table=True):

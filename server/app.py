@@ -16,10 +16,11 @@ from grpc_reflection.v1alpha import reflection
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import void_interrupted_one_offs
+from kingmaker.server import malloc
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor
+from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
 from kingmaker.server.home import HomeLock, secret_paths
 from kingmaker.server.launcher import Limits, confinement
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
@@ -107,9 +108,11 @@ class ServerConfig:
     """With both, the server speaks TLS on ``address`` (PEM files)."""
     executor: str = "local"
     """Where league matches are played: "local" (this process), "processes" (local worker
-    processes, see ``process_executor``) or "ray" (see ``ray_executor``)."""
+    processes, see ``process_executor``) or "ray" (see ``ray_executor``). `serve` passes
+    ``executors.default_executor()`` unless told: worker processes where there is more than one
+    core. Embedded servers (`demo`, tests) referee in their own process unless they ask."""
     workers: int = 0
-    """With ``executor="processes"``: how many worker processes (0: one per CPU)."""
+    """With ``executor="processes"``: how many worker processes (0: one per core it may use)."""
     ray_address: str | None = None
     """With ``executor="ray"``: the Ray cluster's head, host:port."""
     ray_workers: int = 0
@@ -163,6 +166,7 @@ class KingmakerServer:
         self.executor: MatchExecutor | None = None
         self._jail_door: grpc.aio.Server | None = None
         """The server on the Unix socket launched bots reach: the Arena only."""
+        self._trimming: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -170,6 +174,8 @@ class KingmakerServer:
 
     async def start(self) -> str:
         config = self.config
+        # Before gRPC and the worker threads start: their memory then shares two arenas (``malloc``).
+        malloc.limit_arenas()
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -255,6 +261,7 @@ class KingmakerServer:
         await jail_door.start()
         self._jail_door = jail_door
         self.loop_lag.start()
+        self._trimming = asyncio.create_task(malloc.trim_now_and_then(), name="malloc trim")
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
@@ -279,7 +286,7 @@ class KingmakerServer:
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
 
-            workers = ProcessExecutor(config.workers or os.cpu_count() or 1, settings, local)
+            workers = ProcessExecutor(config.workers or usable_cores(), settings, local)
             await workers.start()
             if self.admission is not None:
                 self.admission.elsewhere = workers.lag_ms
@@ -305,6 +312,8 @@ class KingmakerServer:
             self.home_lock.release()
             return
         self.loop_lag.stop()
+        if self._trimming is not None:
+            self._trimming.cancel()
         await self._health.enter_graceful_shutdown()
         if self.leagues is not None:
             await self.leagues.stop()

@@ -15,9 +15,15 @@ from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from kingmaker.server.app import KingmakerServer, ServerConfig
 
 T = TypeVar("T")
+
+START_TIMEOUT_S = 60.0
+"""How long a `serve` child may take to answer (it starts a worker process per core first)."""
 
 
 class BackgroundServer:
@@ -54,7 +60,8 @@ class BackgroundServer:
 
 
 class ServerProcess:
-    """`kingmaker serve` in a child process on a Unix socket, ready when the socket exists."""
+    """`kingmaker serve` in a child process on a Unix socket, ready when it answers a health check
+    (its socket exists a while before: the server binds it, then starts its worker processes)."""
 
     def __init__(
         self, home: Path, socket: Path, database: Path | str, admin_token: str, extra: Sequence[str] = ()
@@ -71,15 +78,26 @@ class ServerProcess:
         self.process = subprocess.Popen(
             command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
         )
-        deadline = time.monotonic() + 30
-        while not socket.exists():
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._serving():
             if self.process.poll() is not None:
                 output = self.process.stdout.read().decode() if self.process.stdout else ""
                 raise RuntimeError(f"the server exited with {self.process.returncode}: {output}")
             if time.monotonic() > deadline:
                 self.kill()
-                raise RuntimeError("the server did not start within 30 s")
+                raise RuntimeError(f"the server did not start within {START_TIMEOUT_S:.0f} s")
             time.sleep(0.05)
+
+    def _serving(self) -> bool:
+        if not Path(self.address.removeprefix("unix:")).exists():
+            return False
+        with grpc.insecure_channel(self.address) as channel:
+            check = health_pb2_grpc.HealthStub(channel).Check
+            try:
+                answer = check(health_pb2.HealthCheckRequest(), timeout=1)
+            except grpc.RpcError:
+                return False
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
     def kill(self) -> None:
         """SIGKILL, as a crash would: nothing is cleaned up."""

@@ -10,7 +10,9 @@ writes each result in one transaction (``rated``), so a match played twice is st
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from kingmaker.games.api import OptionValue
@@ -23,8 +25,36 @@ EXECUTORS = ("local", "processes", "ray")
 """What ``serve --executor`` accepts."""
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
+    narrows), not only the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def default_executor() -> str:
+    """What ``serve`` referees with unless told: worker processes where there is more than one
+    core (one process refereeing spends one core, however many the machine has), else itself."""
+    return "processes" if usable_cores() > 1 else "local"
+
+
 class ExecutorError(RuntimeError):
     """The configured executor cannot run (unknown, Ray missing, the cluster out of reach)."""
+
+
+@dataclass(frozen=True)
+class WorkerLoad:
+    """One worker process refereeing for the server, as `league status` shows it."""
+
+    pid: int
+    in_play: int
+    """Matches it is refereeing now."""
+    loop_lag_ms: float
+    """Its loop's recent lag, as it last reported."""
+    matches_done: int
+    """Matches it has refereed to their end since it started."""
 
 
 class MatchExecutor(Protocol):
@@ -45,6 +75,10 @@ class MatchExecutor(Protocol):
 
     async def close(self) -> None:
         """Stop everything this executor started."""
+
+    def loads(self) -> list[WorkerLoad]:
+        """The load of each worker process it referees in (none when it has none)."""
+        ...
 
 
 class LocalExecutor:
@@ -69,6 +103,9 @@ class LocalExecutor:
 
     async def close(self) -> None:
         """The roster belongs to the server, which closes it."""
+
+    def loads(self) -> list[WorkerLoad]:
+        return []
 
 
 def as_executor(runner: MatchExecutor | Roster) -> MatchExecutor:

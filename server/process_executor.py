@@ -27,7 +27,7 @@ from typing import Any
 
 from kingmaker.games.api import OptionValue
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor
+from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
 from kingmaker.server.match_host import HostSettings
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant
@@ -69,7 +69,10 @@ class _Worker:
     pending: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
     warm: set[int] = field(default_factory=set)
     """Bots this worker has played: it may hold warm processes of theirs."""
+    playing: int = 0
+    """Matches it referees now."""
     played: int = 0
+    """Matches it has refereed to their end."""
     lag_ms: float = 0.0
     """Its loop's recent lag, as it last reported (every ``LAG_REPORT_S``) ..."""
     reported_at: float = field(default_factory=time.monotonic)
@@ -210,9 +213,13 @@ class ProcessExecutor:
             log.warning("match %s: no worker process is running; playing it in the server", match_id)
             return await self.local.play(game, entrants, seed, options, control, match_id)
         worker.warm |= bot_ids
-        report: MatchReport = await self._call(
-            worker, "play", game, list(entrants), seed, dict(options), control, match_id
-        )
+        worker.playing += 1
+        try:
+            report: MatchReport = await self._call(
+                worker, "play", game, list(entrants), seed, dict(options), control, match_id
+            )
+        finally:
+            worker.playing -= 1
         worker.played += 1
         return report
 
@@ -243,6 +250,14 @@ class ProcessExecutor:
     def lag_ms(self) -> float:
         """The worst recent loop lag among the live workers, in ms."""
         return max((worker.lag_now_ms() for worker in self.workers if worker.alive), default=0.0)
+
+    def loads(self) -> list[WorkerLoad]:
+        """Each live worker's matches in play, loop lag and matches done, in start order."""
+        return [
+            WorkerLoad(worker.process.pid, worker.playing, round(worker.lag_now_ms(), 1), worker.played)
+            for worker in self.workers
+            if worker.alive
+        ]
 
     def pids(self) -> list[int]:
         """The worker processes' ids (for the logs and the tests)."""

@@ -16,6 +16,7 @@ import signal
 import sys
 from typing import Any
 
+from kingmaker.server import malloc
 from kingmaker.server.match_host import MatchHost
 from kingmaker.server.process_executor import LAG_NOTICE, LAG_REPORT_S, receive_message, send_message
 
@@ -35,6 +36,7 @@ async def _pipes() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
 
 
 async def serve() -> None:
+    malloc.limit_arenas()  # as the central server does: a worker referees for as long
     reader, writer = await _pipes()
     try:
         host = MatchHost(await receive_message(reader))
@@ -72,6 +74,7 @@ async def serve() -> None:
             await send_message(writer, where)
         reporting = asyncio.create_task(report_lag())
         running.add(reporting)
+        running.add(asyncio.create_task(malloc.trim_now_and_then()))
         while True:
             try:
                 request_id, kind, *arguments = await receive_message(reader)

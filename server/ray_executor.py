@@ -31,7 +31,7 @@ from typing import Any
 
 from kingmaker.games.api import OptionValue
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor
+from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
 from kingmaker.server.match_host import HostSettings, MatchHost
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant
@@ -159,6 +159,10 @@ class RayExecutor:
                 ray.kill(host.actor)
         ray.shutdown()
         self._ray = None
+
+    def loads(self) -> list[WorkerLoad]:
+        """None: a Ray host's figures stay on its node (``workers`` says where the hosts run)."""
+        return []
 
     def workers(self) -> list[str]:
         """Where the live hosts run (host name and pid)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import typer
 
 from kingmaker.server.cli.lazy import LazyCommand, LazyCommands, exit_now
+from kingmaker.server.cli.plain_values import read_plainly
 from kingmaker.server.cli.readable import readable_command
 
 COMMANDS = {
@@ -96,6 +97,7 @@ def top_level(
 
 def main() -> None:
     command = readable_command(app)
+    read_plainly(command)  # --version; each command's own when it is loaded (``lazy``)
     try:
         command(prog_name="kingmaker")  # ends by raising SystemExit
     except SystemExit as done:

@@ -20,6 +20,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand, TyperGroup
 
+from kingmaker.server.cli.plain_values import read_plainly
 from kingmaker.server.cli.readable import make_readable
 
 
@@ -47,6 +48,7 @@ class LazyCommand:
             parent.command(name)(found)
         command = typer.main.get_command(parent).commands[name]  # type: ignore[attr-defined]
         make_readable(command)
+        read_plainly(command)
         return command
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -236,5 +238,20 @@ def print_league(league: admin_pb2.LeagueInfo) -> None:
             f"{league.server_lag_ms:.0f} ms (p99; admission control starts them when it falls)",
             soft_wrap=True,
         )
+    if league.workers:
+        print_workers(league.workers)
     if league.status_reason:
         console.print(f"last run: {league.status_reason}")
+
+
+def print_workers(workers: Sequence[admin_pb2.WorkerLoad]) -> None:
+    """The server's worker processes (all leagues together): what each is doing."""
+    shown = table(
+        f"the server's {len(workers)} worker processes (all leagues)",
+        ("pid", "in play", "loop lag ms", "matches done"),
+    )
+    for worker in workers:
+        shown.add_row(
+            str(worker.pid), str(worker.in_play), f"{worker.loop_lag_ms:.1f}", str(worker.matches_done)
+        )
+    print_table(shown)

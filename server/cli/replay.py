@@ -119,10 +119,17 @@ def differences(record: admin_pb2.MatchRecord, state: GameState, shown: list[lis
         # A seat is shown an observation at each decision until it forfeits, and none after.
         if len(sent) > len(replayed) or (not faulty[seat] and len(sent) != len(replayed)):
             problems.append(f"seat {seat} was asked {len(sent)} times, the replay asks {len(replayed)}")
-        elif sent != replayed[: len(sent)]:
-            first = next(i for i, (a, b) in enumerate(zip(sent, replayed, strict=False)) if a != b)
+        elif (first := first_difference(sent, replayed)) is not None:
             problems.append(f"seat {seat} was shown something else at its decision {first + 1}")
     return problems
+
+
+def first_difference(sent: list[str], replayed: list[str]) -> int | None:
+    """The index of the first observation whose replayed digest differs from the recorded one.
+    The ladder keeps only the first bytes of each digest (``ladder.compact_logs``), so each
+    recorded digest is compared with as much of the replayed one."""
+    pairs = enumerate(zip(sent, replayed, strict=False))
+    return next((i for i, (kept, full) in pairs if not kept or full[: len(kept)] != kept), None)
 
 
 def _print_line(text: str) -> None:

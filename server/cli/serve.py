@@ -13,7 +13,7 @@ from kingmaker.ladder.errors import LadderError
 from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
 from kingmaker.server.cli.common import console, fail
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import EXECUTORS, ExecutorError
+from kingmaker.server.executors import EXECUTORS, ExecutorError, default_executor
 from kingmaker.server.home import HomeInUse
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.server.process_executor import ProcessExecutor
@@ -76,15 +76,19 @@ def serve(
     web_host: str = typer.Option(
         "127.0.0.1", "--web-host", help="Address the website listens on with --web (loopback by default)."
     ),
-    executor: str = typer.Option(
-        "local",
+    executor: str | None = typer.Option(
+        None,
         "--executor",
-        help="Where league matches of managed bots are played: local (this process), processes "
-        "(worker processes on this machine, to use its cores) or ray (the nodes of a Ray cluster; "
-        "see docs/scaling.md).",
+        help="Where league matches of managed bots are played: processes (worker processes on this "
+        "machine, to use its cores: the default where it has more than one), local (this process: the "
+        "default on one core) or ray (the nodes of a Ray cluster; see docs/scaling.md).",
+        show_default=False,
     ),
     workers: int = typer.Option(
-        0, "--workers", min=0, help="With --executor processes: how many worker processes (0: one per CPU)."
+        0,
+        "--workers",
+        min=0,
+        help="With --executor processes: how many worker processes (0: one per core it may use).",
     ),
     ray_address: str | None = typer.Option(
         None,
@@ -99,6 +103,8 @@ def serve(
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
+    if executor is None:  # --workers alone means worker processes, even on one core
+        executor = "processes" if workers else default_executor()
     if executor not in EXECUTORS:
         fail(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
     if workers and executor != "processes":

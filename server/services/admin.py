@@ -646,6 +646,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         message = convert.league_message(info, names, counts)
         message.in_play, message.held_back = self.league_runner.live(info.id)
         message.server_lag_ms = self._server_lag_ms()
+        message.workers.extend(convert.worker_load(load) for load in self.league_runner.executor.loads())
         return message
 
     def _server_lag_ms(self) -> float:

@@ -19,6 +19,7 @@ from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
 from kingmaker.sdk.sprt import Sprt, confidence, elo_estimate
 from kingmaker.server.duels import DuelState
+from kingmaker.server.executors import WorkerLoad
 from kingmaker.server.referee import MatchReport, end_reason_proto, seat_result_proto
 from kingmaker.v1 import admin_pb2, common_pb2
 
@@ -206,6 +207,12 @@ def league_message(info: LeagueInfo, bot_names: list[str], counts: dict[str, int
         status_reason=info.status_reason or "",
         paused=info.paused,
         concurrency=info.concurrency or 0,
+    )
+
+
+def worker_load(load: WorkerLoad) -> admin_pb2.WorkerLoad:
+    return admin_pb2.WorkerLoad(
+        pid=load.pid, in_play=load.in_play, loop_lag_ms=load.loop_lag_ms, matches_done=load.matches_done
     )
 
 

@@ -9,13 +9,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import typer
+import typer.testing
+from typer.testing import CliRunner
 
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli.plain_values import plain_reader, read_plainly
 
 HEAVY = (
-    "sqlalchemy", "sqlmodel", "alembic", "psycopg", "ray", "starlette", "uvicorn", "jinja2",
+    "sqlalchemy", "sqlmodel", "alembic", "psycopg", "ray", "starlette", "uvicorn", "jinja2", "pydantic",
     "selenium", "hypothesis", "numpy", "matplotlib", "trueskill",
     "kingmaker.games", "kingmaker.sdk", "kingmaker.ladder", "kingmaker.sample_bots",
     "kingmaker.server.app", "kingmaker.server.referee", "kingmaker.server.services",
@@ -102,3 +107,68 @@ def test_a_client_command_that_exits_at_once_keeps_its_output_and_status(server:
     )  # fmt: skip
     assert failed.returncode == 1
     assert failed.stderr.startswith("error:") and len(failed.stderr.strip().splitlines()) == 1
+
+
+def plain_app() -> typer.Typer:
+    """One parameter of every plain kind the commands use."""
+    app = typer.Typer()
+
+    @app.command()
+    def run(
+        name: str = typer.Argument(...),
+        count: int = typer.Option(20, min=1, max=1000),
+        ratio: float = typer.Option(0.5, min=0.0),
+        anything: int = typer.Option(0),
+        folder: Path | None = typer.Option(None, exists=True, file_okay=False),
+        tag: list[str] = typer.Option([], "--tag"),
+        loud: bool = typer.Option(False, "--loud"),
+        maybe: str | None = typer.Option(None),
+    ) -> None:
+        typer.echo(repr((name, count, ratio, anything, folder, tag, loud, maybe)))
+
+    return app
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["x"],
+        ["x", "--count", "7", "--ratio", "2.25", "--anything", "-3", "--tag", "a", "--tag", "b", "--loud"],
+        ["x", "--count", "0"],
+        ["x", "--count", "1001"],
+        ["x", "--count", "seven"],
+        ["x", "--count", " 8 "],
+        ["x", "--ratio", "-1"],
+        ["x", "--ratio", "half"],
+        ["x", "--folder", "."],
+        ["x", "--folder", "no-such-folder"],
+        ["x", "--folder", "pyproject.toml"],
+        ["x", "--maybe", ""],
+        ["--help"],
+        [],
+    ],
+)
+def test_plain_values_are_read_as_typer_reads_them(args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`read_plainly` reads values without pydantic, and exactly as typer does: the same values,
+    the same refusals with the same words."""
+    runner = CliRunner()
+    typers_own = runner.invoke(plain_app(), args)
+    plain = typer.main.get_command(plain_app())
+    read_plainly(plain)
+    monkeypatch.setattr(typer.testing, "_get_command", lambda app: plain)
+    ours = runner.invoke(plain_app(), args)
+    assert (ours.exit_code, ours.stdout, ours.stderr) == (
+        typers_own.exit_code,
+        typers_own.stdout,
+        typers_own.stderr,
+    )
+
+
+def test_plain_values_cover_every_parameter_of_the_client_commands() -> None:
+    from kingmaker.server.cli import COMMANDS
+
+    for name in ("ladder", "bot", "league", "match", "games", "replay"):
+        command = COMMANDS[name].load(name)
+        for each in [command, *getattr(command, "commands", {}).values()]:
+            for param in each.params:
+                assert plain_reader(param.type_descriptor) is not None, (name, each.name, param.name)

@@ -104,7 +104,7 @@ def test_an_unreachable_ray_head_is_one_clear_error() -> None:
     ("args", "message"),
     [
         (["--executor", "spark"], "choose one of local, processes, ray"),
-        (["--workers", "3"], "--workers is for --executor processes"),
+        (["--executor", "local", "--workers", "3"], "--workers is for --executor processes"),
         (["--executor", "ray"], "needs --ray-address"),
         (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "cannot join the Ray cluster"),
         (["--executor", "ray", "--ray-address", "nowhere"], "must be HOST:PORT"),

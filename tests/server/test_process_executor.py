@@ -5,21 +5,27 @@ mid-league costs only replays; stopping the server leaves no worker behind."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, history, leagues
 from kingmaker.ladder.matches import match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess
+from kingmaker.server.cli import app
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.executors import default_executor, usable_cores
 from kingmaker.server.process_executor import ProcessExecutor
 from kingmaker.server.sandbox import bubblewrap
 
@@ -232,3 +238,108 @@ def test_workers_follow_allow_unjailed_where_no_jail_works(
     finally:
         server.stop()
         bubblewrap.cache_clear()
+
+
+def test_league_status_shows_what_each_worker_is_doing(workers_server: BackgroundServer) -> None:
+    """`league status` (GetLeague) lists the server's workers: the matches each has in play while
+    a league runs, its loop lag, and the matches each refereed, which add up to the league's."""
+    executor = workers_of(workers_server)
+    db = workers_server.server.db
+    names = [f"bot-{i}" for i in range(4)]
+    for name in names:
+        bots.register_bot(db, name, ["kingdoms"], command=INSTANT)
+    leagues.create_league(db, "busy", "kingdoms", names, players=2, rounds=2, seed=5)
+    in_play: list[int] = []
+
+    async def run() -> None:
+        async for _ in workers_server.server.leagues.watch("busy", 4):
+            in_play.append(sum(load.in_play for load in executor.loads()))
+
+    workers_server.run(run())
+    assert max(in_play) >= 1, "matches were seen in play on the workers"
+    runner = CliRunner()
+    shown = runner.invoke(
+        app, ["league", "status", "busy", "--json", "--server", workers_server.address, "--admin-token", "t"]
+    )
+    assert shown.exit_code == 0, shown.stderr
+    workers = json.loads(shown.stdout)["workers"]
+    assert sorted(int(worker["pid"]) for worker in workers) == sorted(executor.pids())
+    assert sum(int(worker.get("matches_done", 0)) for worker in workers) == 12
+    assert all(int(worker.get("in_play", 0)) == 0 for worker in workers)  # the league is over
+    text = runner.invoke(
+        app, ["league", "status", "busy", "--server", workers_server.address, "--admin-token", "t"]
+    ).stdout
+    assert "the server's 2 worker processes" in text
+    assert all(str(pid) in text for pid in executor.pids())
+
+
+def test_a_server_without_workers_lists_none(server: BackgroundServer) -> None:
+    db = server.server.db
+    bots.register_bot(db, "a", ["kingdoms"])
+    bots.register_bot(db, "b", ["kingdoms"])
+    leagues.create_league(db, "quiet", "kingdoms", ["a", "b"], players=2, seed=1)
+    shown = CliRunner().invoke(app, ["league", "status", "quiet", "--server", server.address])
+    assert shown.exit_code == 0, shown.stderr
+    assert "worker processes" not in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("cores", "expected"), [({0}, "local"), ({0, 1}, "processes"), ({0, 1, 2, 3}, "processes")]
+)
+def test_serve_referees_in_worker_processes_where_there_is_more_than_one_core(
+    monkeypatch: pytest.MonkeyPatch, cores: set[int], expected: str
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores)
+    assert usable_cores() == len(cores)
+    assert default_executor() == expected
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
+@pytest.mark.parametrize("one_core", [True, False])
+def test_serve_without_executor_takes_every_core_it_may_use(tmp_path: Path, one_core: bool) -> None:
+    """Plain `serve` referees in one worker process per core it may run on, and in itself when it
+    may run on one core only (here pinned to one with taskset)."""
+    cores = 1 if one_core else usable_cores()
+    pinned = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if one_core else []
+    socket = tmp_path / "s.sock"
+    command = [
+        *pinned, sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", f"unix:{socket}",
+        "--database-url", f"sqlite:///{tmp_path / 'k.db'}", "--admin-token", "t",
+    ]  # fmt: skip
+    environment = {**os.environ, "KINGMAKER_HOME": str(tmp_path / "home")}
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not socket.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert socket.exists(), "the server started"
+        workers = _workers_of(process.pid, cores if cores > 1 else 0)
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0].decode()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    if cores > 1:
+        assert len(workers) == cores
+        assert f"refereed in {cores} worker processes" in output
+    else:
+        assert workers == []
+        assert "worker processes" not in output
+
+
+def _workers_of(pid: int, expected: int) -> list[int]:
+    """The server's worker processes once ``expected`` have started (or after a while, if not)."""
+    deadline = time.monotonic() + (30 if expected else 2)
+    while True:
+        workers = [child for child in _children(pid) if b"process_worker" in _command_line(child)]
+        if len(workers) >= expected > 0 or time.monotonic() > deadline:
+            return workers
+        time.sleep(0.05)
+
+
+def _command_line(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # it has exited meanwhile
+        return b""

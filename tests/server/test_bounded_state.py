@@ -1,0 +1,114 @@
+"""A long-running server keeps no more per match than it did after its first league: what it holds
+for its bots, sessions, tasks and threads is counted after a warm-up league and again after more
+matches, and the counts are the same; what it keeps per match on purpose is capped (unstored
+matches, the codec's packed actions). Counts, not megabytes: `bench/suite.py memory` measures
+those."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kingmaker.ladder import bots, leagues
+from kingmaker.sdk.codec import PACKED_ACTIONS_KEPT, codec_for
+from kingmaker.server import archive
+from kingmaker.server.app import ServerConfig
+from kingmaker.server.archive import MemoryArchive
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.referee import MatchReport
+
+INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
+NAMES = [f"bot-{i}" for i in range(4)]
+
+
+@pytest.fixture
+def local_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BackgroundServer]:
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    config = ServerConfig(
+        address="127.0.0.1:0",
+        database_url=f"sqlite:///{tmp_path / 'k.db'}",
+        admin_token="t",
+        jail=False,
+        executor="local",
+        concurrency=4,
+    )
+    server = BackgroundServer(config)
+    for name in NAMES:
+        bots.register_bot(server.server.db, name, ["kingdoms"], command=INSTANT)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def play(server: BackgroundServer, name: str, rounds: int) -> None:
+    leagues.create_league(server.server.db, name, "kingdoms", NAMES, rounds=rounds, seed=len(name))
+
+    async def run() -> None:
+        async for _ in server.server.leagues.watch(name, 4):
+            pass
+
+    server.run(run())
+
+
+def held(server: BackgroundServer) -> dict[str, int]:
+    """What the server holds now, counted."""
+    kingmaker = server.server
+    roster = kingmaker.roster
+    assert roster is not None
+
+    async def tasks() -> int:
+        return len(asyncio.all_tasks())
+
+    return {
+        "sessions": len(kingmaker.pool.sessions),
+        "bot processes kept": sum(len(kept) for kept in roster._idle.values()),
+        "bot processes busy": len(roster._busy),
+        "tasks": server.run(tasks()),
+        "unstored matches": len(kingmaker.archive),
+        "database connections in use": kingmaker.db.engine.pool.checkedout(),  # type: ignore[attr-defined]
+        # The codec remembers the action objects it packed: the engine's, which recur, not one
+        # per action of every match played (as packing the logs once did).
+        "action objects remembered": len(codec_for("kingdoms")._packed_same._found),
+    }
+
+
+def test_more_matches_leave_nothing_more_behind(local_server: BackgroundServer) -> None:
+    play(local_server, "warm", rounds=1)  # every bot process started, pools filled
+    after_warm_up, threads = held(local_server), threading.active_count()
+    play(local_server, "longer", rounds=4)  # four times as many matches
+    assert held(local_server) == after_warm_up
+    # Threads come and go with the load, up to what asyncio's worker threads may number.
+    assert threading.active_count() <= threads + min(32, (os.cpu_count() or 1) + 4)
+
+
+def test_unstored_matches_are_kept_up_to_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = MemoryArchive(kept=3)
+    reports = [report(f"m{i}") for i in range(5)]
+    for one in reports:
+        kept.add(one)
+    assert len(kept) == 3
+    assert kept.get("m0") is None and kept.get("m1") is None
+    assert [r.match_id for r in kept.newest(None, 10)] == ["m4", "m3", "m2"]
+    assert MemoryArchive().kept == archive.KEPT
+
+
+def test_the_codec_keeps_a_bounded_number_of_packed_actions() -> None:
+    codec = codec_for("kingdoms")
+    state = codec.game.new(2, 1, {})
+    for action in state.legal_actions(state.to_act()[0]):
+        codec.pack_action(action)
+    assert 0 < len(codec._packed_actions) <= PACKED_ACTIONS_KEPT
+
+
+def report(match_id: str) -> MatchReport:
+    return MatchReport(
+        match_id=match_id, game="kingdoms", edition="e", seed=1, options={}, seats=(), decisions=(),
+        observation_digests=(), started_at=0.0, finished_at=0.0, result=None,
+    )  # fmt: skip
