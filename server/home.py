@@ -19,7 +19,9 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-LOCK_NAME = "server.lock"
+from kingmaker.server.locations import home_lock_path
+
+LOCK_NAME = home_lock_path().name
 
 
 class HomeInUse(RuntimeError):

@@ -5,6 +5,8 @@ itself (the referee, the services, the database layer) would cost it most of a s
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 from pathlib import Path
 
@@ -23,3 +25,29 @@ def admin_token_path() -> Path:
 def default_database_url() -> str:
     """$KINGMAKER_DATABASE_URL, or an SQLite file in the server's home directory."""
     return os.environ.get("KINGMAKER_DATABASE_URL") or f"sqlite:///{home_directory() / 'kingmaker.db'}"
+
+
+def home_lock_path() -> Path:
+    """The lock a running server holds on its home (``server.home.HomeLock``)."""
+    return home_directory() / "server.lock"
+
+
+def server_coming_up(address: str) -> bool:
+    """Whether a live server holds this home and listens, or is about to, on ``address``: a
+    command run right after `kingmaker serve &` then waits for it rather than give up."""
+    try:
+        descriptor = os.open(home_lock_path(), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:  # held: a server is running on this home
+            said = json.loads(os.pread(descriptor, 4096, 0) or b"{}")
+            return bool(said.get("address") in ("starting", address))
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        return False  # nobody holds it: a server that has stopped
+    except (OSError, ValueError, AttributeError):
+        return False
+    finally:
+        os.close(descriptor)

@@ -14,13 +14,15 @@ import typer
 from rich.console import Console
 
 from kingmaker.server.cli.credentials import load_login
-from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
+from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, server_coming_up
 
 if TYPE_CHECKING:
     import grpc
 
 CONNECT_WAIT_SECONDS = 5.0
 """How long a command waits for the server to answer before saying it cannot reach it."""
+STARTING_WAIT_SECONDS = 120.0
+"""How long it waits for a server of its home that is still starting (``server_coming_up``)."""
 RECONNECT_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
@@ -144,12 +146,21 @@ def wait_until_listening(channel: grpc.Channel, address: str) -> None:
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     check = health_pb2_grpc.HealthStub(channel).Check
-    try:
-        check(health_pb2.HealthCheckRequest(), timeout=CONNECT_WAIT_SECONDS, wait_for_ready=True)
-    except grpc.RpcError as error:
-        if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+    waited, limit = 0.0, CONNECT_WAIT_SECONDS
+    while True:
+        try:
+            check(health_pb2.HealthCheckRequest(), timeout=CONNECT_WAIT_SECONDS, wait_for_ready=True)
+            return
+        except grpc.RpcError as error:
+            if error.code() not in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                return  # something answers: the command's own calls say what is wrong with it
+        waited += CONNECT_WAIT_SECONDS
+        # A server of this home that is still starting (its workers, on a loaded machine) is
+        # worth a longer wait than a server that is not there at all.
+        if waited >= limit and server_coming_up(address) and limit < STARTING_WAIT_SECONDS:
+            limit = STARTING_WAIT_SECONDS
+        if waited >= limit:
             fail(f"cannot reach the server at {address} (is `kingmaker serve` running?)")
-        # Something answers: the command's own calls say what is wrong with it.
 
 
 def tls_credentials() -> grpc.ChannelCredentials | None:

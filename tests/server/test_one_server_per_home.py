@@ -19,6 +19,7 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import KingmakerServer, ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.home import HomeInUse, HomeLock
+from kingmaker.server.locations import server_coming_up
 
 SERVE = [sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", "127.0.0.1:0"]
 
@@ -94,3 +95,22 @@ def test_the_home_is_free_again_once_its_server_stops_however_it_stops(
     finally:
         first.stop()
     BackgroundServer(config).stop()  # stopped: free again
+
+
+def test_a_command_knows_a_server_of_its_home_is_still_coming_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kingmaker serve &` then `kingmaker bot add ...` at once: the command waits for a server
+    that holds the home (starting, or bound to the address it calls) longer than for no server."""
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    assert not server_coming_up("127.0.0.1:5000"), "no lock file"
+    lock = HomeLock(tmp_path / "home", f"sqlite:///{tmp_path / 'home' / 'k.db'}")
+    lock.acquire()
+    try:
+        assert server_coming_up("127.0.0.1:5000"), "held while the server starts"
+        lock.record("127.0.0.1:5000")
+        assert server_coming_up("127.0.0.1:5000")
+        assert not server_coming_up("127.0.0.1:6000"), "another address: not that server"
+    finally:
+        lock.release()
+    assert not server_coming_up("127.0.0.1:5000"), "a stopped server's lock file holds no lock"
