@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import (
     ServerOption,
     TokenOption,
@@ -135,7 +136,9 @@ def _command(command: str | None, workdir: str | None) -> tuple[list[str], str |
 @app.command("list")
 def list_(
     game: str | None = typer.Option(None, "--game", "-g", help="Only bots that play this game."),
-    limit: int = typer.Option(100, min=1, max=1000, help="At most this many, by name."),
+    limit: int = typer.Option(
+        100, min=bounds.PAGE.low, max=bounds.PAGE.high, help="At most this many, by name."
+    ),
     after: str = typer.Option("", "--after", help="Only bots named after this (the next page)."),
     json: bool = JsonOption,
     server: str | None = ServerOption,
