@@ -20,7 +20,7 @@ import pytest
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bounds, leagues
+from kingmaker.ladder import bots, bounds, leagues
 from kingmaker.ladder.history import list_matches
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import COMMANDS, app
@@ -292,3 +292,35 @@ def test_web_refuses_a_port_out_of_range_and_serves_nothing(tmp_path: Path) -> N
     code, out, err = run_alone(["web", "--port", "65536"], tmp_path / "home")
     assert "'--port'" in one_line(code, err)
     assert out == ""
+
+
+# ---- bot add: an empty command is a mistake, not a remote bot ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("", "the command is empty"),
+        ("   ", "the command is empty"),
+        ("''", "the program (its first word) of the command is empty"),
+        (f"{sys.executable} ''", "word 2 of the command is empty"),
+    ],
+    ids=["empty", "blank", "empty-program", "empty-argument"],
+)
+def test_bot_add_with_an_empty_command_is_refused_not_registered_as_remote(
+    server: BackgroundServer, command: str, message: str
+) -> None:
+    code, _, err = invoke("bot", "add", "mine", "-g", "kingdoms", "-c", command, "--server", server.address)
+    assert message in one_line(code, err, expected_code=1)
+    assert bots.list_bots(server.server.db) == []
+
+
+def test_a_remote_bot_is_registered_with_remote_or_without_a_command(server: BackgroundServer) -> None:
+    for name, extra in (("explicit", ["--remote"]), ("implicit", [])):
+        code, out, err = invoke("bot", "add", name, "-g", "kingdoms", *extra, "--server", server.address)
+        assert code == 0, err
+        assert f"registered remote bot {name}" in out
+    both = ["bot", "add", "both", "-g", "kingdoms", "--remote", "-c", RANDOM]
+    line = refused(*both, "--server", server.address)
+    assert "managed (--command) or remote (--remote), not both" in line
+    assert [bot.name for bot in bots.list_bots(server.server.db)] == ["explicit", "implicit"]
