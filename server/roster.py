@@ -104,7 +104,7 @@ class Roster:
         Returns the end of a stopped bot's stderr (read once it has stopped, so it is complete)."""
         session, process = lease.session, lease.process
         if session is not None:
-            session.matches.discard(match_id)
+            session.end_match(match_id)
             self.pool.notify()
         if process is None:
             return ""

@@ -24,6 +24,8 @@ pytestmark = pytest.mark.faults
 RANDOM = bot_command("random_bot.py")
 CONTROL = TimeControl(decision_ms=400, max_strikes=3)
 SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
+# After FLOODING the seat is told how it ended, then the stream closes with a status that says why.
+FLOOD_ENDS = ["FORFEITED", "match_end: END_REASON_PROTOCOL_ERROR", "stream ended: RESOURCE_EXHAUSTED"]
 
 
 @pytest.mark.parametrize(
@@ -38,7 +40,7 @@ SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
         pytest.param(
             bot_command("faulty/double_reply_bot.py"),
             EndReason.PROTOCOL_ERROR,
-            ["already closed (late, or answered twice)", "FLOODING"],
+            ["already closed (late, or answered twice)", "FLOODING", *FLOOD_ENDS],
             id="replies-twice",
         ),
         pytest.param(
@@ -47,7 +49,12 @@ SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
             ["UNKNOWN_REQUEST", "is not open on this stream", "FORFEITED"],
             id="replies-for-others",
         ),
-        pytest.param(bot_command("faulty/flood_bot.py"), EndReason.PROTOCOL_ERROR, ["FLOODING"], id="floods"),
+        pytest.param(
+            bot_command("faulty/flood_bot.py"),
+            EndReason.PROTOCOL_ERROR,
+            ["FLOODING", *FLOOD_ENDS],
+            id="floods",
+        ),
         pytest.param(
             bot_command("faulty/oversized_bot.py"),
             EndReason.DISCONNECTED,
@@ -59,6 +66,17 @@ SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
             EndReason.MALFORMED_REPLY,
             ["MALFORMED_REPLY"],
             id="malformed",
+        ),
+        pytest.param(
+            bot_command("faulty/undecodable_bot.py"),
+            EndReason.MALFORMED_REPLY,
+            [
+                "MALFORMED_REPLY: a message on the stream could not be decoded",
+                "FORFEITED",
+                "match_end: END_REASON_MALFORMED_REPLY",
+                "stream ended: INVALID_ARGUMENT",
+            ],
+            id="undecodable-bytes",
         ),
         pytest.param(
             bot_command("faulty/illegal_bot.py"), EndReason.ILLEGAL_ACTION, ["ILLEGAL_ACTION"], id="illegal"
