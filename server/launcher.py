@@ -222,6 +222,13 @@ class BotProcess:
         except ValueError:
             return None
 
+    def exit_description(self) -> str:
+        """How the process ended, for a person: "exited with code 3", "was killed by SIGSEGV"."""
+        killer = self.exit_signal
+        if killer is not None:
+            return f"was killed by {killer.name}"
+        return f"exited with code {self.process.returncode}"
+
     async def exited(self, within: float = 0.5) -> bool:
         """True if the process has exited, waiting up to ``within`` seconds for it to do so."""
         with contextlib.suppress(TimeoutError):

@@ -48,8 +48,9 @@ class SeatState:
     bot: str
     session: BotSession | None
     clock: SeatClock
-    crashed: Callable[[], Awaitable[bool]] | None = None
-    """Asks whether the bot's process has died (to tell a crash from a disconnection)."""
+    exit: Callable[[], Awaitable[str | None]] | None = None
+    """Asks how the bot's process ended, if it has ("exited with code 3", "was killed by SIGSEGV"):
+    it tells a crash from a disconnection, and says which crash."""
     cpu: ProcessTreeClock | None = None
     """The bot's processes as the server can see them (managed bots): the CPU time they used and
     how long they waited for a CPU."""
@@ -194,8 +195,8 @@ class Referee:
                 elif session is not None and session.fault:
                     reason = _FAULT_REASON.get(session.fault_code, EndReason.PROTOCOL_ERROR)
                     self._forfeit(book, reason, session.fault)
-                elif book.crashed is not None and await book.crashed():
-                    self._forfeit(book, EndReason.CRASHED, "the bot's process exited")
+                elif book.exit is not None and (how := await book.exit()) is not None:
+                    self._forfeit(book, EndReason.CRASHED, f"the bot's process {how}")
                 else:
                     self._forfeit(book, EndReason.DISCONNECTED, "the stream closed")
                 return None

@@ -59,8 +59,12 @@ class Lease:
     server_fault: bool = False
     """True when the server, not the bot, failed to fill the seat."""
 
-    async def crashed(self) -> bool:
-        return self.process is not None and await self.process.exited()
+    async def exit(self) -> str | None:
+        """How the bot's process ended, if the server launched it and it has ended (waiting a
+        moment for a process whose stream just closed); None otherwise."""
+        if self.process is None or not await self.process.exited():
+            return None
+        return self.process.exit_description()
 
 
 @dataclass

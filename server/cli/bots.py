@@ -223,6 +223,15 @@ def print_stats(stats: admin_pb2.BotStats) -> None:
     if stats.ends:
         ends = ", ".join(f"{count} {reason}" for reason, count in sorted(stats.ends.items()))
         console.print(f"seats ended: {ends}", soft_wrap=True)
+    if stats.HasField("last_fault"):
+        fault = stats.last_fault
+        said = f": {fault.detail}" if fault.detail else ""
+        console.print(
+            f"last fault: match {fault.match_id}, {fault.end_reason}{said}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
     think = stats.think
     if think.decisions:
         console.print(

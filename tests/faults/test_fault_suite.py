@@ -116,3 +116,21 @@ def assert_server_still_serves(server: BackgroundServer) -> None:
     fresh = play(server, "kingdoms", [ad_hoc("a", RANDOM), ad_hoc("b", RANDOM)], 99, CONTROL)
     assert [seat.end_reason for seat in fresh.seats] == [EndReason.FINISHED, EndReason.FINISHED]
     assert not server.server.pool.sessions, "no stream outlives its match"
+
+
+@pytest.mark.parametrize(
+    ("command", "detail"),
+    [
+        pytest.param(bot_command("faulty/crash_bot.py"), "the bot's process exited with code 3", id="exit-3"),
+        pytest.param(
+            bot_command("faulty/segfault_bot.py"), "the bot's process was killed by SIGSEGV", id="sigsegv"
+        ),
+    ],
+)
+def test_a_crash_says_the_exit_code_or_the_signal(
+    server: BackgroundServer, command: tuple[str, ...], detail: str
+) -> None:
+    report = play(server, "kingdoms", [ad_hoc("sound", RANDOM), ad_hoc("faulty", command)], 3, CONTROL)
+    faulty = report.seats[1]
+    assert faulty.end_reason is EndReason.CRASHED
+    assert faulty.detail == detail
