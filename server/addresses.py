@@ -22,6 +22,7 @@ MAX_PORT = 65535
 MAX_SOCKET_PATH = 107
 """Bytes of a Unix socket's path: ``sun_path`` holds 108, with the terminating NUL."""
 FORMS = "HOST:PORT (e.g. 127.0.0.1:50051), [IPV6]:PORT or unix:PATH"
+TCP_FORMS = "HOST:PORT or [IPV6]:PORT"
 
 _LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 _DOTTED = re.compile(r"[0-9.]+")
@@ -52,13 +53,13 @@ def parse_address(text: str, *, listening: bool = False, unix: bool = True) -> A
     may ask for port 0; ``unix``: whether a Unix socket will do."""
     if text.startswith("unix:"):
         if not unix:
-            raise AddressError(f"{text!r}: this must be a TCP address, HOST:PORT")
+            raise AddressError(f"{text!r}: this must be a TCP address, {TCP_FORMS}")
         return Address(path=_socket_path(text, text.removeprefix("unix:")))
     if "://" in text:
         raise AddressError(f"{text!r}: write the address without a scheme: {FORMS}")
     host, colon, port = text.rpartition(":")
     if not colon or (text.startswith("[") and text.endswith("]")):
-        raise AddressError(f"{text!r} has no port: write {FORMS}")
+        raise AddressError(f"{text!r} has no port: it must be {FORMS if unix else TCP_FORMS}")
     if ":" in host and not (host.startswith("[") and host.endswith("]")):
         raise AddressError(f"{text!r}: an IPv6 address goes in brackets, as in [::1]:50051")
     number = _port(text, port, listening)
