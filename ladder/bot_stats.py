@@ -1,6 +1,7 @@
 """One bot's record, for ``bot show``: per game its rated matches, wins and mean place (read from
 the maintained ``rating`` rows), how its seats ended (one GROUP BY over its own seats, on the
-``(bot_id, match_id)`` index), and its think time over its latest finished matches.
+``(bot_id, match_id)`` index) and how the latest faulty one did, and its think time over its
+latest finished matches.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from kingmaker.ladder.bots import find_bot
 from kingmaker.ladder.compact_logs import unpack_timings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
+from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.think_times import ThinkTime, seat_samples, summarise
 
 THINK_MATCHES = 200
@@ -34,6 +36,17 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
+class SeatFault:
+    """A seat that ended by the bot's own fault."""
+
+    match_id: int
+    end_reason: str
+    """An EndReason value."""
+    detail: str
+    """What happened, e.g. "the bot's process was killed by SIGSEGV"."""
+
+
+@dataclass(frozen=True)
 class BotRecord:
     bot: str
     games: tuple[GameRecord, ...]
@@ -42,6 +55,8 @@ class BotRecord:
     think: ThinkTime
     think_matches: int
     """How many matches ``think`` was read from."""
+    last_fault: SeatFault | None = None
+    """Its latest seat that ended by its own fault, if any."""
 
 
 def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> BotRecord:
@@ -54,6 +69,13 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
             .where(MatchSeat.bot_id == bot.id, col(MatchSeat.end_reason).is_not(None))
             .group_by(col(MatchSeat.end_reason))
         ).all()
+        faults = [reason.value for reason in EndReason if reason.is_bot_fault]
+        last_fault = session.exec(
+            select(MatchSeat.match_id, MatchSeat.end_reason, MatchSeat.detail)
+            .where(MatchSeat.bot_id == bot.id, col(MatchSeat.end_reason).in_(faults))
+            .order_by(col(MatchSeat.match_id).desc())
+            .limit(1)
+        ).first()
         logs = session.exec(
             select(MatchSeat.seat, MatchLog.timings)
             .join(Match, col(Match.id) == col(MatchSeat.match_id))
@@ -80,4 +102,5 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
         ends={str(reason): int(count) for reason, count in ends},
         think=summarise(samples),
         think_matches=timed,
+        last_fault=SeatFault(last_fault[0], str(last_fault[1]), last_fault[2] or "") if last_fault else None,
     )

@@ -29,6 +29,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
+from kingmaker.ladder import bounds
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.matches import (
@@ -55,11 +56,6 @@ from kingmaker.ladder.schedules import Gauntlet, Matchmaker, PlannedMatch, Progr
 from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, Schedule
 
 FORMATS = ("round_robin", "gauntlet", "ladder")
-MAX_PLANNED_MATCHES = 10_000
-"""The most matches a round robin or gauntlet plans when created (in one short transaction)."""
-MAX_ROUNDS = 1_000
-MAX_LADDER_MATCHES = 1_000_000
-MAX_TIME_BUDGET_S = 366 * 24 * 3600
 LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
 
 
@@ -85,18 +81,20 @@ def create_league(
     if (challenger is None) != (format != "gauntlet"):
         raise InvalidRequestError("a gauntlet needs a challenger, and only a gauntlet takes one")
     check_name("league", name)
-    if not 1 <= rounds <= MAX_ROUNDS:
-        raise InvalidRequestError(f"rounds must be from 1 to {MAX_ROUNDS:,}, not {rounds}")
-    if max_matches is not None and not 1 <= max_matches <= MAX_LADDER_MATCHES:
-        raise InvalidRequestError(f"max_matches must be from 1 to {MAX_LADDER_MATCHES:,}, not {max_matches}")
+    try:
+        bounds.ROUNDS.check(rounds)
+        if max_matches is not None:
+            bounds.LADDER_MATCHES.check(max_matches)
+        if seed is not None:
+            bounds.SEED.check(seed)
+    except bounds.OutOfBounds as error:
+        raise InvalidRequestError(str(error)) from None
     if time_budget_s is not None and not (
-        math.isfinite(time_budget_s) and 0 < time_budget_s <= MAX_TIME_BUDGET_S
+        math.isfinite(time_budget_s) and 0 < time_budget_s <= bounds.TIME_BUDGET_S.high
     ):
         raise InvalidRequestError(
-            f"time_budget_s must be a number of seconds from 0 to {MAX_TIME_BUDGET_S:,}"
+            f"time_budget_s must be a number of seconds from 0 to {bounds.TIME_BUDGET_S.high:,}"
         )
-    if seed is not None and not 0 <= seed < 2**63:
-        raise InvalidRequestError(f"a seed must be from 0 to 2^63 - 1, not {seed}")
     resolved = check_game_setup(game, players, options)
     entrants = ([challenger] if challenger is not None else []) + list(bots)
     if len(set(entrants)) != len(entrants):
@@ -134,9 +132,9 @@ def create_league(
             raise InvalidRequestError(str(error)) from None
         if isinstance(schedule, FixedSchedule):
             size = schedule.size()
-            if size > MAX_PLANNED_MATCHES:
+            if size > bounds.PLANNED_MATCHES:
                 raise InvalidRequestError(
-                    f"that plan has {size:,} matches, more than the {MAX_PLANNED_MATCHES:,} a league may "
+                    f"that plan has {size:,} matches, more than the {bounds.PLANNED_MATCHES:,} a league may "
                     "plan up front; use fewer rounds or bots, or a continuous ladder league (--format ladder)"
                 )
             _write_plan(session, league, schedule.plan())

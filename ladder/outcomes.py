@@ -25,7 +25,8 @@ class EndReason(enum.Enum):
     ILLEGAL_ACTION = "illegal_action"
     """Forfeited after too many replies that were not legal actions."""
     MALFORMED_REPLY = "malformed_reply"
-    """Forfeited after too many replies that could not be decoded."""
+    """Forfeited after too many replies that could not be decoded, or at once for bytes on the
+    stream that are no message at all (nothing after them can be read)."""
     PROTOCOL_ERROR = "protocol_error"
     """Forfeited for breaking the protocol: replying twice, for another bot's request, flooding."""
     CRASHED = "crashed"

@@ -17,6 +17,7 @@ from kingmaker.ladder import bots
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.server import malloc
+from kingmaker.server.addresses import AddressError, parse_address
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
@@ -188,6 +189,10 @@ class KingmakerServer:
             ("grpc.max_connection_idle_ms", int(config.idle_connection_timeout * 1000)),
             ("grpc.max_allowed_incoming_connections", incoming_connection_limit()),
         ]
+        try:
+            parse_address(config.address, listening=True)
+        except AddressError as error:  # gRPC would listen somewhere else (port 99999: 34463)
+            raise ListenError(f"cannot listen on {config.address}: {error}") from None
         server = grpc.aio.server(options=options)
         try:
             if config.tls_cert is not None and config.tls_key is not None:

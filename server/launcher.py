@@ -222,6 +222,16 @@ class BotProcess:
         except ValueError:
             return None
 
+    def exit_description(self) -> str:
+        """How the process ended, for a person: "exited with code 3", "was killed by SIGSEGV";
+        "" while it runs."""
+        if self.process.returncode is None:
+            return ""
+        killer = self.exit_signal
+        if killer is not None:
+            return f"was killed by {killer.name}"
+        return f"exited with code {self.process.returncode}"
+
     async def exited(self, within: float = 0.5) -> bool:
         """True if the process has exited, waiting up to ``within`` seconds for it to do so."""
         with contextlib.suppress(TimeoutError):
@@ -245,17 +255,6 @@ class BotProcess:
                 return handle.read(limit).decode(errors="replace"), max(0, end - offset)
         except OSError:
             return "", 0
-
-    def exit_description(self) -> str:
-        """How the process ended, in words ("exited with code 3", "killed by SIGSEGV"); "" while
-        it runs."""
-        code = self.process.returncode
-        if code is None:
-            return ""
-        signal_ = self.exit_signal
-        if signal_ is not None:
-            return f"killed by {signal_.name}"
-        return f"exited with code {code}"
 
     def stderr_tail(self, limit: int = 2000) -> str:
         try:

@@ -99,7 +99,7 @@ def _seat_state(lease: Lease, control: TimeControl) -> SeatState:
         bot=lease.entrant.name,
         session=lease.session,
         clock=SeatClock(control, charges_cpu=cpu is not None),
-        crashed=lease.crashed,
+        exit=lease.exit,
         cpu=cpu,
     )
     if lease.session is None:

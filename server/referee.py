@@ -30,6 +30,9 @@ from kingmaker.server.deadlines import SeatClock, TimeControl
 from kingmaker.server.sessions import Answer, BotSession
 from kingmaker.v1 import arena_pb2, common_pb2
 
+# What a seat forfeits as when its stream was closed for a fault, by the error the bot was sent
+# (FLOODING and any other: PROTOCOL_ERROR).
+_FAULT_REASON = {arena_pb2.ERROR_CODE_MALFORMED_REPLY: EndReason.MALFORMED_REPLY}
 # What made a seat forfeit, by the kind of fault that reached the strike limit.
 _FORFEIT_REASON = {
     "late": EndReason.TIMEOUT,
@@ -45,8 +48,9 @@ class SeatState:
     bot: str
     session: BotSession | None
     clock: SeatClock
-    crashed: Callable[[], Awaitable[bool]] | None = None
-    """Asks whether the bot's process has died (to tell a crash from a disconnection)."""
+    exit: Callable[[], Awaitable[str | None]] | None = None
+    """Asks how the bot's process ended, if it has ("exited with code 3", "was killed by SIGSEGV"):
+    it tells a crash from a disconnection, and says which crash."""
     cpu: ProcessTreeClock | None = None
     """The bot's processes as the server can see them (managed bots): the CPU time they used and
     how long they waited for a CPU."""
@@ -204,14 +208,14 @@ class Referee:
         """The bot's action if its answer stands; otherwise strike or forfeit and return None."""
         if answer.reply is None:
             if answer.closed:
-                fault = book.session.fault if book.session is not None else ""
-                ended = book.session.ended_by_server if book.session is not None else ""
-                if ended:
-                    self._forfeit(book, EndReason.ABORTED, ended)
-                elif fault:
-                    self._forfeit(book, EndReason.PROTOCOL_ERROR, fault)
-                elif book.crashed is not None and await book.crashed():
-                    self._forfeit(book, EndReason.CRASHED, "the bot's process exited")
+                session = book.session
+                if session is not None and session.ended_by_server:
+                    self._forfeit(book, EndReason.ABORTED, session.ended_by_server)
+                elif session is not None and session.fault:
+                    reason = _FAULT_REASON.get(session.fault_code, EndReason.PROTOCOL_ERROR)
+                    self._forfeit(book, reason, session.fault)
+                elif book.exit is not None and (how := await book.exit()) is not None:
+                    self._forfeit(book, EndReason.CRASHED, f"the bot's process {how}")
                 else:
                     self._forfeit(book, EndReason.DISCONNECTED, "the stream closed")
                 return None
@@ -345,7 +349,7 @@ class Referee:
                 results=results,
             )
             book.session.send(arena_pb2.ServerMessage(match_end=end))
-            book.session.matches.discard(self.match_id)
+            book.session.end_match(self.match_id)
 
 
 def final_ranks(result: Result, faulty: list[bool]) -> tuple[int, ...]:

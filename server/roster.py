@@ -65,8 +65,12 @@ class Lease:
     stderr_start: int = 0
     """Where the bot's stderr stood when the match took it: its part of the log starts there."""
 
-    async def crashed(self) -> bool:
-        return self.process is not None and await self.process.exited()
+    async def exit(self) -> str | None:
+        """How the bot's process ended, if the server launched it and it has ended (waiting a
+        moment for a process whose stream just closed); None otherwise."""
+        if self.process is None or not await self.process.exited():
+            return None
+        return self.process.exit_description()
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,7 @@ class Roster:
         stderr and how it ended (read once it has stopped, so they are complete)."""
         session, process = lease.session, lease.process
         if session is not None:
-            session.matches.discard(match_id)
+            session.end_match(match_id)
             self.pool.notify()
         if process is None:
             return SeatOutput()

@@ -3,7 +3,9 @@
 A session owns the stream's outgoing queue and the requests it has open. It checks replies
 only at the protocol level (is this request open, on this stream, for this match); whether the
 action is legal is the referee's business. Late, duplicate and foreign replies get a clear
-error and are otherwise ignored; a stream that keeps sending what nobody asked for is closed.
+error and are otherwise ignored; a stream that keeps sending what nobody asked for, or sends what
+cannot be decoded, has broken the protocol: nothing more is read from it, its seats forfeit, and
+it stays open only until each match it is in has told it how it ended (``match_end``).
 """
 
 from __future__ import annotations
@@ -97,8 +99,12 @@ class BotSession:
     lag: LoopLag | None = None
     """The server loop's lag meter, to leave the server's own delays out of a bot's time."""
     fault: str = ""
-    """Why the server closed the stream for breaking the protocol (flooding, an oversized or
-    undecodable message); empty if it did not."""
+    """Why the server closed the stream for breaking the protocol (flooding, an undecodable
+    message); empty if it did not."""
+    fault_code: arena_pb2.ErrorCode = arena_pb2.ERROR_CODE_UNSPECIFIED
+    """The error the bot was sent for that fault (``FLOODING``, ``MALFORMED_REPLY``)."""
+    _ended: bool = False
+    """Whether the outbox holds its end: nothing more is sent."""
     ended_by_server: str = ""
     """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
     rotated, the server is stopping): the matches it was in are not the bot's to lose."""
@@ -117,7 +123,7 @@ class BotSession:
         return not self.closed.is_set() and len(self.matches) < self.capacity
 
     def send(self, message: arena_pb2.ServerMessage) -> None:
-        if not self.closed.is_set():
+        if not self._ended:
             self.outbox.put_nowait(message)
 
     def error(self, code: arena_pb2.ErrorCode, text: str, match_id: str = "", request_id: int = 0) -> None:
@@ -195,6 +201,8 @@ class BotSession:
 
     def on_message(self, message: arena_pb2.BotMessage) -> None:
         """Route one message from the bot; protocol faults answer with an error."""
+        if self.closed.is_set():  # closed for a fault: nothing it says counts any more
+            return
         kind = message.WhichOneof("message")
         if kind == "reply":
             self._on_reply(message.reply)
@@ -203,15 +211,35 @@ class BotSession:
         else:
             self._unsolicited_message(arena_pb2.ERROR_CODE_MALFORMED_REPLY, "the message is empty")
 
-    def close(self, fault: str = "") -> None:
-        """End the stream; ``fault`` says how the bot broke the protocol, if it did."""
+    def close(self, fault: str = "", code: arena_pb2.ErrorCode = arena_pb2.ERROR_CODE_UNSPECIFIED) -> None:
+        """Take nothing more from the stream; ``fault`` says how the bot broke the protocol, if it
+        did, and ``code`` the error it was sent. A stream closed for a fault stays open for the
+        matches it is in, until each has sent its ``match_end`` (``end_match``); any other ends now."""
         if fault and not self.fault:
-            self.fault = fault
+            self.fault, self.fault_code = fault, code
         if not self.closed.is_set():
             self.closed.set()
-            self.outbox.put_nowait(None)
             for pending in list(self._open.values()):
                 _settle(pending.future, None)
+        if not (self.fault and self.matches):
+            self._end()
+
+    def finish(self) -> None:
+        """End the stream now, whatever matches it is in."""
+        self.close()
+        self._end()
+
+    def end_match(self, match_id: str) -> None:
+        """The match is over for this stream (its ``match_end`` sent, or it never started): the
+        last one ends a stream closed for a fault."""
+        self.matches.discard(match_id)
+        if self.closed.is_set() and not self.matches:
+            self._end()
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self.outbox.put_nowait(None)
 
     def _on_reply(self, reply: arena_pb2.ActionReply) -> None:
         pending = self._open.get(reply.request_id)
@@ -234,7 +262,7 @@ class BotSession:
         if self._unsolicited > UNSOLICITED_LIMIT:
             text = f"more than {UNSOLICITED_LIMIT} messages nobody asked for; closing the stream"
             self.error(arena_pb2.ERROR_CODE_FLOODING, text)
-            self.close(fault=text)
+            self.close(fault=text, code=arena_pb2.ERROR_CODE_FLOODING)
 
     def _forget(self, request_id: int) -> None:
         if self._open.pop(request_id, None) is not None:
@@ -303,7 +331,7 @@ class SessionPool:
 
     def remove(self, session: BotSession) -> None:
         self.sessions.discard(session)
-        session.close()
+        session.finish()
         self.notify()
 
     def end(self, session: BotSession, code: arena_pb2.ErrorCode, reason: str) -> None:

@@ -14,6 +14,8 @@ from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
 
+pytest_plugins = ["prerequisites"]  # what a run lacks, said at its start; each skip's fix, at its end
+
 # Property tests search at random on a developer's machine (and in bench/), but CI must not fail
 # at random on a submission that did not touch a game: there every run tries the same examples
 # (derandomize, no example database), so a failure in CI is a failure of that change.

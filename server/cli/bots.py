@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import (
     ServerOption,
     TokenOption,
@@ -31,7 +32,13 @@ def add(
     name: str = typer.Argument(..., help="A unique name: letters, digits, '.', '_' and '-'."),
     game: list[str] = typer.Option(..., "--game", "-g", help="A game the bot plays. Repeatable."),
     command: str | None = typer.Option(
-        None, "--command", "-c", help="The command that starts a managed bot. Leave out for a remote bot."
+        None, "--command", "-c", help="The command that starts a managed bot (the server runs it)."
+    ),
+    remote: bool = typer.Option(
+        False,
+        "--remote",
+        help="A remote bot: its author runs it, and it connects with the token printed (as when "
+        "--command is left out).",
     ),
     workdir: str | None = typer.Option(None, "--workdir", help="Working directory for the command."),
     check: bool = typer.Option(
@@ -44,6 +51,10 @@ def add(
 
     Relative paths in the command (the program, and arguments naming existing files) are made
     absolute here, against the folder you run this in; the server stores the absolute command."""
+    if remote and command is not None:
+        fail("a bot is managed (--command) or remote (--remote), not both", code=2)
+    if command is not None and not command.strip():
+        fail("the command is empty: give the command that starts the bot, or --remote for a remote bot")
     argv, folder = _command(command, workdir)
     request = admin_pb2.AddBotRequest(
         name=name, games=game, command=argv, working_directory=folder or "", check=check and bool(argv)
@@ -122,11 +133,12 @@ def remove(
 
 
 def _command(command: str | None, workdir: str | None) -> tuple[list[str], str | None]:
-    """The command and working directory with relative paths resolved, or a one-line error."""
+    """The command and working directory with relative paths resolved, or a one-line error.
+    No command (None) is a remote bot's; an empty one is a mistake, not a remote bot."""
     try:
-        argv = shlex.split(command) if command else []
+        argv = shlex.split(command) if command is not None else []
         folder = resolve_workdir(workdir)
-        if argv:
+        if command is not None:
             argv = resolve_command(argv, Path(folder) if folder else None)
     except (ValueError, CommandError) as error:
         fail(f"bad --command or --workdir: {error}")
@@ -136,7 +148,9 @@ def _command(command: str | None, workdir: str | None) -> tuple[list[str], str |
 @app.command("list")
 def list_(
     game: str | None = typer.Option(None, "--game", "-g", help="Only bots that play this game."),
-    limit: int = typer.Option(100, min=1, max=1000, help="At most this many, by name."),
+    limit: int = typer.Option(
+        100, min=bounds.PAGE.low, max=bounds.PAGE.high, help="At most this many, by name."
+    ),
     after: str = typer.Option("", "--after", help="Only bots named after this (the next page)."),
     json: bool = JsonOption,
     server: str | None = ServerOption,
@@ -210,6 +224,15 @@ def print_stats(stats: admin_pb2.BotStats) -> None:
     if stats.ends:
         ends = ", ".join(f"{count} {reason}" for reason, count in sorted(stats.ends.items()))
         console.print(f"seats ended: {ends}", soft_wrap=True)
+    if stats.HasField("last_fault"):
+        fault = stats.last_fault
+        said = f": {fault.detail}" if fault.detail else ""
+        console.print(
+            f"last fault: match {fault.match_id}, {fault.end_reason}{said}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
     think = stats.think
     if think.decisions:
         console.print(

@@ -8,13 +8,17 @@ import typer
 
 from kingmaker.sdk.bridge import bridge as run_bridge
 from kingmaker.sdk.client import ConnectionRefused
-from kingmaker.server.cli.common import fail
+from kingmaker.server.cli.common import fail, server_option
 
 
 def bridge(
     command: list[str] = typer.Argument(..., help="The program to run, after `--`, with its arguments."),
     server: str = typer.Option(
-        None, "--server", "-s", help="Server address (host:port). Default: $KINGMAKER_SERVER."
+        None,
+        "--server",
+        "-s",
+        callback=server_option,
+        help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER.",
     ),
     token: str = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN."),
     game: list[str] = typer.Option(

@@ -6,13 +6,15 @@ command reaches the server, and nothing here loads the server itself, the SDK or
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
+from kingmaker.server.addresses import AddressError, check_host, parse_address
 from kingmaker.server.cli.credentials import load_login
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, server_coming_up
 
@@ -35,11 +37,42 @@ serve &` on a loaded machine) was missed by a command started with it."""
 console = Console()
 errors = Console(stderr=True)
 
+
+def server_option(value: str | None) -> str | None:
+    """``--server``: an address a server listens on, checked before anything is asked of it."""
+    return None if value is None else _checked(parse_address, value)
+
+
+def listen_option(value: str) -> str:
+    """``serve --address``: where to listen (port 0: a free one)."""
+    return _checked(lambda text: parse_address(text, listening=True), value)
+
+
+def tcp_option(value: str | None) -> str | None:
+    """An address that must be TCP (``--ray-address``)."""
+    return None if value is None else _checked(lambda text: parse_address(text, unix=False), value)
+
+
+def host_option(value: str) -> str:
+    """A host to listen on, without a port (``web --host``, ``serve --web-host``)."""
+    return _checked(check_host, value)
+
+
+def _checked(parse: Callable[[str], object], value: str) -> str:
+    """The address ``parse`` makes of ``value``, as gRPC takes it, or a one-line usage error."""
+    try:
+        return str(parse(value))
+    except AddressError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
 ServerOption = typer.Option(
     None,
     "--server",
     "-s",
-    help="Server address (host:port or unix:/path). Default: $KINGMAKER_SERVER or 127.0.0.1:50051.",
+    callback=server_option,
+    help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER or "
+    "127.0.0.1:50051.",
 )
 TokenOption = typer.Option(
     None,
@@ -52,16 +85,39 @@ TokenOption = typer.Option(
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one line on stderr and exit non-zero."""
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # Escaped: a message may quote what was typed, brackets and all ("[::1]:99999").
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
+@contextmanager
+def usage_errors_in_one_line() -> Iterator[None]:
+    """A usage error (a value out of its bound, a missing option, an unknown command) as one line
+    on stderr with its exit code (2), like every other failure of the command line, instead of
+    typer's usage and boxed message."""
+    try:
+        yield
+    except typer.TyperException as error:
+        if type(error).__name__ == "NoArgsIsHelpError":  # not an error: the help (as typer tells it)
+            raise
+        context = getattr(error, "ctx", None)
+        where = f" (see {context.command_path} --help)" if context is not None else ""
+        fail(f"{error.format_message()}{where}", code=error.exit_code)
+
+
 def server_address(explicit: str | None) -> str:
-    """--server, else $KINGMAKER_SERVER, else the server of your `kingmaker login`, else loopback."""
-    if explicit or os.environ.get("KINGMAKER_SERVER"):
-        return explicit or os.environ["KINGMAKER_SERVER"]
-    stored = load_login()
-    return stored.server if stored is not None else DEFAULT_ADDRESS
+    """--server (checked as it was parsed), else $KINGMAKER_SERVER, else the server of your
+    `kingmaker login`, else loopback."""
+    if explicit:
+        return explicit
+    text = os.environ.get("KINGMAKER_SERVER")
+    if text is None:
+        stored = load_login()
+        return stored.server if stored is not None else DEFAULT_ADDRESS
+    try:
+        return str(parse_address(text))
+    except AddressError as error:
+        fail(f"$KINGMAKER_SERVER: {error}", code=2)
 
 
 def caller_token(explicit: str | None, address: str) -> str | None:

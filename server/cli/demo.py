@@ -15,6 +15,7 @@ import grpc
 import typer
 
 from kingmaker.games.registry import all_games
+from kingmaker.ladder import bounds
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli.common import AdminClient, console
@@ -42,8 +43,13 @@ def demo(
     home: Path | None = typer.Option(
         None, help="Keep the server's database here (default: a fresh temporary folder)."
     ),
-    seed: int = typer.Option(1, min=0, help="Seed of every league."),
-    rounds: int = typer.Option(2, min=1, help="How many times each league's round robin is played."),
+    seed: int = typer.Option(1, min=0, max=bounds.SEED.high, help="Seed of every league."),
+    rounds: int = typer.Option(
+        2,
+        min=bounds.ROUNDS.low,
+        max=bounds.ROUNDS.high,
+        help="How many times each league's round robin is played.",
+    ),
 ) -> None:
     """Start a server, register the sample bots, run a small league of every game, print the standings.
 

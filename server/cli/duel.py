@@ -37,6 +37,7 @@ from rich.console import Console
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.ladder import bounds
 from kingmaker.sdk.bot import Bot
 from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.sdk.local import play_local
@@ -92,14 +93,56 @@ def duel(
     bot_a: Annotated[str, typer.Argument(help="random, heuristic, search[:N], ismcts[:N] or module:Class")],
     bot_b: Annotated[str, typer.Argument(help="the bot A is measured against, same forms")],
     game: Annotated[str, typer.Option("--game", "-g", help="the game to play")],
-    players: Annotated[int, typer.Option("--players", "-p", help="seats per match")] = 2,
-    elo0: Annotated[float, typer.Option(help="H0: A is this much stronger (logistic Elo)")] = 0.0,
-    elo1: Annotated[float, typer.Option(help="H1: A is this much stronger")] = 50.0,
-    alpha: Annotated[float, typer.Option(help="chance of accepting H1 when H0 holds")] = 0.05,
-    beta: Annotated[float, typer.Option(help="chance of accepting H0 when H1 holds")] = 0.05,
-    max_matches: Annotated[int, typer.Option(help="stop undecided after this many matches")] = 1000,
-    seed: Annotated[int, typer.Option(help="the first seed; seeds count up from it")] = 1,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="seeds played at once, each in a process")] = 1,
+    players: Annotated[
+        int, typer.Option("--players", "-p", min=2, max=bounds.PLAYERS.high, help="seats per match")
+    ] = 2,
+    elo0: Annotated[
+        float,
+        typer.Option(
+            min=bounds.ELO.low, max=bounds.ELO.high, help="H0: A is this much stronger (logistic Elo)"
+        ),
+    ] = 0.0,
+    elo1: Annotated[
+        float, typer.Option(min=bounds.ELO.low, max=bounds.ELO.high, help="H1: A is this much stronger")
+    ] = 50.0,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            min=bounds.ERROR_RATE.low, max=bounds.ERROR_RATE.high, help="chance of accepting H1 when H0 holds"
+        ),
+    ] = 0.05,
+    beta: Annotated[
+        float,
+        typer.Option(
+            min=bounds.ERROR_RATE.low, max=bounds.ERROR_RATE.high, help="chance of accepting H0 when H1 holds"
+        ),
+    ] = 0.05,
+    max_matches: Annotated[
+        int,
+        typer.Option(
+            min=bounds.DUEL_MATCHES.low,
+            max=bounds.DUEL_MATCHES.high,
+            help="stop undecided after this many matches",
+        ),
+    ] = 1000,
+    seed: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=bounds.SEED.high - bounds.DUEL_MATCHES.high,
+            help="the first seed; seeds count up from it",
+        ),
+    ] = 1,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=bounds.JOBS.low,
+            max=bounds.JOBS.high,
+            help="seeds played at once, each in a process",
+        ),
+    ] = 1,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -128,10 +171,6 @@ def duel(
         fail(str(error))
     if not spec.min_players <= players <= spec.max_players:
         fail(f"{game} is for {spec.min_players} to {spec.max_players} players, not {players}")
-    if max_matches < 1:
-        fail("--max-matches must be at least 1")
-    if jobs < 1:
-        fail("--jobs must be at least 1")
     console = Console(highlight=False)
     orders = arrangements(players)
     console.print(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
@@ -14,12 +15,18 @@ from kingmaker.v1 import admin_pb2
 
 def ladder(
     game: str = typer.Argument(..., help="The game whose ladder to show."),
-    limit: int = typer.Option(20, min=1, max=1000, help="How many rows: the top N."),
-    offset: int = typer.Option(0, min=0, help="Skip this many from the top (the next page)."),
+    limit: int = typer.Option(
+        20, min=bounds.PAGE.low, max=bounds.PAGE.high, help="How many rows: the top N."
+    ),
+    offset: int = typer.Option(
+        0, min=bounds.OFFSET.low, max=bounds.OFFSET.high, help="Skip this many from the top (the next page)."
+    ),
     plot: Path | None = typer.Option(
         None, "--plot", help="Also write a PNG of the top bots' rating over their matches to this file."
     ),
-    top: int = typer.Option(5, min=1, max=20, help="How many bots the plot shows."),
+    top: int = typer.Option(
+        5, min=bounds.PLOTTED_BOTS.low, max=bounds.PLOTTED_BOTS.high, help="How many bots the plot shows."
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,

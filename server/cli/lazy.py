@@ -20,6 +20,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand, TyperGroup
 
+from kingmaker.server.cli.common import usage_errors_in_one_line
 from kingmaker.server.cli.plain_values import read_plainly
 from kingmaker.server.cli.readable import make_readable
 
@@ -73,6 +74,14 @@ class LazyCommands(TyperGroup):
         for name, lazy in self.commands_to_load.items():
             if name not in self.commands:
                 self.add_command(StandIn(name, help=lazy.summary), name)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with usage_errors_in_one_line():  # the top level's own options
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with usage_errors_in_one_line():  # every command and group below, parsing and running
+            return super().invoke(ctx)
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name = args[0] if args else None

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
 from kingmaker.server.cli.league_results import export, table_
@@ -29,14 +30,30 @@ def create(
     bot: list[str] = typer.Option(..., "--bot", "-b", help="A registered bot taking part. Repeatable."),
     format: str = typer.Option("round_robin", "--format", "-f", help="round_robin, gauntlet or ladder."),
     players: int = typer.Option(
-        0, "--players", "-p", min=0, help="Seats per match (default: the game's minimum)."
+        0,
+        "--players",
+        "-p",
+        min=0,
+        max=bounds.PLAYERS.high,
+        help="Seats per match (default: the game's minimum).",
     ),
-    rounds: int = typer.Option(1, min=1, help="How many times the plan is played (round robin, gauntlet)."),
+    rounds: int = typer.Option(
+        1,
+        min=bounds.ROUNDS.low,
+        max=bounds.ROUNDS.high,
+        help="How many times the plan is played (round robin, gauntlet).",
+    ),
     duplicate: bool = typer.Option(False, help="Play each seed once per rotation of the seats."),
     challenger: str | None = typer.Option(None, help="For a gauntlet: the bot that plays the field."),
-    max_matches: int = typer.Option(0, min=0, help="For a ladder: stop after this many matches."),
-    time_budget: float = typer.Option(0.0, min=0.0, help="For a ladder: stop after this many seconds."),
-    seed: int | None = typer.Option(None, min=0, help="League seed (default: random, recorded)."),
+    max_matches: int = typer.Option(
+        0, min=0, max=bounds.LADDER_MATCHES.high, help="For a ladder: stop after this many matches."
+    ),
+    time_budget: float = typer.Option(
+        0.0, min=0.0, max=bounds.TIME_BUDGET_S.high, help="For a ladder: stop after this many seconds."
+    ),
+    seed: int | None = typer.Option(
+        None, min=0, max=bounds.SEED.high, help="League seed (default: random, recorded)."
+    ),
     option: list[str] = typer.Option([], "--option", "-o", help="A game option as NAME=VALUE. Repeatable."),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -73,7 +90,10 @@ def create(
 def run(
     name: str = typer.Argument(..., help="The league's name."),
     concurrency: int = typer.Option(
-        0, min=0, help="Matches at the same time (default: what the league last ran with, or the server's)."
+        0,
+        min=0,
+        max=bounds.CONCURRENCY.high,
+        help="Matches at the same time (default: what the league last ran with, or the server's).",
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -194,7 +214,9 @@ def status(
 
 @app.command("list")
 def list_(
-    limit: int = typer.Option(100, min=1, max=1000, help="At most this many, oldest first."),
+    limit: int = typer.Option(
+        100, min=bounds.PAGE.low, max=bounds.PAGE.high, help="At most this many, oldest first."
+    ),
     after: str = typer.Option("", "--after", help="Only leagues after this page token (the next page)."),
     json: bool = JsonOption,
     server: str | None = ServerOption,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import (
     ServerOption,
     TokenOption,
@@ -43,11 +44,11 @@ def run(
         [], "--bot", "-b", help="A registered bot per seat, in seat order (rated). Repeat per seat."
     ),
     seed: int | None = typer.Option(
-        None, min=0, help="Seed of the game's chance (default: random, recorded)."
+        None, min=0, max=bounds.SEED.high, help="Seed of the game's chance (default: random, recorded)."
     ),
     option: list[str] = typer.Option([], "--option", "-o", help="A game option as NAME=VALUE. Repeatable."),
     decision_ms: int | None = typer.Option(
-        None, min=1, help="Time per decision in ms (default: the server's)."
+        None, min=1, max=bounds.DECISION_MS.high, help="Time per decision in ms (default: the server's)."
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -167,7 +168,9 @@ def _default_name(command: list[str]) -> str:
 def list_(
     league: str | None = typer.Option(None, "--league", "-l", help="Only this league's matches."),
     game: str | None = typer.Option(None, "--game", "-g", help="Only this game's matches."),
-    limit: int = typer.Option(20, min=1, max=1000, help="At most this many, newest first."),
+    limit: int = typer.Option(
+        20, min=bounds.PAGE.low, max=bounds.PAGE.high, help="At most this many, newest first."
+    ),
     before: str = typer.Option("", "--before", help="Only matches older than this id (the next page)."),
     json: bool = JsonOption,
     server: str | None = ServerOption,

@@ -24,6 +24,10 @@ def resolve_command(argv: Sequence[str], cwd: Path | None = None) -> list[str]:
     """``argv`` with its relative program and relative existing paths made absolute."""
     if not argv:
         raise CommandError("the command is empty")
+    if not all(argv):
+        position = list(argv).index("")
+        word = "the program (its first word)" if position == 0 else f"word {position + 1}"
+        raise CommandError(f"{word} of the command is empty")
     base = cwd or Path.cwd()
     program, *arguments = argv
     if os.sep in program:

@@ -71,6 +71,8 @@ class PlainValue(RuntimeParam):
         low, high = self.parameter_info.min, self.parameter_info.max
         if self.kind is str or (low is None and high is None):
             return number
+        if number != number:  # NaN: in no range, and no comparison below would say so
+            raise BadParameter("Input should be a number, not nan", ctx=ctx, param=param)
         if self.parameter_info.clamp:
             number = max(low, number) if low is not None else number
             return self.kind(min(high, number) if high is not None else number)

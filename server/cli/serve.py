@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import signal
+import socket
 from pathlib import Path
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.ladder.errors import LadderError
+from kingmaker.server.addresses import MAX_PORT
 from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
-from kingmaker.server.cli.common import console, fail
+from kingmaker.server.cli.common import console, fail, host_option, listen_option, tcp_option
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import EXECUTORS, ExecutorError, default_executor
 from kingmaker.server.home import HomeInUse
@@ -27,7 +31,9 @@ def serve(
         "--address",
         "-a",
         envvar="KINGMAKER_SERVER",
-        help="host:port to listen on, or unix:/path (the address the other commands reach).",
+        callback=listen_option,
+        help="host:port to listen on (port 0: a free one), [ipv6]:port, or unix:/path (the address the "
+        "other commands reach).",
     ),
     database_url: str | None = typer.Option(
         None,
@@ -35,21 +41,32 @@ def serve(
         help="Any SQLAlchemy URL. Default: $KINGMAKER_DATABASE_URL, else $KINGMAKER_HOME/kingmaker.db "
         "($KINGMAKER_HOME: ./.kingmaker).",
     ),
-    decision_ms: int = typer.Option(2000, min=1, help="Default time for one decision, in ms."),
-    bank_ms: int = typer.Option(0, min=0, help="Default time bank per seat, in ms."),
-    increment_ms: int = typer.Option(0, min=0, help="Default bank increment per decision, in ms."),
-    max_strikes: int = typer.Option(3, min=1, help="Faults after which a seat forfeits."),
-    concurrency: int = typer.Option(2, min=1, help="Matches a league plays at the same time by default."),
+    decision_ms: int = typer.Option(
+        2000, min=1, max=bounds.DECISION_MS.high, help="Default time for one decision, in ms."
+    ),
+    bank_ms: int = typer.Option(0, min=0, max=bounds.BANK_MS.high, help="Default time bank per seat, in ms."),
+    increment_ms: int = typer.Option(
+        0, min=0, max=bounds.INCREMENT_MS.high, help="Default bank increment per decision, in ms."
+    ),
+    max_strikes: int = typer.Option(
+        3, min=1, max=bounds.MAX_STRIKES.high, help="Faults after which a seat forfeits."
+    ),
+    concurrency: int = typer.Option(
+        2,
+        min=bounds.CONCURRENCY.low,
+        max=bounds.CONCURRENCY.high,
+        help="Matches a league plays at the same time by default.",
+    ),
     connect_timeout: float = typer.Option(
         15.0,
-        min=0.1,
-        max=3600,
+        min=bounds.CONNECT_TIMEOUT_S.low,
+        max=bounds.CONNECT_TIMEOUT_S.high,
         help="Seconds a seat waits for its bot to connect (then the bot is at fault).",
     ),
     busy_timeout: float = typer.Option(
         BUSY_TIMEOUT,
-        min=0.1,
-        max=86400,
+        min=bounds.BUSY_TIMEOUT_S.low,
+        max=bounds.BUSY_TIMEOUT_S.high,
         help="Seconds a match waits for remote bots busy elsewhere before the server gives the seat up.",
     ),
     admin_token: str | None = typer.Option(
@@ -70,11 +87,14 @@ def serve(
         None,
         "--web",
         min=0,
-        max=65535,
+        max=MAX_PORT,
         help="Also serve the read-only website on this port (see docs/web.md).",
     ),
     web_host: str = typer.Option(
-        "127.0.0.1", "--web-host", help="Address the website listens on with --web (loopback by default)."
+        "127.0.0.1",
+        "--web-host",
+        callback=host_option,
+        help="Address the website listens on with --web (loopback by default).",
     ),
     executor: str | None = typer.Option(
         None,
@@ -88,16 +108,22 @@ def serve(
         0,
         "--workers",
         min=0,
+        max=bounds.WORKERS.high,
         help="With --executor processes: how many worker processes (0: one per core it may use).",
     ),
     ray_address: str | None = typer.Option(
         None,
         "--ray-address",
         envvar="KINGMAKER_RAY_ADDRESS",
+        callback=tcp_option,
         help="With --executor ray: the Ray head, host:port.",
     ),
     ray_workers: int = typer.Option(
-        0, "--ray-workers", min=0, help="With --executor ray: use at most this many worker nodes (0: all)."
+        0,
+        "--ray-workers",
+        min=0,
+        max=bounds.WORKERS.high,
+        help="With --executor ray: use at most this many worker nodes (0: all).",
     ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
@@ -127,13 +153,30 @@ def serve(
         ray_workers=ray_workers,
         workers=workers,
     )
+    # The website's port is taken first: if it is in use, that is one line and nothing has
+    # started (no database opened, no gRPC server listening); then the site serves on it.
+    site_socket = None if web is None else _website_socket(web_host, web)
     try:
-        asyncio.run(_serve(config, web, web_host))
+        asyncio.run(_serve(config, site_socket, web_host))
     except (OSError, LadderError, HomeInUse, HomeExposed) as error:
         fail(str(error))
+    finally:
+        if site_socket is not None:
+            site_socket.close()
 
 
-async def _serve(config: ServerConfig, web_port: int | None = None, web_host: str = "127.0.0.1") -> None:
+def _website_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        fail(f"cannot serve the website on {host}:{port}: {reason}")
+
+
+async def _serve(
+    config: ServerConfig, site_socket: socket.socket | None = None, web_host: str = "127.0.0.1"
+) -> None:
     server = KingmakerServer(config)
     # Before starting: a SIGTERM that comes while the server starts (its workers, its leagues)
     # still stops it in order.
@@ -159,15 +202,17 @@ async def _serve(config: ServerConfig, web_port: int | None = None, web_host: st
         count = len(server.executor.pids())
         console.print(f"matches of managed bots are refereed in {count} worker processes", soft_wrap=True)
     site, site_task = None, None
-    if web_port is not None:
-        site = embedded_web_server(server.db, web_host, web_port)
-        site_task = asyncio.create_task(site.serve())
+    if site_socket is not None:
+        port = site_socket.getsockname()[1]
+        site = embedded_web_server(server.db, web_host, port)
+        site_task = asyncio.create_task(site.serve(sockets=[site_socket]))
         while not site.started and not site_task.done():
             await asyncio.sleep(0.02)
         if not site.started:
             await server.stop()
-            fail(f"cannot serve the website on {web_host}:{web_port} (is the port in use?)")
-        console.print(f"website on [bold]http://{web_host}:{bound_port(site)}[/]", soft_wrap=True)
+            fail(f"cannot serve the website on {web_host}:{port}")
+        host = f"[{web_host}]" if ":" in web_host else web_host
+        console.print(f"website on [bold]http://{host}:{bound_port(site)}[/]", soft_wrap=True)
     # What is built by now (modules, schema, protos) lives as long as the server: keep it out of
     # the garbage collector's full passes, each of which would otherwise stall every match for as
     # long as scanning ~140k objects takes (measured: 300 ms on a loaded 2-core machine, 0 after).

@@ -10,16 +10,20 @@ from sqlalchemy import make_url
 
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.errors import LadderError
-from kingmaker.server.cli.common import console, fail
+from kingmaker.server.addresses import MAX_PORT
+from kingmaker.server.cli.common import console, fail, host_option
 from kingmaker.server.locations import default_database_url
 from kingmaker.server.web.serve import DEFAULT_HOST, DEFAULT_PORT, web_server
 
 
 def web(
     host: str = typer.Option(
-        DEFAULT_HOST, "--host", help="Address to listen on (loopback by default: the site has no login)."
+        DEFAULT_HOST,
+        "--host",
+        callback=host_option,
+        help="Address to listen on (loopback by default: the site has no login).",
     ),
-    port: int = typer.Option(DEFAULT_PORT, "--port", "-p", min=0, max=65535, help="Port to listen on."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", "-p", min=0, max=MAX_PORT, help="Port to listen on."),
     database_url: str | None = typer.Option(
         None,
         "--database-url",
@@ -40,7 +44,7 @@ def web(
     except (OSError, LadderError) as error:
         fail(str(error))
     try:
-        with socket.create_server((host, port)):
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
             pass
     except OSError as error:
         db.close()

@@ -21,7 +21,7 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import authors, bot_stats, bots, history, leagues, seat_logs, standings
+from kingmaker.ladder import authors, bot_stats, bots, bounds, history, leagues, seat_logs, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.matches import create_match, mark_running, match_log
@@ -302,7 +302,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def ListBots(
         self, request: admin_pb2.ListBotsRequest, context: Context
     ) -> admin_pb2.ListBotsResponse:
-        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        limit = validation.page_size(request.limit, default=bounds.PAGE.high)
         after = request.page_token or None
         found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None, limit + 1, after)
         page, more = found[:limit], len(found) > limit
@@ -478,7 +478,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def ListLeagues(
         self, request: admin_pb2.ListLeaguesRequest, context: Context
     ) -> admin_pb2.ListLeaguesResponse:
-        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        limit = validation.page_size(request.limit, default=bounds.PAGE.high)
         after = validation.page_token_id(request.page_token)
         found = await asyncio.to_thread(leagues.list_leagues, self.db, limit + 1, after)
         page, more = found[:limit], len(found) > limit
@@ -591,7 +591,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def ListAuthors(
         self, request: admin_pb2.ListAuthorsRequest, context: Context
     ) -> admin_pb2.ListAuthorsResponse:
-        limit = validation.page_size(request.limit, default=validation.MAX_PAGE)
+        limit = validation.page_size(request.limit, default=bounds.PAGE.high)
         found = await asyncio.to_thread(authors.list_authors, self.db, limit + 1, request.page_token or None)
         page, more = found[:limit], len(found) > limit
         return admin_pb2.ListAuthorsResponse(

@@ -1,4 +1,8 @@
-"""The bot-facing Arena service: admit a stream by its hello, then pump messages both ways."""
+"""The bot-facing Arena service: admit a stream by its hello, then pump messages both ways.
+
+A stream ends with status OK when the server is done with the bot, and with the status of
+``FAULT_STATUS`` when the bot broke the protocol (after its ``Error`` and, for each match it was
+in, its ``match_end``): a bot that reads only statuses still learns why."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from kingmaker.sdk.client import PROTOCOL_VERSION
 from kingmaker.server.services.errors import abort
@@ -20,6 +25,11 @@ MAX_WAITING_FOR_HELLO = 256
 whatever a client opens)."""
 MAX_CONNECTIONS_PER_BOT = 8
 """Streams one registered bot may hold open at once, so one greedy client cannot crowd out others."""
+FAULT_STATUS = {
+    arena_pb2.ERROR_CODE_FLOODING: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    arena_pb2.ERROR_CODE_MALFORMED_REPLY: grpc.StatusCode.INVALID_ARGUMENT,
+}
+"""The status that ends a stream closed for a protocol fault, by the error the bot was sent."""
 
 
 class Refusal(Exception):
@@ -62,6 +72,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             yield arena_pb2.ServerMessage(welcome=welcome)
             while (message := await session.outbox.get()) is not None:
                 yield message
+            if session.fault:
+                status = FAULT_STATUS.get(session.fault_code, grpc.StatusCode.UNKNOWN)
+                await abort(context, status, session.fault)
         finally:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -127,13 +140,20 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
 
 
 async def _read(session: BotSession, request_iterator: AsyncIterator[arena_pb2.BotMessage]) -> None:
-    """Feed the bot's messages to its session; a closed stream closes the session."""
+    """Feed the bot's messages to its session until it closes; the bot's end of the stream
+    closing closes the session."""
     try:
         async for message in request_iterator:
             session.on_message(message)
+            if session.closed.is_set():  # for a fault: read no more of what it sends
+                return
     except asyncio.CancelledError:
         pass
-    except Exception as error:  # gRPC could not read the next message: too large, or not a message
+    except DecodeError as error:  # gRPC reads nothing more of a stream after this
+        text = f"a message on the stream could not be decoded ({error}); nothing after it can be read"
+        session.error(arena_pb2.ERROR_CODE_MALFORMED_REPLY, text)
+        session.close(fault=text, code=arena_pb2.ERROR_CODE_MALFORMED_REPLY)
+    except Exception as error:  # gRPC could not read the next message for another reason
         session.close(fault=f"the stream broke: {error}")
     finally:
         session.close()

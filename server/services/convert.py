@@ -162,6 +162,13 @@ def bot_stats(record: BotRecord) -> admin_pb2.BotStats:
         ends=record.ends,
         think=seat_time(0, record.think),
         think_matches=record.think_matches,
+        last_fault=admin_pb2.SeatFault(
+            match_id=str(record.last_fault.match_id),
+            end_reason=record.last_fault.end_reason,
+            detail=record.last_fault.detail,
+        )
+        if record.last_fault is not None
+        else None,
     )
 
 

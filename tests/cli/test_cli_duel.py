@@ -73,8 +73,6 @@ def test_arrangements_and_pairwise_places() -> None:
         (["duel", "random", "random", "-g", "kingdoms", "--elo0", "5", "--elo1", "5"], "elo0 must be below"),
         (["duel", "random", "random", "-g", "kingdoms", "--alpha", "0"], "alpha must be between"),
         (["duel", "random", "random", "-g", "kingdoms", "-p", "9"], "for 2 to 4 players"),
-        (["duel", "random", "random", "-g", "kingdoms", "--max-matches", "0"], "at least 1"),
-        (["duel", "random", "random", "-g", "kingdoms", "--jobs", "0"], "--jobs must be at least 1"),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.history import list_matches, match_summary
+from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
@@ -155,6 +156,24 @@ def test_bot_show_gives_its_record_and_think_time(played: BackgroundServer) -> N
     assert stats["think_matches"] == 3
     idle = ok(played, "bot", "show", "idle")
     assert "no rated matches yet" in idle
+
+
+def test_a_crash_says_its_exit_code_in_the_stored_seat_match_show_and_bot_show(
+    played: BackgroundServer,
+) -> None:
+    """Before, a crash read "the bot's process exited", with neither exit code nor signal."""
+    said = "the bot's process exited with code 3"  # sample_bots/faulty/crash_bot.py: os._exit(3)
+    out = ok(played, "bot", "show", "crash")
+    found = re.search(r"last fault: match (\d+), crashed: (.+)", out)
+    assert found is not None, out
+    match_id, detail = found.groups()
+    assert detail == said
+    [seat] = [seat for seat in match_summary(played.server.db, int(match_id)).seats if seat.detail]
+    assert seat.end_reason is EndReason.CRASHED and seat.detail == said
+    shown = json.loads(ok(played, "match", "show", match_id, "--json"))
+    assert [seat["detail"] for seat in shown["seats"] if seat["end_reason"] == "crashed"] == [said]
+    assert said in " ".join(ok(played, "match", "show", match_id).split())  # however the table wraps
+    assert "last fault" not in ok(played, "bot", "show", "greedy")
 
 
 def test_replay_show_prints_each_decision_with_views_and_chance(played: BackgroundServer) -> None:

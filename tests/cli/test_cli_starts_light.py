@@ -25,7 +25,8 @@ HEAVY = (
     "kingmaker.games", "kingmaker.sdk", "kingmaker.ladder", "kingmaker.sample_bots",
     "kingmaker.server.app", "kingmaker.server.referee", "kingmaker.server.services",
 )  # fmt: skip
-LIGHT = ("kingmaker.ladder", "kingmaker.ladder.outcomes")  # a docstring, and an enum of end reasons
+# A docstring, an enum of end reasons, and the bounds of every number (standard library only).
+LIGHT = ("kingmaker.ladder", "kingmaker.ladder.outcomes", "kingmaker.ladder.bounds")
 
 # Runs the command line as `kingmaker` does, and on the way out names the heavy modules loaded
 # (client commands end with os._exit, which skips atexit).

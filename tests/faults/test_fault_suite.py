@@ -24,6 +24,8 @@ pytestmark = pytest.mark.faults
 RANDOM = bot_command("random_bot.py")
 CONTROL = TimeControl(decision_ms=400, max_strikes=3)
 SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
+# After FLOODING the seat is told how it ended, then the stream closes with a status that says why.
+FLOOD_ENDS = ["FORFEITED", "match_end: END_REASON_PROTOCOL_ERROR", "stream ended: RESOURCE_EXHAUSTED"]
 
 
 @pytest.mark.parametrize(
@@ -38,7 +40,7 @@ SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
         pytest.param(
             bot_command("faulty/double_reply_bot.py"),
             EndReason.PROTOCOL_ERROR,
-            ["already closed (late, or answered twice)", "FLOODING"],
+            ["already closed (late, or answered twice)", "FLOODING", *FLOOD_ENDS],
             id="replies-twice",
         ),
         pytest.param(
@@ -47,7 +49,12 @@ SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
             ["UNKNOWN_REQUEST", "is not open on this stream", "FORFEITED"],
             id="replies-for-others",
         ),
-        pytest.param(bot_command("faulty/flood_bot.py"), EndReason.PROTOCOL_ERROR, ["FLOODING"], id="floods"),
+        pytest.param(
+            bot_command("faulty/flood_bot.py"),
+            EndReason.PROTOCOL_ERROR,
+            ["FLOODING", *FLOOD_ENDS],
+            id="floods",
+        ),
         pytest.param(
             bot_command("faulty/oversized_bot.py"),
             EndReason.DISCONNECTED,
@@ -59,6 +66,17 @@ SLEEPER = (sys.executable, "-c", "import time; time.sleep(60)")
             EndReason.MALFORMED_REPLY,
             ["MALFORMED_REPLY"],
             id="malformed",
+        ),
+        pytest.param(
+            bot_command("faulty/undecodable_bot.py"),
+            EndReason.MALFORMED_REPLY,
+            [
+                "MALFORMED_REPLY: a message on the stream could not be decoded",
+                "FORFEITED",
+                "match_end: END_REASON_MALFORMED_REPLY",
+                "stream ended: INVALID_ARGUMENT",
+            ],
+            id="undecodable-bytes",
         ),
         pytest.param(
             bot_command("faulty/illegal_bot.py"), EndReason.ILLEGAL_ACTION, ["ILLEGAL_ACTION"], id="illegal"
@@ -98,3 +116,21 @@ def assert_server_still_serves(server: BackgroundServer) -> None:
     fresh = play(server, "kingdoms", [ad_hoc("a", RANDOM), ad_hoc("b", RANDOM)], 99, CONTROL)
     assert [seat.end_reason for seat in fresh.seats] == [EndReason.FINISHED, EndReason.FINISHED]
     assert not server.server.pool.sessions, "no stream outlives its match"
+
+
+@pytest.mark.parametrize(
+    ("command", "detail"),
+    [
+        pytest.param(bot_command("faulty/crash_bot.py"), "the bot's process exited with code 3", id="exit-3"),
+        pytest.param(
+            bot_command("faulty/segfault_bot.py"), "the bot's process was killed by SIGSEGV", id="sigsegv"
+        ),
+    ],
+)
+def test_a_crash_says_the_exit_code_or_the_signal(
+    server: BackgroundServer, command: tuple[str, ...], detail: str
+) -> None:
+    report = play(server, "kingdoms", [ad_hoc("sound", RANDOM), ad_hoc("faulty", command)], 3, CONTROL)
+    faulty = report.seats[1]
+    assert faulty.end_reason is EndReason.CRASHED
+    assert faulty.detail == detail
