@@ -176,7 +176,8 @@ def check_spectator_view(game: Game, playout: Playout, seed: int = 0) -> int:
     perturbed = 0
     for joint in [*playout.log, None]:
         view = spectate(state)
-        assert type(view) is game.spec.observation_type and view.seat == -1
+        same_type = type(view) is game.spec.observation_type  # (not in the assert: mypy would narrow view)
+        assert same_type and view.seat == -1, "a spectator view is the game's observation for seat -1"
         views = [state.observation(seat) for seat in range(playout.players)]
         for name in (f.name for f in dataclasses.fields(view)):
             mine, theirs = getattr(view, name), {serial.digest(getattr(seen, name)) for seen in views}
