@@ -60,6 +60,8 @@ MAX_PLANNED_MATCHES = 10_000
 MAX_ROUNDS = 1_000
 MAX_LADDER_MATCHES = 1_000_000
 MAX_TIME_BUDGET_S = 366 * 24 * 3600
+MAX_LIVE_DELAY_S = 24 * 3600
+"""The longest a league may hold its live boards back from spectators (``live_delay_s``)."""
 LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
 
 
@@ -78,8 +80,10 @@ def create_league(
     challenger: str | None = None,
     max_matches: int | None = None,
     time_budget_s: float | None = None,
+    live_delay_s: float | None = None,
 ) -> LeagueInfo:
-    """Create a league and (for round robin and gauntlet) write its whole plan."""
+    """Create a league and (for round robin and gauntlet) write its whole plan. ``live_delay_s``:
+    spectators see its running matches that many seconds late (the website's live boards)."""
     if format not in FORMATS:
         raise InvalidRequestError(f"unknown league format {format!r} (formats: {', '.join(FORMATS)})")
     if (challenger is None) != (format != "gauntlet"):
@@ -95,6 +99,10 @@ def create_league(
         raise InvalidRequestError(
             f"time_budget_s must be a number of seconds from 0 to {MAX_TIME_BUDGET_S:,}"
         )
+    if live_delay_s is not None and not (
+        math.isfinite(live_delay_s) and 0 <= live_delay_s <= MAX_LIVE_DELAY_S
+    ):
+        raise InvalidRequestError(f"live_delay_s must be a number of seconds from 0 to {MAX_LIVE_DELAY_S:,}")
     if seed is not None and not 0 <= seed < 2**63:
         raise InvalidRequestError(f"a seed must be from 0 to 2^63 - 1, not {seed}")
     resolved = check_game_setup(game, players, options)
@@ -108,6 +116,8 @@ def create_league(
         "max_matches": max_matches,
         "time_budget_s": time_budget_s,
     }
+    if live_delay_s:
+        settings["live_delay_s"] = live_delay_s
     with db.transaction() as session:
         if session.exec(select(League.id).where(League.name == name)).first() is not None:
             raise ConflictError(f"a league named {name!r} already exists")

@@ -21,6 +21,7 @@ from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor
 from kingmaker.server.launcher import Limits, confinement
+from kingmaker.server.live import LiveHub
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.match_host import HostSettings
@@ -129,6 +130,8 @@ class KingmakerServer:
         self.loop_lag = LoopLag()
         self.pool = SessionPool(self._authenticate, self.loop_lag)
         self.archive = MemoryArchive()
+        self.live = LiveHub()
+        """The running matches spectators watch (``serve --web``'s live boards)."""
         self.address = config.address
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
@@ -147,6 +150,7 @@ class KingmakerServer:
 
     async def start(self) -> str:
         config = self.config
+        self.live.bind(asyncio.get_running_loop())
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -196,6 +200,7 @@ class KingmakerServer:
             busy_timeout=config.busy_timeout,
             sandbox=sandbox,
             temp_root=self.run_folder,
+            live=self.live,
         )
         self.admission = Admission(self.loop_lag) if config.admission_control else None
         try:
@@ -247,7 +252,7 @@ class KingmakerServer:
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
 
-            workers = ProcessExecutor(config.workers or os.cpu_count() or 1, settings, local)
+            workers = ProcessExecutor(config.workers or os.cpu_count() or 1, settings, local, self.live)
             await workers.start()
             if self.admission is not None:
                 self.admission.elsewhere = workers.lag_ms

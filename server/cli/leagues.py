@@ -36,6 +36,9 @@ def create(
     time_budget: float = typer.Option(0.0, min=0.0, help="For a ladder: stop after this many seconds."),
     seed: int | None = typer.Option(None, min=0, help="League seed (default: random, recorded)."),
     option: list[str] = typer.Option([], "--option", "-o", help="A game option as NAME=VALUE. Repeatable."),
+    live_delay: float = typer.Option(
+        0.0, "--live-delay", min=0.0, help="Show its running matches on the website this many seconds late."
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -55,6 +58,7 @@ def create(
         challenger=challenger or "",
         max_matches=max_matches,
         time_budget_seconds=time_budget,
+        live_delay_seconds=live_delay,
         options=options_to_proto(parse_options(option)),
     )
     if seed is not None:

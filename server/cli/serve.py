@@ -153,7 +153,7 @@ async def _serve(config: ServerConfig, web_port: int | None = None, web_host: st
         console.print(f"matches of managed bots are refereed in {count} worker processes", soft_wrap=True)
     site, site_task = None, None
     if web_port is not None:
-        site = embedded_web_server(server.db, web_host, web_port)
+        site = embedded_web_server(server.db, web_host, web_port, server.live)
         site_task = asyncio.create_task(site.serve())
         while not site.started and not site_task.done():
             await asyncio.sleep(0.02)
