@@ -40,7 +40,7 @@ enough to watch its moves arrive."""
 
 
 def play_and_record(
-    db: Database, ticket: MatchTicket, seed: int = 0, stderr: str = ""
+    db: Database, ticket: MatchTicket, seed: int = 0, stderr: str = "", already_running: bool = False
 ) -> list[dict[Seat, Action]]:
     """Play the ticket's match with random legal actions, and record it as the server would
     (``stderr``: what seat 0's bot wrote to its stderr, kept by the ladder for fault reports)."""
@@ -53,7 +53,8 @@ def play_and_record(
         state.apply(joint)
         log.append(joint)
     result = state.result()
-    mark_running(db, ticket.match_id)
+    if not already_running:
+        mark_running(db, ticket.match_id)
     seats = tuple(
         SeatOutcome(
             seat=seat,
