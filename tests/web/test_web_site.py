@@ -180,6 +180,7 @@ def step_to(browser: Any, step: int) -> None:
         body.send_keys(Keys.ARROW_RIGHT)
     view = css(browser, "#view")[0].get_attribute("value")
     wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{step}/{view}")
+    assert browser.current_url.endswith(f"?view={view}&step={step}")  # the address links to this moment
 
 
 def engine_at(game: str, log: Any, players: int, step: int) -> Any:
@@ -316,3 +317,17 @@ def test_no_page_shows_a_token_or_a_bots_stderr(site: dict[str, Any]) -> None:
             page = response.read().decode()
         assert "hunter2" not in page and "Traceback" not in page, path
         assert not any(token in page for token in site["tokens"]), path
+
+
+def test_a_link_to_a_moment_opens_there_and_the_keys_step_on(site: dict[str, Any], browser: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    match_id = site["matches"]["kingsburg"]
+    browser.get(f"{site['url']}/matches/{match_id}?step=5&view=seat:1")
+    assert css(browser, "#replay")[0].get_attribute("data-shown") == "5/seat:1"  # rendered by the server
+    assert css(browser, "#view")[0].get_attribute("value") == "seat:1"
+    css(browser, "body")[0].send_keys(Keys.ARROW_RIGHT)
+    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == "6/seat:1")
+    assert browser.current_url.endswith("?view=seat:1&step=6") and css(browser, "#step")[0].text == "6"
+    css(browser, "#prev")[0].click()
+    wait_for(browser, lambda: browser.current_url.endswith("?view=seat:1&step=5"))
