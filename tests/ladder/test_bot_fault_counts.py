@@ -77,8 +77,8 @@ def test_revision_0007_counts_the_faults_an_older_database_holds(tmp_path: Path)
         ]
         for match_id, status, reasons in plays:
             connection.execute(
-                text("INSERT INTO match (id, ordinal, game, players, seed, options, status, rated, created_at)"
-                     " VALUES (:id, 0, 'dice_duel', 2, 1, '{}', :status, 1, :now)"),
+                text("INSERT INTO match (id, ordinal, game, players, seed, options, status, rated,"
+                     " created_at) VALUES (:id, 0, 'dice_duel', 2, 1, '{}', :status, 1, :now)"),
                 {"id": match_id, "status": status, "now": now},
             )  # fmt: skip
             for seat, reason in enumerate(reasons):
