@@ -74,7 +74,7 @@ def test_a_link_to_a_step_holds_that_steps_board_without_script(site: dict[str, 
     drawn = {
         (int(r), int(c)): tile
         for r, c, tile in re.findall(
-            r'<g class="cell" data-row="(\d)" data-column="(\d)"(?: data-tile="([^"]*)")?', body
+            r'<g class="box cell" data-row="(\d)" data-column="(\d)"(?: data-tile="([^"]*)")?', body
         )
     }
     assert len(drawn) == 30
@@ -100,9 +100,9 @@ def test_a_seat_view_link_shows_only_that_seats_secrets(site: dict[str, Any]) ->
     _, theirs = page(f"{site['url']}/matches/{match_id}?view=seat:{other}&step={step}")
     assert f"drawn: {html.escape(tile)}" in mine and f"drew {html.escape(tile)}" in mine
     assert f"drawn: {html.escape(tile)}" not in theirs and f"drew {html.escape(tile)}" not in theirs
-    assert f'<option value="seat:{other}" selected>' in theirs and "supply (hidden)" not in theirs
+    assert f'<option value="seat:{other}" selected>' in theirs and "supply (hidden from the seats)" not in theirs
     _, full = page(f"{site['url']}/matches/{match_id}?step={step}")  # the full state by default
-    assert "supply (hidden)" in full and '<option value="full" selected>' in full
+    assert "supply (hidden from the seats)" in full and '<option value="full" selected>' in full
 
 
 def test_a_moment_out_of_range_or_an_unknown_view_is_one_line(site: dict[str, Any]) -> None:

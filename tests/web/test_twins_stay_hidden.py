@@ -78,7 +78,7 @@ def test_a_finished_twin_shows_nothing_of_its_seed_while_the_other_twin_plays(tw
     for path, (status, body) in pages.items():
         # No seed, no replay outline (its number of steps), no board of any step, no full state.
         assert str(first.seed) not in body and '"steps"' not in body, path
-        assert "supply (hidden)" not in body and 'id="replay"' not in body, path
+        assert "supply (hidden from the seats)" not in body and 'id="replay"' not in body, path
         assert "<svg" not in body or "/bots/" in path, path  # a bot page plots ratings, no board
         if "/steps/" in path:
             assert status == 404 and "is not over" in json.loads(body)["error"], path
