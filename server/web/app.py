@@ -71,10 +71,6 @@ def create_app(db: Database, live: LiveHub | None = None) -> Starlette:
         data = queries.league_page(db, request.path_params["name"], _page(request))
         return page(request, "league.html", data=data)
 
-    def league_live(request: Request) -> Response:
-        data = queries.league_page(db, request.path_params["name"], _page(request))
-        return page(request, "league_live.html", data=data)
-
     def league_events(request: Request) -> Response:
         name, number = request.path_params["name"], _page(request)
 
@@ -132,7 +128,6 @@ def create_app(db: Database, live: LiveHub | None = None) -> Starlette:
         Route("/standings/{game}", standings),
         Route("/bots/{name}", bot),
         Route("/leagues/{name}", league),
-        Route("/leagues/{name}/live", league_live),
         Route("/leagues/{name}/events", league_events),
         Route("/matches/{match_id}", match),
         Route("/api", api_index),

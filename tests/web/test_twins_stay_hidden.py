@@ -63,7 +63,6 @@ def every_page(url: str, match_id: int) -> dict[str, tuple[int, str]]:
         f"/api/matches/{match_id}/steps/3?view=seat:1",
         "/leagues/dup",
         "/api/leagues/dup",
-        "/leagues/dup/live",
         *(f"/bots/{bot}" for bot in BOTS),
         *(f"/api/bots/{bot}" for bot in BOTS),
         "/standings/kingdoms",
@@ -84,6 +83,11 @@ def test_a_finished_twin_shows_nothing_of_its_seed_while_the_other_twin_plays(tw
             assert status == 404 and "is not over" in json.loads(body)["error"], path
         else:
             assert status == 200, (path, body[:300])
+    stream = events(f"{url}/leagues/dup/events")  # the league page's pushed part, as it comes
+    kind, fragment, _ = next(stream)
+    stream.close()
+    assert kind == "update" and f"/matches/{second.match_id}" in str(fragment)  # in play
+    assert str(first.seed) not in str(fragment) and "<svg" not in str(fragment)
     data = json.loads(pages[f"/api/matches/{first.match_id}"][1])
     assert data["seed"] is None and "is not over" in data["replay"]["unavailable"]
     assert data["secrets"] == {"shown": False, "reason": data["replay"]["unavailable"]}
