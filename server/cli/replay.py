@@ -39,8 +39,9 @@ def replay(
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Step through a stored match, re-run by the engine, printing each move and the scores
-    (with --verify: the scores and the verdict, unless --moves)."""
+    """Step through a stored match, re-run by the engine, printing each move and the scores.
+
+    With --verify it prints the scores and the verdict only, unless --moves."""
     with admin_client(server, admin_token) as client:
         record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
     if record.status != "finished":
