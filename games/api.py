@@ -160,6 +160,10 @@ class Game:
     """For the leak test: a copy of a state in which only ``seat``'s secrets (or, for ``None``,
     only what no seat may know, such as the order of a deck) are changed, using the given seed.
     Every other seat's observation and legal actions must come out identical."""
+    spectate: Callable[[GameState], Observation] | None = field(default=None)
+    """What a spectator may see of a state: the game's observation with no seat's secrets in it
+    (``seat`` -1, every private field empty), for live boards. It changes with no seat's secrets
+    nor with what nobody may know (``perturb_secrets``); a game without it cannot be watched."""
     determinize: Callable[[Observation, tuple[Action, ...], int], GameState] | None = field(default=None)
     """For search bots: ``determinize(observation, legal_actions, seed)`` builds a state that one
     seat's observation and legal actions could have come from, drawing whatever that seat cannot

@@ -2,8 +2,8 @@
 
 Each check is a plain function on a ``Game`` so a new game's author can run it while writing
 the game: random legal play always applies and ends, seed plus actions replays to the same
-end, a clone is independent, and no seat's observation or legal actions change when only
-another seat's secrets (or what nobody may know) change.
+end, a clone is independent, no seat's observation or legal actions change when only
+another seat's secrets (or what nobody may know) change, and the spectator view holds no secret.
 """
 
 from __future__ import annotations
@@ -162,6 +162,39 @@ def check_no_leaks(game: Game, playout: Playout, samples: int = 12, seed: int = 
         if joint is not None:
             state.apply(joint)
     return changed
+
+
+def check_spectator_view(game: Game, playout: Playout, seed: int = 0) -> int:
+    """At every point of the playout, the spectator view (``Game.spectate``) holds nothing a seat
+    keeps to itself: a field on which the seats' observations differ is empty in it, a field they
+    share it shows as they do (or empty), and it does not change when any seat's secrets, or what
+    nobody may know, change (``perturb_secrets``). Returns how many perturbations it was put to."""
+    spectate = game.spectate
+    assert spectate is not None, f"{game.spec.name} has no spectator view"
+    chooser = random.Random(seed)
+    state = game.new(playout.players, playout.seed, playout.options)
+    perturbed = 0
+    for joint in [*playout.log, None]:
+        view = spectate(state)
+        same_type = type(view) is game.spec.observation_type  # (not in the assert: mypy would narrow view)
+        assert same_type and view.seat == -1, "a spectator view is the game's observation for seat -1"
+        views = [state.observation(seat) for seat in range(playout.players)]
+        for name in (f.name for f in dataclasses.fields(view)):
+            mine, theirs = getattr(view, name), {serial.digest(getattr(seen, name)) for seen in views}
+            if len(theirs) > 1 or serial.digest(mine) not in theirs:
+                assert mine in _EMPTY, f"the spectator sees {name}={mine!r}, which is a seat's own"
+        if game.perturb_secrets is not None and not state.is_over():
+            owner: Seat | None = chooser.choice([None, *range(playout.players)])
+            other = game.perturb_secrets(state, owner, chooser.randrange(2**31))
+            assert spectate(other) == view, f"the spectator view changed with seat {owner}'s secrets"
+            perturbed += 1
+        if joint is not None:
+            state.apply(joint)
+    return perturbed
+
+
+_EMPTY = (None, (), 0, -1, False)
+"""What a private field of a spectator view holds instead (none, nothing, no seat)."""
 
 
 def _check_result(result: Result, players: int) -> None:

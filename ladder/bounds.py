@@ -62,6 +62,8 @@ TIME_BUDGET_S = Bound("time_budget_s", 0.0, 366 * 24 * 3600.0)
 """Seconds a ladder league may be told to play for (more than 0)."""
 PLANNED_MATCHES = 10_000
 """The most matches a round robin or gauntlet plans when created (in one short transaction)."""
+LIVE_DELAY_S = Bound("live_delay_s", 0.0, 24 * 3600.0)
+"""The longest a league may hold its live boards back from spectators."""
 CONCURRENCY = Bound("concurrency", 1, 256)
 """Matches a league plays at once (0 in a request: the league's own, or the server's)."""
 

@@ -74,8 +74,10 @@ def create_league(
     challenger: str | None = None,
     max_matches: int | None = None,
     time_budget_s: float | None = None,
+    live_delay_s: float | None = None,
 ) -> LeagueInfo:
-    """Create a league and (for round robin and gauntlet) write its whole plan."""
+    """Create a league and (for round robin and gauntlet) write its whole plan. ``live_delay_s``:
+    spectators see its running matches that many seconds late (the website's live boards)."""
     if format not in FORMATS:
         raise InvalidRequestError(f"unknown league format {format!r} (formats: {', '.join(FORMATS)})")
     if (challenger is None) != (format != "gauntlet"):
@@ -95,6 +97,12 @@ def create_league(
         raise InvalidRequestError(
             f"time_budget_s must be a number of seconds from 0 to {bounds.TIME_BUDGET_S.high:,}"
         )
+    if live_delay_s is not None and not (
+        math.isfinite(live_delay_s) and 0 <= live_delay_s <= bounds.LIVE_DELAY_S.high
+    ):
+        raise InvalidRequestError(
+            f"live_delay_s must be a number of seconds from 0 to {bounds.LIVE_DELAY_S.high:,}"
+        )
     resolved = check_game_setup(game, players, options)
     entrants = ([challenger] if challenger is not None else []) + list(bots)
     if len(set(entrants)) != len(entrants):
@@ -106,6 +114,8 @@ def create_league(
         "max_matches": max_matches,
         "time_budget_s": time_budget_s,
     }
+    if live_delay_s:
+        settings["live_delay_s"] = live_delay_s
     with db.transaction() as session:
         if session.exec(select(League.id).where(League.name == name)).first() is not None:
             raise ConflictError(f"a league named {name!r} already exists")

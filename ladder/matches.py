@@ -44,6 +44,7 @@ from kingmaker.ladder.compact_logs import (
 )
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.fault_counts import count_faults
 from kingmaker.ladder.faults import suspend_if_faulty
 from kingmaker.ladder.models import (
     Bot,
@@ -338,6 +339,7 @@ def _record(
     session.add(match)
     session.flush()
     _lock_bots(session, [seat.bot_id for seat, fault in zip(seats, faulty, strict=True) if fault])
+    count_faults(session, match.id, seats)
     suspended = [
         seat.bot_id
         for seat, fault in zip(seats, faulty, strict=True)

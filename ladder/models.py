@@ -191,7 +191,10 @@ class LeagueBot(SQLModel, table=True):
 
 
 class Match(SQLModel, table=True):
-    __table_args__ = (Index("ix_match_league_status", "league_id", "status"),)
+    __table_args__ = (
+        Index("ix_match_league_status", "league_id", "status"),
+        Index("ix_match_game_seed", "game", "seed"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     league_id: int | None = Field(default=None, foreign_key="league.id")
@@ -218,7 +221,10 @@ class Match(SQLModel, table=True):
 class MatchSeat(SQLModel, table=True):
     """One seat of a match: written when the match is planned, its result when it ends."""
 
-    __table_args__ = (Index("ix_matchseat_bot_match", "bot_id", "match_id"),)
+    __table_args__ = (
+        Index("ix_matchseat_bot_match", "bot_id", "match_id"),
+        Index("ix_matchseat_bot_reason_match", "bot_id", "end_reason", "match_id"),
+    )
 
     match_id: int = Field(foreign_key="match.id", primary_key=True)
     seat: int = Field(primary_key=True)
@@ -266,7 +272,7 @@ class Rating(SQLModel, table=True):
 class RatingHistory(SQLModel, table=True):
     """A bot's rating in a game after each rated match, for plots."""
 
-    __table_args__ = (Index("ix_ratinghistory_game_bot", "game", "bot_id"),)
+    __table_args__ = (Index("ix_ratinghistory_game_bot_matches", "game", "bot_id", "matches"),)
 
     id: int | None = Field(default=None, primary_key=True)
     bot_id: int = Field(foreign_key="bot.id")
@@ -317,3 +323,15 @@ class SeatLog(SQLModel, table=True):
     exit: str | None = None
     """How its process ended, when it ended during the match: "exited with code 1", "killed by
     SIGSEGV"."""
+
+
+class BotFault(SQLModel, table=True):
+    """How many of a bot's seats in finished matches ended by each fault, kept as matches finish,
+    so a bot page reads its faults without counting its seats."""
+
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    reason: str = Field(primary_key=True)
+    """An EndReason value that is a bot fault."""
+    count: int = 0
+    last_match_id: int = Field(foreign_key="match.id")
+    """The latest finished match in which it ended so."""

@@ -24,6 +24,7 @@ from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
 from kingmaker.server.home import HomeLock, secret_paths
 from kingmaker.server.launcher import Limits, confinement
+from kingmaker.server.live import LiveHub
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.match_host import HostSettings
@@ -154,6 +155,8 @@ class KingmakerServer:
         self.loop_lag = LoopLag()
         self.pool = SessionPool(self._authenticate, self.loop_lag)
         self.archive = MemoryArchive()
+        self.live = LiveHub()
+        """The running matches spectators watch (``serve --web``'s live boards)."""
         self.address = config.address
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
@@ -177,6 +180,7 @@ class KingmakerServer:
         config = self.config
         # Before gRPC and the worker threads start: their memory then shares two arenas (``malloc``).
         malloc.limit_arenas()
+        self.live.bind(asyncio.get_running_loop())
         options = [
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -235,6 +239,7 @@ class KingmakerServer:
             busy_timeout=config.busy_timeout,
             sandbox=sandbox,
             temp_root=self.run_folder,
+            live=self.live,
         )
         self.admission = Admission(self.loop_lag) if config.admission_control else None
         try:
@@ -291,7 +296,7 @@ class KingmakerServer:
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
 
-            workers = ProcessExecutor(config.workers or usable_cores(), settings, local)
+            workers = ProcessExecutor(config.workers or usable_cores(), settings, local, self.live)
             await workers.start()
             if self.admission is not None:
                 self.admission.elsewhere = workers.lag_ms

@@ -6,6 +6,9 @@ and a ``Roster`` that launches managed bots in the same jail and limits as the c
 and keeps them warm between matches. ``play`` referees one match exactly as ``matches.play_match``
 does locally and returns its ``MatchReport``; the host never touches the database. It is a plain
 class with no Ray in it: the executor wraps it as a Ray actor, one per worker node.
+
+Its matches publish to its own live hub; ``watch`` subscribes ``on_frame`` (the worker process's
+pipe to the server) to one of them, so the server's spectators see it (``process_executor``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import logging
 import os
 import shutil
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +26,7 @@ import grpc
 from kingmaker.games.api import OptionValue
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
+from kingmaker.server.live import LiveFrame, LiveHub, Subscription
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.matches import play_match
 from kingmaker.server.referee import MatchReport
@@ -60,6 +64,10 @@ class MatchHost:
         self.run_folder: Path | None = None
         self._server: grpc.aio.Server | None = None
         self.played = 0
+        self.live = LiveHub()
+        self.on_frame: Callable[[LiveFrame], None] | None = None
+        """Where the frames of the matches the server watches go (the worker's pipe)."""
+        self._watched: dict[str, Subscription] = {}
 
     async def start(self) -> str:
         """Open the private socket; where this host runs (host name and pid, for the logs)."""
@@ -85,6 +93,7 @@ class MatchHost:
                 connect_timeout=self.settings.connect_timeout,
                 sandbox=sandbox,
                 temp_root=self.run_folder,
+                live=self.live,
             )
         return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -102,6 +111,14 @@ class MatchHost:
         report = await play_match(self.roster, game, entrants, seed, options, control, match_id)
         self.played += 1
         return report
+
+    def watch(self, match_id: str, on: bool) -> None:
+        """Send match ``match_id``'s frames to ``on_frame`` from now on (as it stands first), or stop."""
+        if on and match_id not in self._watched and self.on_frame is not None:
+            send = self.on_frame
+            self._watched[match_id] = self.live.subscribe(match_id, lambda stamp, frame: send(frame))
+        elif not on and match_id in self._watched:
+            self.live.unsubscribe(self._watched.pop(match_id))
 
     async def retire(self, bot_ids: set[int]) -> int:
         """Stop the warm processes of these bots; how many matches this host has played."""

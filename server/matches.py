@@ -39,7 +39,7 @@ async def play_match(
             report = _unfilled(match_id, game, seed, options, leases)
         else:
             books = [_seat_state(lease, control) for lease in leases]
-            report = await Referee(match_id, game, seed, options, books, control).run()
+            report = await Referee(match_id, game, seed, options, books, control, roster.live).run()
     finally:
         for seat, lease in enumerate(leases):
             healthy = report is not None and not report.seats[seat].end_reason.is_bot_fault

@@ -9,6 +9,10 @@ the database, the schedule and the remote bots; a worker only referees and retur
 Requests and reports travel over the worker's stdin and stdout, each a pickle behind a 4-byte
 length (trusted: both ends are this program). A worker that dies fails the matches it was playing
 with ``WorkerLost``: like any server failure, such a match is void and played again.
+
+Spectators: when the server's live hub (``server/live.py``) gains a first watcher of a match a
+worker plays, the worker is told to ``watch`` it and sends its frames back, unasked, until told to
+``unwatch`` (or the match ends); a match nobody watches sends nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 from kingmaker.games.api import OptionValue
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
+from kingmaker.server.live import LiveHub
 from kingmaker.server.match_host import HostSettings
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant
@@ -39,6 +44,8 @@ LAG_REPORT_S = 0.25
 """How often a worker reports its loop's recent lag (admission control watches it)."""
 LAG_NOTICE = 0
 """The request id of a worker's unasked lag reports."""
+LIVE_NOTICE = -1
+"""The request id of a worker's unasked live frames (of the matches it was told to watch)."""
 START_TIMEOUT_S = 60.0
 """How long a worker may take to start (import, open its socket) before the server gives up."""
 START_FAILURES = (OSError, asyncio.IncompleteReadError, TimeoutError)
@@ -53,6 +60,13 @@ async def send_message(writer: asyncio.StreamWriter, message: Any) -> None:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     writer.write(_LENGTH.pack(len(data)) + data)
     await writer.drain()
+
+
+def send_message_now(writer: asyncio.StreamWriter, message: Any) -> None:
+    """Send without waiting for the pipe to drain (from code that cannot wait: the referee's
+    publishing); one write call, so it never interleaves with another message."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    writer.write(_LENGTH.pack(len(data)) + data)
 
 
 async def receive_message(reader: asyncio.StreamReader) -> Any:
@@ -91,7 +105,9 @@ class _Worker:
 class ProcessExecutor:
     """``workers`` local worker processes; matches with a remote seat stay on the central server."""
 
-    def __init__(self, workers: int, settings: HostSettings, local: LocalExecutor) -> None:
+    def __init__(
+        self, workers: int, settings: HostSettings, local: LocalExecutor, live: LiveHub | None = None
+    ) -> None:
         if workers < 1:
             raise ExecutorError("the processes executor needs at least one worker")
         self.count = workers
@@ -102,6 +118,14 @@ class ProcessExecutor:
         self._replacing = asyncio.Lock()
         self.replaced = 0
         """Workers started in place of ones that exited."""
+        self.live = live
+        self.playing: dict[str, _Worker] = {}
+        """Matches in play in a worker, by match id."""
+        self._told: dict[str, _Worker] = {}
+        """Matches whose worker was told to send its frames."""
+        self._orders: set[asyncio.Task[Any]] = set()
+        if live is not None:
+            live.on_watch = self._watch
 
     async def start(self) -> None:
         try:
@@ -156,6 +180,10 @@ class ProcessExecutor:
                 request_id, ok, value = await receive_message(worker.reader)
                 if request_id == LAG_NOTICE:
                     worker.lag_ms, worker.reported_at = value, time.monotonic()
+                    continue
+                if request_id == LIVE_NOTICE:
+                    if self.live is not None:
+                        self.live.publish(value)
                     continue
                 future = worker.pending.pop(request_id, None)
                 if future is not None and not future.done():
@@ -214,14 +242,32 @@ class ProcessExecutor:
             return await self.local.play(game, entrants, seed, options, control, match_id)
         worker.warm |= bot_ids
         worker.playing += 1
+        self.playing[match_id] = worker
         try:
+            if self.live is not None and match_id in self.live.watching:
+                self._watch(match_id, True)
             report: MatchReport = await self._call(
                 worker, "play", game, list(entrants), seed, dict(options), control, match_id
             )
         finally:
             worker.playing -= 1
+            self.playing.pop(match_id, None)
+            self._watch(match_id, False)
         worker.played += 1
         return report
+
+    def _watch(self, match_id: str, on: bool) -> None:
+        """Tell the worker playing ``match_id`` to send its frames (or to stop); the live hub
+        calls this when the match gains its first watcher or loses its last."""
+        worker = self.playing.get(match_id) if on else self._told.pop(match_id, None)
+        if worker is None or (on and match_id in self._told):
+            return
+        if on:
+            self._told[match_id] = worker
+        order = asyncio.create_task(self._call(worker, "watch", match_id, on))
+        self._orders.add(order)
+        order.add_done_callback(self._orders.discard)
+        order.add_done_callback(lambda done: done.cancelled() or done.exception())  # a lost worker: fine
 
     async def retire(self, bot_ids: set[int]) -> None:
         """Stop these bots' warm processes here and in every worker."""

@@ -3,7 +3,8 @@
 Started by the central server as ``python -m kingmaker.server.process_worker``. It reads the host
 settings, starts the host and says so; then it plays each match it is sent (several at once) and
 writes back the report, until its stdin closes, when it stops its bots and exits. Every
-``LAG_REPORT_S`` it also reports its loop's recent lag, which admission control watches. Its own output
+``LAG_REPORT_S`` it also reports its loop's recent lag, which admission control watches, and it
+sends the live frames of the matches the server tells it to ``watch``. Its own output
 goes to stderr: stdout carries only the answers.
 """
 
@@ -18,7 +19,14 @@ from typing import Any
 
 from kingmaker.server import malloc
 from kingmaker.server.match_host import MatchHost
-from kingmaker.server.process_executor import LAG_NOTICE, LAG_REPORT_S, receive_message, send_message
+from kingmaker.server.process_executor import (
+    LAG_NOTICE,
+    LAG_REPORT_S,
+    LIVE_NOTICE,
+    receive_message,
+    send_message,
+    send_message_now,
+)
 
 
 async def _pipes() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -45,11 +53,16 @@ async def serve() -> None:
 
     writing = asyncio.Lock()
     running: set[asyncio.Task[None]] = set()
+    host.live.bind(asyncio.get_running_loop())
+    host.on_frame = lambda frame: send_message_now(writer, (LIVE_NOTICE, True, frame))
 
     async def answer(request_id: int, kind: str, arguments: list[Any]) -> None:
         try:
             if kind == "play":
                 value: Any = await host.play(*arguments)
+            elif kind == "watch":
+                host.watch(*arguments)
+                value = None
             else:
                 value = await host.retire(*arguments)
             message = (request_id, True, value)

@@ -18,15 +18,17 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
 from kingmaker.server.bot_cpu import ProcessTreeClock
 from kingmaker.server.deadlines import SeatClock, TimeControl
+from kingmaker.server.live import LiveFrame, LiveHub
 from kingmaker.server.sessions import Answer, BotSession
 from kingmaker.v1 import arena_pb2, common_pb2
 
@@ -136,6 +138,7 @@ class Referee:
         options: Mapping[str, OptionValue],
         seats: list[SeatState],
         control: TimeControl,
+        live: LiveHub | None = None,
     ) -> None:
         self.match_id = match_id
         self.game = game
@@ -146,6 +149,8 @@ class Referee:
         self.codec: GameCodec = codec_for(game.spec.name)
         self.fallback = random.Random(seed ^ 0x5EED)
         self.decisions: list[tuple[Decision, ...]] = []
+        self.live = live if game.spectate is not None else None
+        """Where spectators' frames go; None when nobody can watch (or the game has no spectator view)."""
         for book in seats:
             if book.session is None and not book.forfeited:
                 book.end_reason = EndReason.NEVER_CONNECTED
@@ -154,20 +159,42 @@ class Referee:
     async def run(self) -> MatchReport:
         started = time.time()
         state = self.game.new(len(self.seats), self.seed, self.options)
-        self._send_starts()
-        while not state.is_over():
-            if len(self.decisions) >= self.game.spec.max_decisions:
-                raise RuntimeError(f"{self.game.spec.name} ran past max_decisions: an engine bug")
-            acting = state.to_act()
-            if len(acting) == 1:  # most decisions: no task to make and schedule
-                chosen = [await self._decide(state, acting[0])]
-            else:  # simultaneous: every acting seat is asked at the same moment
-                chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
-            state.apply({decision.seat: decision.action for decision in chosen})
-            self.decisions.append(tuple(chosen))
+        live = self.live
+        if live is not None:
+            live.attach(self.match_id, lambda: self._frame(state, ()))
+        try:
+            self._send_starts()
+            while not state.is_over():
+                if len(self.decisions) >= self.game.spec.max_decisions:
+                    raise RuntimeError(f"{self.game.spec.name} ran past max_decisions: an engine bug")
+                acting = state.to_act()
+                if len(acting) == 1:  # most decisions: no task to make and schedule
+                    chosen = [await self._decide(state, acting[0])]
+                else:  # simultaneous: every acting seat is asked at the same moment
+                    chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
+                state.apply({decision.seat: decision.action for decision in chosen})
+                self.decisions.append(tuple(chosen))
+                if live is not None and self.match_id in live.watching:  # all it costs unwatched
+                    live.publish(self._frame(state, chosen))
+        finally:
+            if live is not None:
+                live.detach(self.match_id)
         report = self._report(state.result(), started)
         self._send_ends(report)
         return report
+
+    def _frame(self, state: GameState, chosen: Sequence[Decision]) -> LiveFrame:
+        """The match as a spectator sees it now (only built for a match someone watches)."""
+        assert self.game.spectate is not None
+        return LiveFrame(
+            match_id=self.match_id,
+            game=self.game.spec.name,
+            step=len(self.decisions),
+            to_act=tuple(state.to_act()),
+            acted=tuple(decision.seat for decision in chosen),
+            view=serial.to_data(self.game.spectate(state)),
+            over=state.is_over(),
+        )
 
     async def _decide(self, state: GameState, seat: Seat) -> Decision:
         book = self.seats[seat]

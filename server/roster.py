@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kingmaker.server.launcher import BotProcess, LaunchError
+from kingmaker.server.live import LiveHub
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.sessions import BotSession, Identity, SessionPool
 
@@ -103,6 +104,8 @@ class Roster:
     server through its Unix socket instead of ``server_address``."""
     temp_root: Path | None = None
     """Where launched bots' folders and stderr files go (the server's run folder)."""
+    live: LiveHub | None = None
+    """Where the matches played with these bots publish to spectators (None: nobody watches)."""
     _idle: dict[int, list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
 

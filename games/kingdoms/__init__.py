@@ -81,7 +81,7 @@ from kingmaker.games.kingdoms.actions import (
     PlaceStartingTile,
 )
 from kingmaker.games.kingdoms.determinize import determinize
-from kingmaker.games.kingdoms.observation import Cell, Observation, PlayerView, Row
+from kingmaker.games.kingdoms.observation import Cell, Observation, PlayerView, Row, spectator_view
 from kingmaker.games.kingdoms.options import Variants
 from kingmaker.games.kingdoms.perturb import perturb_secrets
 from kingmaker.games.kingdoms.pieces import Castle, Tile, TileKind
@@ -95,7 +95,13 @@ def create(players: int, seed: int, options: Mapping[str, OptionValue]) -> GameS
     return KingdomsState(players, SeededRng(seed), Variants.from_options(options))
 
 
-GAME = Game(spec=SPEC, create=create, perturb_secrets=perturb_secrets, determinize=determinize)
+GAME = Game(
+    spec=SPEC,
+    create=create,
+    perturb_secrets=perturb_secrets,
+    determinize=determinize,
+    spectate=spectator_view,
+)
 
 __all__ = [
     "GAME",

@@ -4,8 +4,10 @@ it has just drawn. Built from scratch for each seat by ``KingdomsState.observati
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
+from kingmaker.games.api import GameState
 from kingmaker.games.kingdoms.pieces import Castle, Tile
 
 
@@ -68,3 +70,10 @@ class Observation:
     """This seat's own starting tile while it holds one."""
     drawn_tile: Tile | None
     """The tile this seat has drawn (or chosen) and must now place; None otherwise."""
+
+
+def spectator_view(state: GameState) -> Observation:
+    """What a spectator sees: the public board, players and supply size, and no seat's tiles (a
+    starting tile is face down; a drawn tile is its drawer's until placed)."""
+    view: Observation = state.observation(0)
+    return dataclasses.replace(view, seat=-1, starting_tile=None, drawn_tile=None)

@@ -67,6 +67,7 @@ from collections.abc import Mapping
 
 from kingmaker.games.api import Game, OptionValue
 from kingmaker.games.kings_road.determinize import determinize
+from kingmaker.games.kings_road.observation import spectator_view
 from kingmaker.games.kings_road.state import PERMANENT_NOBLES, SPEC, KingsRoadState
 from kingmaker.games.kings_road.values import (
     Card,
@@ -84,7 +85,7 @@ def _create(players: int, seed: int, options: Mapping[str, OptionValue]) -> King
     return KingsRoadState(players, permanent_nobles=bool(options[PERMANENT_NOBLES]))
 
 
-GAME = Game(spec=SPEC, create=_create, determinize=determinize)
+GAME = Game(spec=SPEC, create=_create, determinize=determinize, spectate=spectator_view)
 
 __all__ = [
     "GAME",

@@ -7,8 +7,10 @@ only secret is the play it is choosing, which exists only inside the joint ``app
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
+from kingmaker.games.api import GameState
 from kingmaker.games.kings_road.data import REGIONS
 from kingmaker.games.kings_road.values import Card, Observation, PlayerView, RegionView
 
@@ -54,3 +56,11 @@ def build_observation(state: KingsRoadState, seat: int) -> Observation:
         last_revealed=state.last_revealed,
         last_scored=state.last_scored,
     )
+
+
+def spectator_view(state: GameState) -> Observation:
+    """What a spectator sees: the board and every seat's public position; no hand (each is
+    public in effect, see the package docstring, but it is a seat's own field) and no count of
+    cards to play."""
+    view: Observation = state.observation(0)
+    return dataclasses.replace(view, seat=-1, hand=(), cards_to_play=0)

@@ -49,6 +49,7 @@ from collections.abc import Mapping
 from kingmaker.games.api import Game, GameSpec, GameState, OptionValue
 from kingmaker.games.kingsburg.actions import ACTION_TYPES
 from kingmaker.games.kingsburg.determinize import determinize
+from kingmaker.games.kingsburg.observation import spectator_view
 from kingmaker.games.kingsburg.secrets import perturb_secrets
 from kingmaker.games.kingsburg.state import KingsburgState
 from kingmaker.games.kingsburg.views import Observation
@@ -75,6 +76,12 @@ def create(players: int, seed: int, options: Mapping[str, OptionValue]) -> GameS
     return KingsburgState(players, SeededRng(seed))
 
 
-GAME = Game(spec=SPEC, create=create, perturb_secrets=perturb_secrets, determinize=determinize)
+GAME = Game(
+    spec=SPEC,
+    create=create,
+    perturb_secrets=perturb_secrets,
+    determinize=determinize,
+    spectate=spectator_view,
+)
 
 __all__ = ["GAME", "SPEC", "KingsburgState"]

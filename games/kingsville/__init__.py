@@ -63,7 +63,7 @@ from kingmaker.games.api import Game, GameSpec, GameState, OptionValue, Seat
 from kingmaker.games.kingsville.actions import ACTION_TYPES
 from kingmaker.games.kingsville.cards import CARDS
 from kingmaker.games.kingsville.determinize import determinize
-from kingmaker.games.kingsville.observation import KingsvilleObservation
+from kingmaker.games.kingsville.observation import KingsvilleObservation, spectator_view
 from kingmaker.games.kingsville.rng_tools import reshuffled
 from kingmaker.games.kingsville.state import KingsvilleState
 from kingmaker.games.rng import SeededRng
@@ -96,6 +96,8 @@ def _perturb(state: GameState, seat: Seat | None, seed: int) -> GameState:
     return reshuffled(state, seed) if seat is None else state.clone()
 
 
-GAME = Game(spec=SPEC, create=_create, perturb_secrets=_perturb, determinize=determinize)
+GAME = Game(
+    spec=SPEC, create=_create, perturb_secrets=_perturb, determinize=determinize, spectate=spectator_view
+)
 
 __all__ = ["GAME", "SPEC", "KingsvilleState"]

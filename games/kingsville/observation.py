@@ -5,9 +5,11 @@ deck sizes; their contents follow from the card set and the cards already seen.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
 
+from kingmaker.games.api import GameState
 from kingmaker.games.kingsville.board import Board
 from kingmaker.games.kingsville.cards import (
     CARDS,
@@ -122,3 +124,9 @@ def player_view(seat: int, board: Board, score: int) -> PlayerView:
         turns_taken=board.turns,
         score_if_ended_now=score,
     )
+
+
+def spectator_view(state: GameState) -> KingsvilleObservation:
+    """What a spectator sees: everything a seat does (Kingsville has no seat's secrets), for no seat."""
+    view: KingsvilleObservation = state.observation(0)
+    return dataclasses.replace(view, seat=-1)

@@ -70,7 +70,9 @@ def demo(
         )
         server = BackgroundServer(config)
         try:
-            console.print(f"server on {server.address}, database {folder / 'kingmaker.db'}")
+            where = folder / "kingmaker.db"
+            kept = "" if home else " (temporary: removed when the demo ends; keep it with --home DIR)"
+            console.print(f"server on {server.address}, database {where}{kept}", soft_wrap=True)
             console.print(
                 f"sample bots (trusted code): {server.server.confinement}", markup=False, soft_wrap=True
             )

@@ -55,6 +55,13 @@ def create(
         None, min=0, max=bounds.SEED.high, help="League seed (default: random, recorded)."
     ),
     option: list[str] = typer.Option([], "--option", "-o", help="A game option as NAME=VALUE. Repeatable."),
+    live_delay: float = typer.Option(
+        0.0,
+        "--live-delay",
+        min=bounds.LIVE_DELAY_S.low,
+        max=bounds.LIVE_DELAY_S.high,
+        help="Show its running matches on the website this many seconds late.",
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -74,6 +81,7 @@ def create(
         challenger=challenger or "",
         max_matches=max_matches,
         time_budget_seconds=time_budget,
+        live_delay_seconds=live_delay,
         options=options_to_proto(parse_options(option)),
     )
     if seed is not None:

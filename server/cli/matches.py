@@ -75,7 +75,14 @@ def run(
             fail(f"unknown game {game!r} (known games: {', '.join(sorted(games))})")
         with console.status(f"playing {game} with {len(seats)} bots"):
             record = client.call("RunMatch", request)
-    print_record(record, games[game].score_name)
+    print_record(record, games[game].score_name, unstored=not bot)
+    if not bot:
+        console.print(
+            f"match {record.match_id} is not stored: it is not rated and not on the website; this server "
+            f"keeps it until it stops (kingmaker match show {record.match_id}, kingmaker replay "
+            f"{record.match_id}). Register the bots and use --bot for a stored match.",
+            soft_wrap=True,
+        )
     summary = FaultSummary()
     summary.add(record)
     summary.print()
@@ -100,8 +107,11 @@ def show(
     print_record(record, games[record.game].score_name if record.game in games else "score")
 
 
-def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
-    title = f"{record.game} match {record.match_id} (seed {record.seed}, {len(record.decisions)} decisions)"
+def print_record(record: admin_pb2.MatchRecord, score_name: str, unstored: bool = False) -> None:
+    kind = "unstored " if unstored else ""
+    title = (
+        f"{kind}{record.game} match {record.match_id} (seed {record.seed}, {len(record.decisions)} decisions)"
+    )
     shown = table(title, ("seat", "bot", score_name, "rank", "ended", "strikes", "detail"), ("detail",))
     for seat in record.seats:
         reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()

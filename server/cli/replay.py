@@ -28,15 +28,20 @@ class ReplayMismatch(Exception):
 
 def replay(
     match_id: str = typer.Argument(..., help="The match id (see `kingmaker match list`)."),
-    verify: bool = typer.Option(False, "--verify", help="Fail unless the replay matches the record exactly."),
+    verify: bool = typer.Option(
+        False, "--verify", help="Fail unless the replay matches the record exactly; print the verdict only."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Do not print every move."),
+    moves: bool = typer.Option(False, "--moves", help="Print every move even with --verify."),
     show: bool = typer.Option(
         False, "--show", help="Print each decision with what each acting seat saw, and the chance events."
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Step through a stored match, re-run by the engine, printing each move and the scores."""
+    """Step through a stored match, re-run by the engine, printing each move and the scores.
+
+    With --verify it prints the scores and the verdict only, unless --moves."""
     with admin_client(server, admin_token) as client:
         record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
     if record.status != "finished":
@@ -46,7 +51,8 @@ def replay(
         sources = [{a.seat: a.source for a in decision.actions} for decision in record.decisions]
         watcher = MatchText([seat.bot for seat in record.seats], sources, _print_line)
     try:
-        state, shown = run_again(record, None if quiet or show else _print_move, watcher)
+        printing = not (quiet or show or (verify and not moves))
+        state, shown = run_again(record, _print_move if printing else None, watcher)
         problems = differences(record, state, shown) if verify else []
     except (UnknownGameError, CodecError, ValueError) as error:
         fail(f"cannot replay match {match_id}: {error}")

@@ -446,6 +446,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             challenger=request.challenger or None,
             max_matches=request.max_matches or None,
             time_budget_s=request.time_budget_seconds or None,
+            live_delay_s=request.live_delay_seconds or None,
         )
         return await self._league(info.name)
 

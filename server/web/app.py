@@ -20,10 +20,14 @@ from starlette.staticfiles import StaticFiles
 
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.secrecy import secrets_verdict
+from kingmaker.server.live import LiveHub
 from kingmaker.server.web import queries
-from kingmaker.server.web.boards import draw_board
+from kingmaker.server.web.bot_page import FAULTS, bot_page
+from kingmaker.server.web.live_feed import league_stream, match_stream
 from kingmaker.server.web.plot import rating_plot
-from kingmaker.server.web.replay import Frame, Replay, ReplayUnavailable, load_replay
+from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
+from kingmaker.server.web.steps import BadView, parse_view, replay_outline, step_data
 
 HERE = Path(__file__).parent
 
@@ -32,8 +36,9 @@ class BadRequest(ValueError):
     """A query parameter out of range: answered 400 with one line."""
 
 
-def create_app(db: Database) -> Starlette:
-    """The site over ``db``; the caller owns (and closes) the database."""
+def create_app(db: Database, live: LiveHub | None = None) -> Starlette:
+    """The site over ``db``; the caller owns (and closes) the database. ``live``: the server's
+    live hub, when the site runs inside it (``serve --web``): running matches then show live."""
     templates = Environment(
         loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
     )
@@ -57,20 +62,26 @@ def create_app(db: Database) -> Starlette:
         return JSONResponse(queries.standings_page(db, request.path_params["game"], _page(request)))
 
     def bot(request: Request) -> Response:
-        return page(
-            request, "bot.html", data=queries.bot_page(db, request.path_params["name"], _page(request))
-        )
+        return page(request, "bot.html", data=_bot(db, request))
 
     def api_bot(request: Request) -> Response:
-        return JSONResponse(queries.bot_page(db, request.path_params["name"], _page(request)))
+        return JSONResponse(_bot(db, request))
 
     def league(request: Request) -> Response:
         data = queries.league_page(db, request.path_params["name"], _page(request))
         return page(request, "league.html", data=data)
 
-    def league_live(request: Request) -> Response:
-        data = queries.league_page(db, request.path_params["name"], _page(request))
-        return page(request, "league_live.html", data=data)
+    def league_events(request: Request) -> Response:
+        name, number = request.path_params["name"], _page(request)
+
+        def render() -> str:
+            data = queries.league_page(db, name, number)
+            return templates.get_template("league_live.html").render(request=request, data=data)
+
+        return league_stream(db, name, render)
+
+    def api_match_live(request: Request) -> Response:
+        return match_stream(db, live, _match_id(request))
 
     def api_league(request: Request) -> Response:
         return JSONResponse(queries.league_page(db, request.path_params["name"], _page(request)))
@@ -78,25 +89,29 @@ def create_app(db: Database) -> Starlette:
     def match(request: Request) -> Response:
         match_id = _match_id(request)
         data = queries.match_page(db, match_id)
-        replay, why = _replay_or_reason(db, match_id, data["status"])
-        steps = len(replay.frames) - 1 if replay else 0
-        return page(request, "match.html", data=data, steps=steps, replay_note=why)
+        replay, why = _replay_or_reason(db, match_id, data["secrets"]["reason"])
+        moment = None
+        if replay is not None:
+            step = _int(request.query_params.get("step", "0"), "step", 0, len(replay.frames) - 1)
+            viewer = _viewer(request, len(replay.bots))
+            moment = step_data(replay, replay.frames[step], viewer)
+        return page(request, "match.html", data=data, moment=moment, replay_note=why)
 
     def api_match(request: Request) -> Response:
         match_id = _match_id(request)
         data = queries.match_page(db, match_id)
-        replay, why = _replay_or_reason(db, match_id, data["status"])
-        data["replay"] = _replay_outline(replay) if replay else {"unavailable": why}
+        replay, why = _replay_or_reason(db, match_id, data["secrets"]["reason"])
+        data["replay"] = replay_outline(replay) if replay else {"unavailable": why}
         return JSONResponse(data)
 
     def api_step(request: Request) -> Response:
         match_id = _match_id(request)
-        replay, why = _replay_or_reason(db, match_id, queries.match_page(db, match_id)["status"])
+        replay, why = _replay_or_reason(db, match_id, secrets_verdict(db, match_id).reason)
         if replay is None:
             raise NotFoundError(why or f"match {match_id} has no replay")
         step = _int(request.path_params["step"], "step", 0, len(replay.frames) - 1)
         viewer = _viewer(request, len(replay.bots))
-        return JSONResponse(_step(replay, replay.frames[step], viewer))
+        return JSONResponse(step_data(replay, replay.frames[step], viewer))
 
     async def not_found(request: Request, error: Exception) -> Response:
         return _error(request, 404, str(error), page)
@@ -113,7 +128,7 @@ def create_app(db: Database) -> Starlette:
         Route("/standings/{game}", standings),
         Route("/bots/{name}", bot),
         Route("/leagues/{name}", league),
-        Route("/leagues/{name}/live", league_live),
+        Route("/leagues/{name}/events", league_events),
         Route("/matches/{match_id}", match),
         Route("/api", api_index),
         Route("/api/standings/{game}", api_standings),
@@ -121,11 +136,17 @@ def create_app(db: Database) -> Starlette:
         Route("/api/leagues/{name}", api_league),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
+        Route("/api/matches/{match_id}/live", api_match_live),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     return Starlette(
         routes=routes,
-        exception_handlers={NotFoundError: not_found, BadRequest: bad_request, HTTPException: http_error},
+        exception_handlers={
+            NotFoundError: not_found,
+            BadRequest: bad_request,
+            BadView: bad_request,
+            HTTPException: http_error,
+        },
     )
 
 
@@ -154,51 +175,21 @@ def _match_id(request: Request) -> int:
 
 
 def _viewer(request: Request, seats: int) -> int | None:
-    text = request.query_params.get("view", "all")
-    return None if text == "all" else _int(text, "view", 0, seats - 1)
+    return parse_view(request.query_params.get("view", "full"), seats)
 
 
-def _replay_or_reason(db: Database, match_id: int, status: str) -> tuple[Replay | None, str | None]:
-    if status != "finished":
-        return None, f"the replay shows once the match has finished (it is {status})"
+def _bot(db: Database, request: Request) -> dict[str, Any]:
+    fault = request.query_params.get("fault") or None
+    if fault is not None and fault not in FAULTS:
+        raise BadRequest(f"fault must be one of {', '.join(FAULTS)}, not {fault[:40]!r}")
+    return bot_page(db, request.path_params["name"], _page(request), fault)
+
+
+def _replay_or_reason(db: Database, match_id: int, hidden: str | None) -> tuple[Replay | None, str | None]:
+    """The replay, or why there is none: ``hidden`` is ``secrecy``'s reason for showing nothing yet."""
+    if hidden:
+        return None, hidden
     try:
         return load_replay(db, match_id), None
     except ReplayUnavailable as error:
         return None, str(error)
-
-
-def _replay_outline(replay: Replay) -> dict[str, Any]:
-    return {
-        "steps": len(replay.frames) - 1,
-        "final_scores": list(replay.final_scores),
-        "final_ranks": list(replay.final_ranks),
-        "recorded_scores": list(replay.recorded_scores),
-        "score_name": replay.score_name,
-    }
-
-
-def _step(replay: Replay, frame: Frame, viewer: int | None) -> dict[str, Any]:
-    """One step as the viewer saw it: a seat's view holds its own observation and the chance it saw."""
-    seen = [event for event in frame.chance if viewer is None or event.seats is None or viewer in event.seats]
-    return {
-        "match_id": replay.match_id,
-        "game": replay.game,
-        "step": frame.step,
-        "steps": len(replay.frames) - 1,
-        "view": "all" if viewer is None else viewer,
-        "bots": list(replay.bots),
-        "moves": [
-            {"seat": m.seat, "bot": m.bot, "action": m.action, "data": m.data, "ms": m.ms, "source": m.source}
-            for m in frame.moves
-        ],
-        "chance": [{"text": event.text, "seats": event.seats} for event in seen],
-        "scores": list(frame.scores),
-        "score_name": replay.score_name,
-        "to_act": list(frame.to_act),
-        "observations": list(frame.observations) if viewer is None else [frame.observations[viewer]],
-        "secrets": frame.secrets if viewer is None else {},
-        "final": {"scores": list(replay.final_scores), "ranks": list(replay.final_ranks)}
-        if frame.step == len(replay.frames) - 1
-        else None,
-        "svg": draw_board(replay.game, frame.observations, viewer, replay.bots, frame.secrets),
-    }

@@ -1,14 +1,15 @@
 """What each page shows, as plain JSON-ready data: the HTML pages and the JSON API render the same
-dicts. Every read is one short read transaction and every list is bounded.
+dicts. Every read is one short read transaction and every list is bounded. A bot's page is in
+``bot_page.py``, the rows of match lists in ``match_rows.py``.
 
 Nothing secret is read: no token hash, no bot command or folder, no stderr (``stderr_tail``,
-``suspended_stderr``), and a match that has not finished shows its seats, never its state.
+``suspended_stderr``); a match that has not finished shows its seats, never its state, and a
+match's seed shows only when ``ladder.secrecy`` says so.
 """
 
 from __future__ import annotations
 
 import math
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func
@@ -18,7 +19,6 @@ from sqlmodel import Session, col, select
 from kingmaker.games.registry import UnknownGameError, game_names, get_game
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.history import MatchSummary, list_matches, match_summary
 from kingmaker.ladder.models import (
     Bot,
     League,
@@ -26,17 +26,14 @@ from kingmaker.ladder.models import (
     Match,
     MatchSeat,
     MatchStatus,
-    Rating,
-    RatingHistory,
 )
-from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.secrecy import secrets_verdict
 from kingmaker.ladder.standings import ladder_size, standings
+from kingmaker.server.web.match_rows import match_rows
 
 PAGE_SIZE = 50
 """Rows per page of standings and match lists."""
 MAX_PAGE = 100_000
-HISTORY_POINTS = 500
-"""At most this many rating-history points per game on a bot page (the latest)."""
 
 
 def games() -> list[dict[str, Any]]:
@@ -72,100 +69,15 @@ def standings_page(db: Database, game: str, page: int) -> dict[str, Any]:
                 "conservative": round(row.conservative, 2),
                 "matches": row.matches,
                 "wins": row.wins,
-                "win_rate": round(row.wins / row.matches, 3) if row.matches else 0.0,
-                "average_rank": round(row.average_rank, 2),
+                # None (a dash on the page) before the first match: there is no average yet.
+                "win_rate": round(row.wins / row.matches, 3) if row.matches else None,
+                "average_rank": round(row.average_rank, 2) if row.matches else None,
                 "faults": row.faults,
                 "active": row.active,
             }
             for row in rows
         ],
     }
-
-
-def bot_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
-    """A bot: its status, results and rating history per game, recent matches, faults by reason."""
-    with db.read() as session:
-        bot = session.exec(select(Bot).where(Bot.name == name)).first()
-        if bot is None or bot.id is None:
-            raise NotFoundError(f"no bot named {name!r}")
-        ratings = session.exec(select(Rating).where(Rating.bot_id == bot.id).order_by(col(Rating.game))).all()
-        history = {row.game: _history(session, bot.id, row.game) for row in ratings}
-        faults = session.exec(
-            select(MatchSeat.end_reason, func.count())
-            .where(MatchSeat.bot_id == bot.id, col(MatchSeat.end_reason).is_not(None))
-            .group_by(col(MatchSeat.end_reason))
-        ).all()
-        match_ids = session.exec(
-            select(MatchSeat.match_id)
-            .where(MatchSeat.bot_id == bot.id)
-            .order_by(col(MatchSeat.match_id).desc())
-            .offset((page - 1) * PAGE_SIZE)
-            .limit(PAGE_SIZE + 1)
-        ).all()
-        status = (
-            "retired"
-            if bot.retired_at
-            else "suspended"
-            if bot.suspended_reason
-            else ("active" if bot.enabled else "disabled")
-        )
-        suspended_reason = bot.suspended_reason
-        remote = bot.command is None
-    recent = [_match_row(match_summary(db, match_id), name) for match_id in match_ids[:PAGE_SIZE]]
-    return {
-        "bot": name,
-        "status": status,
-        "suspended_reason": suspended_reason,
-        "kind": "remote" if remote else "managed",
-        "results": [
-            {
-                "game": row.game,
-                "mu": round(row.mu, 2),
-                "sigma": round(row.sigma, 2),
-                "conservative": round(row.conservative, 2),
-                "matches": row.matches,
-                "wins": row.wins,
-                "win_rate": round(row.wins / row.matches, 3) if row.matches else 0.0,
-                "average_rank": round(row.rank_sum / row.matches, 2) if row.matches else 0.0,
-                "faults": row.faults,
-            }
-            for row in ratings
-        ],
-        "history": history,
-        "faults": sorted(
-            ({"reason": reason, "count": count} for reason, count in faults if _is_fault(reason)),
-            key=lambda entry: -entry["count"],
-        ),
-        "matches": recent,
-        "page": page,
-        "more": len(match_ids) > PAGE_SIZE,
-    }
-
-
-def _is_fault(reason: str | None) -> bool:
-    try:
-        return reason is not None and EndReason(reason).is_bot_fault
-    except ValueError:
-        return False
-
-
-def _history(session: Session, bot_id: int, game: str) -> list[dict[str, Any]]:
-    rows = session.exec(
-        select(RatingHistory)
-        .where(RatingHistory.game == game, RatingHistory.bot_id == bot_id)
-        .order_by(col(RatingHistory.matches).desc())
-        .limit(HISTORY_POINTS)
-    ).all()
-    return [
-        {
-            "matches": row.matches,
-            "match_id": row.match_id,
-            "mu": round(row.mu, 3),
-            "sigma": round(row.sigma, 3),
-            "conservative": round(row.conservative, 3),
-        }
-        for row in reversed(rows)
-    ]
 
 
 def league_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
@@ -188,6 +100,21 @@ def league_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
             ).all()
         )
         table = _crosstable(session, league.id)
+        playing = session.exec(
+            select(Match.id)
+            .where(Match.league_id == league.id, Match.status == MatchStatus.RUNNING)
+            .order_by(col(Match.id))
+            .limit(PAGE_SIZE)
+        ).all()
+        in_play = match_rows(session, [match_id or 0 for match_id in playing])
+        page_ids = session.exec(
+            select(Match.id)
+            .where(Match.league_id == league.id)
+            .order_by(col(Match.id).desc())
+            .offset((page - 1) * PAGE_SIZE)
+            .limit(PAGE_SIZE + 1)
+        ).all()
+        matches = match_rows(session, [match_id or 0 for match_id in page_ids])
         info = {
             "league": league.name,
             "game": league.game,
@@ -199,36 +126,20 @@ def league_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
             "paused": league.paused,
             "status_reason": league.status_reason,
         }
-        league_id = league.id
     progress = dict.fromkeys(MatchStatus.ALL, 0) | counts
     names = [entrant_name for _, entrant_name in entrants]
     ids = [bot_id or 0 for bot_id, _ in entrants]
-    matches = list_matches(db, league=name, limit=PAGE_SIZE + 1, before_id=_before(db, league_id, page))
     return info | {
         "progress": progress,
         "done": progress[MatchStatus.FINISHED] + progress[MatchStatus.VOID] + progress[MatchStatus.CANCELLED],
         "planned": sum(progress.values()),
         "bots": names,
         "crosstable": [[None if a == b else table.get((a, b), 0) for b in ids] for a in ids],
-        "matches": [_match_row(summary) for summary in matches[:PAGE_SIZE]],
+        "in_play": in_play,
+        "matches": matches[:PAGE_SIZE],
         "page": page,
         "more": len(matches) > PAGE_SIZE,
     }
-
-
-def _before(db: Database, league_id: int, page: int) -> int | None:
-    """The match id that page ``page`` of the league's matches (newest first) starts below."""
-    if page <= 1:
-        return None
-    with db.read() as session:
-        ids = session.exec(
-            select(Match.id)
-            .where(Match.league_id == league_id)
-            .order_by(col(Match.id).desc())
-            .offset((page - 1) * PAGE_SIZE - 1)
-            .limit(1)
-        ).all()
-    return ids[0] if ids else 0
 
 
 def _crosstable(session: Session, league_id: int) -> dict[tuple[int, int], int]:
@@ -251,12 +162,20 @@ def _crosstable(session: Session, league_id: int) -> dict[tuple[int, int], int]:
 
 
 def match_page(db: Database, match_id: int) -> dict[str, Any]:
-    """A match: its seats and results; the replay comes separately (``replay.py``)."""
-    summary = match_summary(db, match_id)
-    return _match_row(summary) | {
-        "seed": summary.seed if summary.status == MatchStatus.FINISHED else None,
-        "options": summary.options,
-        "title": get_game(summary.game).spec.title if summary.game in game_names() else summary.game,
+    """A match: its seats and results, its seed once ``secrecy`` allows (``secrets`` says whether
+    it does, and why not); the replay comes separately (``replay.py``)."""
+    verdict = secrets_verdict(db, match_id)
+    with db.read() as session:
+        match = session.get(Match, match_id)
+        if match is None:
+            raise NotFoundError(f"no match {match_id}")
+        [row] = match_rows(session, [match_id])
+        options, seed, game = dict(match.options), match.seed, match.game
+    return row | {
+        "seed": seed if verdict.shown else None,
+        "options": options,
+        "title": get_game(game).spec.title if game in game_names() else game,
+        "secrets": {"shown": verdict.shown, "reason": verdict.reason or None},
     }
 
 
@@ -264,40 +183,3 @@ def league_names(db: Database, limit: int = PAGE_SIZE) -> list[dict[str, Any]]:
     with db.read() as session:
         rows = session.exec(select(League).order_by(col(League.id).desc()).limit(limit)).all()
         return [{"league": row.name, "game": row.game, "finished": row.finished} for row in rows]
-
-
-def _match_row(summary: MatchSummary, viewer: str | None = None) -> dict[str, Any]:
-    finished = summary.status == MatchStatus.FINISHED
-    seats = [
-        {
-            "seat": seat.seat,
-            "bot": bot,
-            # Results only once the match is over: a running match shows who plays, nothing more.
-            "score": seat.score if finished else None,
-            "rank": seat.rank if finished else None,
-            "end_reason": seat.end_reason.value if finished and seat.end_reason else None,
-            "detail": seat.detail if finished else None,
-            "strikes": seat.strikes if finished else None,
-        }
-        for seat, bot in zip(summary.seats, summary.bots, strict=True)
-    ]
-    row = {
-        "match_id": summary.match_id,
-        "league": summary.league,
-        "game": summary.game,
-        "status": summary.status,
-        "status_reason": summary.status_reason,
-        "rated": summary.rated,
-        "started_at": _time(summary.started_at),
-        "finished_at": _time(summary.finished_at),
-        "seats": seats,
-    }
-    if viewer is not None:
-        mine = next((seat for seat in seats if seat["bot"] == viewer), None)
-        row["rank"] = mine["rank"] if mine else None
-        row["score"] = mine["score"] if mine else None
-    return row
-
-
-def _time(value: datetime | None) -> str | None:
-    return value.isoformat(timespec="seconds") if value is not None else None

@@ -11,19 +11,34 @@ from collections.abc import Iterator
 import uvicorn
 
 from kingmaker.ladder.db import Database
+from kingmaker.server.live import LiveHub
 from kingmaker.server.web.app import create_app
 
 DEFAULT_HOST = "127.0.0.1"
 """Loopback unless the operator says otherwise: the site has no login."""
 DEFAULT_PORT = 8080
+SHUTDOWN_S = 2
+"""How long a stopping site lets its open streams (live boards) run before closing them."""
 
 
-def web_server(db: Database, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> uvicorn.Server:
-    """A uvicorn server for the site over ``db`` (not started)."""
-    config = uvicorn.Config(
-        create_app(db), host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+def web_server(
+    db: Database, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, live: LiveHub | None = None
+) -> uvicorn.Server:
+    """A uvicorn server for the site over ``db`` (not started); ``live``: the referee's live hub,
+    when the site runs beside it."""
+    return uvicorn.Server(_config(db, host, port, live))
+
+
+def _config(db: Database, host: str, port: int, live: LiveHub | None) -> uvicorn.Config:
+    return uvicorn.Config(
+        create_app(db, live),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=SHUTDOWN_S,
     )
-    return uvicorn.Server(config)
 
 
 class EmbeddedWebServer(uvicorn.Server):
@@ -35,11 +50,8 @@ class EmbeddedWebServer(uvicorn.Server):
         yield
 
 
-def embedded_web_server(db: Database, host: str, port: int) -> EmbeddedWebServer:
-    config = uvicorn.Config(
-        create_app(db), host=host, port=port, log_level="warning", access_log=False, lifespan="off"
-    )
-    return EmbeddedWebServer(config)
+def embedded_web_server(db: Database, host: str, port: int, live: LiveHub | None = None) -> EmbeddedWebServer:
+    return EmbeddedWebServer(_config(db, host, port, live))
 
 
 def bound_port(server: uvicorn.Server) -> int:
@@ -53,8 +65,10 @@ def bound_port(server: uvicorn.Server) -> int:
 class BackgroundWebServer:
     """The site on a thread of its own, started at once; ``stop()`` ends it."""
 
-    def __init__(self, db: Database, host: str = DEFAULT_HOST, port: int = 0) -> None:
-        self.server = web_server(db, host, port)
+    def __init__(
+        self, db: Database, host: str = DEFAULT_HOST, port: int = 0, live: LiveHub | None = None
+    ) -> None:
+        self.server = web_server(db, host, port, live)
         self.thread = threading.Thread(target=self.server.run, name="kingmaker-web", daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20

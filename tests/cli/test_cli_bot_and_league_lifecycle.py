@@ -153,6 +153,24 @@ def test_league_run_of_an_unknown_league_prints_only_the_error(server: Backgroun
     assert err.strip() == "error: no league named 'nowhere'"
 
 
+def test_a_league_can_hold_its_live_boards_back(server: BackgroundServer) -> None:
+    for name in ("x", "y"):
+        ok(server, "bot", "add", name, "-g", "kingdoms", "--no-check")
+    ok(server, "league", "create", "late", "-g", "kingdoms", "-b", "x", "-b", "y", "--live-delay", "30")
+    assert leagues.get_league(server.server.db, "late").settings["live_delay_s"] == 30
+    ok(server, "league", "create", "live", "-g", "kingdoms", "-b", "x", "-b", "y")
+    assert "live_delay_s" not in leagues.get_league(server.server.db, "live").settings
+    error = one_line_error(server, "league", "create", "later", "-g", "kingdoms", "-b", "x", "-b", "y",
+                           "--live-delay", "100000")  # fmt: skip
+    assert "--live-delay': Input should be less than or equal to 86400" in error  # at the edge
+    created = [league.name for league in leagues.list_leagues(server.server.db)]
+    assert created == ["late", "live"]  # the refused one was not created
+    code, _, err = invoke(
+        server, "league", "create", "early", "-g", "kingdoms", "-b", "x", "-b", "y", "--live-delay", "-1"
+    )
+    assert code == 2 and "greater than or equal to 0" in err  # refused by the command line itself
+
+
 def wait_for(condition: object, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not condition():  # type: ignore[operator]

@@ -38,6 +38,23 @@ def test_demo_with_a_seed_gives_the_same_standings_and_runs_again_on_its_home(tm
     assert any(" 4 " in row or re.search(r"\s4\s+\d+\s+\d\.\d\d", row) for row in standings_of(again.stdout))
 
 
+def test_demo_says_its_database_is_temporary_unless_given_a_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kingmaker.server.cli import demo
+
+    monkeypatch.setattr(demo, "_play_leagues", lambda client, seed, rounds: None)  # the server part only
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "server-home"))
+    scratch = runner.invoke(app, ["demo"])
+    assert scratch.exit_code == 0, scratch.stdout + scratch.stderr
+    path = Path(re.search(r"database (\S+kingmaker\.db) \(temporary", scratch.stdout).group(1))  # type: ignore[union-attr]
+    assert "keep it with --home" in scratch.stdout and not path.exists()  # gone, as it said
+    kept = runner.invoke(app, ["demo", "--home", str(tmp_path / "mine")])
+    assert kept.exit_code == 0, kept.stdout + kept.stderr
+    assert f"database {tmp_path / 'mine' / 'kingmaker.db'}" in kept.stdout and "temporary" not in kept.stdout
+    assert (tmp_path / "mine" / "kingmaker.db").exists()
+
+
 def python_m(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``python -m kingmaker ARGS`` in a terminal 80 columns wide."""
     return subprocess.run(

@@ -29,6 +29,9 @@ def test_match_run_prints_every_seat_and_match_show_finds_it(server: BackgroundS
     assert code == 0, err
     assert "alice" in out and "bob" in out and "finished" in out
     match_id = out.split("match ", 1)[1].split()[0]
+    # Not a stored match: the command says so, and how to see it again.
+    assert f"unstored kingdoms match {match_id}" in out and f"match {match_id} is not stored" in out
+    assert f"kingmaker match show {match_id}" in out and "not on the website" in out
     code, shown, err = invoke("match", "show", match_id, "--server", server.address)
     assert code == 0, err
     assert match_id in shown and "alice" in shown

@@ -58,3 +58,19 @@ def test_no_seat_sees_another_seats_secrets(game: Game) -> None:
         changed += conformance.check_no_leaks(game, playout, seed=seed)
     # The check only proves something if the perturbations really changed some seat's secrets.
     assert changed > 0
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.spec.name)
+@SETTINGS
+@given(data=st.data(), seed=st.integers(0, 2**31 - 1), policy_seed=st.integers(0, 2**31 - 1))
+def test_a_spectator_sees_no_seats_secrets(
+    game: Game, data: st.DataObject, seed: int, policy_seed: int
+) -> None:
+    players = data.draw(_players(game))
+    options = {
+        option.name: data.draw(st.sampled_from(option.choices or (option.default,)))
+        for option in game.spec.options
+    }
+    playout = conformance.random_playout(game, players, seed, options, policy_seed)
+    perturbed = conformance.check_spectator_view(game, playout, seed=policy_seed)
+    assert perturbed > 0 or game.perturb_secrets is None

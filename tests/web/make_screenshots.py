@@ -1,16 +1,21 @@
 """Screenshots of each page kind for docs/ (docs/web-*.png), made with the tests' own tooling: a
-ladder of engine-played matches (``web_support``), the site on loopback, headless Chromium.
+ladder of engine-played matches (``web_support``), the site on loopback, headless Chromium. Each
+game's replay is taken at two window widths (``web-replay-GAME.png`` at 1280 px and
+``web-replay-GAME-narrow.png`` at 720 px); every image is reduced to a 64-colour palette, which
+keeps it small and loses nothing a flat drawing has.
 
     .venv/bin/python tests/web/make_screenshots.py [OUTPUT_FOLDER]   # default: docs/
 """
 
 from __future__ import annotations
 
+import io
 import sys
 import tempfile
-import time
 from pathlib import Path
+from typing import Any
 
+from PIL import Image
 from web_support import one_match, play_and_record, start_chromium
 
 from kingmaker.ladder.bots import register_bot
@@ -21,6 +26,13 @@ from kingmaker.server.web.serve import BackgroundWebServer
 
 GAMES = ("kingdoms", "kingsburg", "kings_road", "kingsville")
 BOTS = ("greedy", "random", "mine", "careful")
+WIDTHS = {"": 1280, "-narrow": 720}
+
+
+def save(png: bytes, path: Path) -> None:
+    """``png`` reduced to 64 colours (the pages are flat colours and text)."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image.quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
 
 
 def main(output: Path) -> None:
@@ -36,33 +48,38 @@ def main(output: Path) -> None:
     for number, ticket in enumerate(next_matches(db, league.id, 4)):
         play_and_record(db, ticket, seed=number)
     site = BackgroundWebServer(db)
-    browser = start_chromium(1280, 900)
     try:
-        shots = {
-            "standings": "/standings/kingdoms",
-            "bot": "/bots/greedy",
-            "league": "/leagues/weekly",
-        }
-        for name, path in shots.items():
-            browser.get(site.url + path)
-            browser.save_screenshot(str(output / f"web-{name}.png"))
-        for game in GAMES:
-            log = match_log(db, matches[game])
-            browser.get(f"{site.url}/matches/{matches[game]}")
-            step = min(len(log.actions), max(1, len(log.actions) * 2 // 3))
-            browser.execute_script(
-                "document.getElementById('replay').scrollIntoView();"
-                f"for (let i = 0; i < {step}; i++) document.getElementById('next').click();"
-            )
-            deadline = time.monotonic() + 20
-            while browser.find_element("id", "step").text != str(step) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            time.sleep(0.3)
-            browser.save_screenshot(str(output / f"web-replay-{game}.png"))
+        browser = start_chromium(1280, 900)
+        try:
+            for name, path in {
+                "standings": "/standings/kingdoms",
+                "bot": "/bots/greedy",
+                "league": "/leagues/weekly",
+            }.items():
+                browser.get(site.url + path)
+                save(browser.get_screenshot_as_png(), output / f"web-{name}.png")
+        finally:
+            browser.quit()
+        for suffix, width in WIDTHS.items():
+            browser = start_chromium(width, 2000)  # tall enough to hold the whole replay section
+            try:
+                for game in GAMES:
+                    shoot_replay(
+                        browser, site.url, db, matches[game], output / f"web-replay-{game}{suffix}.png"
+                    )
+            finally:
+                browser.quit()
     finally:
-        browser.quit()
         site.stop()
         db.close()
+
+
+def shoot_replay(browser: Any, url: str, db: Any, match_id: int, path: Path) -> None:
+    """The replay section at two thirds of the match (a link to that moment: no script needed)."""
+    steps = len(match_log(db, match_id).actions)
+    browser.get(f"{url}/matches/{match_id}?step={max(1, steps * 2 // 3)}")
+    section = browser.find_element("id", "replay")
+    save(section.screenshot_as_png, path)
 
 
 if __name__ == "__main__":

@@ -128,8 +128,9 @@ def test_a_league_page_updates_itself_while_the_league_runs(site: dict[str, Any]
     db: Database = site["db"]
     league = create_league(db, "weekly", "kingsburg", list(BOTS), players=2, seed=3)
     browser.get(site["url"] + "/leagues/weekly")
-    assert css(browser, "#done")[0].text == "0"
-    assert css(browser, "#state")[0].text == "running"
+    # Read in one go: the server pushes the live part at once on connecting, and swaps it.
+    texts = "return ['#done', '#state'].map(s => document.querySelector(s).textContent)"
+    assert browser.execute_script(texts) == ["0", "running"]
     browser.execute_script("window.notReloaded = true")
     played = 0
     for ticket in iter(lambda: next_matches(db, league.id, 1), []):
@@ -140,6 +141,11 @@ def test_a_league_page_updates_itself_while_the_league_runs(site: dict[str, Any]
     wait_for(browser, lambda: browser.execute_script("return document.querySelector('#state').textContent")
              == "finished")  # fmt: skip
     assert browser.execute_script("return window.notReloaded") is True
+    # Pushed, not polled: one stream of events, and no request for the live part.
+    fetched = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert [url for url in fetched if "/leagues/weekly/" in url] == [
+        site["url"] + "/leagues/weekly/events?page=1"
+    ]
     cells = browser.execute_script(
         "return [...document.querySelectorAll('#crosstable tbody tr')]"
         ".map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent))"
@@ -174,6 +180,7 @@ def step_to(browser: Any, step: int) -> None:
         body.send_keys(Keys.ARROW_RIGHT)
     view = css(browser, "#view")[0].get_attribute("value")
     wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{step}/{view}")
+    assert browser.current_url.endswith(f"?view={view}&step={step}")  # the address links to this moment
 
 
 def engine_at(game: str, log: Any, players: int, step: int) -> Any:
@@ -196,12 +203,12 @@ def test_the_replay_steps_through_the_stored_match(site: dict[str, Any], browser
     match_id = site["matches"][game]
     log, seats = match_log(db, match_id), match_seats(db, match_id)
     browser.get(f"{site['url']}/matches/{match_id}")
-    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == "0/all")
+    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == "0/full")
     assert css(browser, "#board svg")
     steps = len(log.actions)
     # The last step: the scores the page shows are the ones stored for the match.
     css(browser, "#last")[0].click()
-    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{steps}/all")
+    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{steps}/full")
     shown = [int(cell.text) for cell in css(browser, "#scores td.score")]
     assert shown == [seat.score for seat in seats]
     # A step in the middle: who played what (with the time), and the board the engine says.
@@ -246,17 +253,21 @@ def test_a_seat_view_hides_what_only_another_seat_saw(site: dict[str, Any], brow
     drawer = int(next(iter(log.actions[step - 1])))
     other = (drawer + 1) % 3
     browser.get(f"{site['url']}/matches/{match_id}")
-    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == "0/all")
+    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == "0/full")
     step_to(browser, step)
     tile = engine_at("kingdoms", log, 3, step).observation(drawer).drawn_tile.name
     assert f"drawn: {tile}" in css(browser, "#board")[0].text
     assert any(f"drew {tile}" in event.text for event in css(browser, "#chance li"))
-    Select(css(browser, "#view")[0]).select_by_value(str(other))
-    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{step}/{other}")
+    Select(css(browser, "#view")[0]).select_by_value(f"seat:{other}")
+    wait_for(
+        browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{step}/seat:{other}"
+    )
     assert f"drawn: {tile}" not in css(browser, "#board")[0].text
     assert not any(tile in event.text for event in css(browser, "#chance li"))
-    Select(css(browser, "#view")[0]).select_by_value(str(drawer))
-    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{step}/{drawer}")
+    Select(css(browser, "#view")[0]).select_by_value(f"seat:{drawer}")
+    wait_for(
+        browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == f"{step}/seat:{drawer}"
+    )
     assert f"drawn: {tile}" in css(browser, "#board")[0].text
 
 
@@ -306,3 +317,17 @@ def test_no_page_shows_a_token_or_a_bots_stderr(site: dict[str, Any]) -> None:
             page = response.read().decode()
         assert "hunter2" not in page and "Traceback" not in page, path
         assert not any(token in page for token in site["tokens"]), path
+
+
+def test_a_link_to_a_moment_opens_there_and_the_keys_step_on(site: dict[str, Any], browser: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    match_id = site["matches"]["kingsburg"]
+    browser.get(f"{site['url']}/matches/{match_id}?step=5&view=seat:1")
+    assert css(browser, "#replay")[0].get_attribute("data-shown") == "5/seat:1"  # rendered by the server
+    assert css(browser, "#view")[0].get_attribute("value") == "seat:1"
+    css(browser, "body")[0].send_keys(Keys.ARROW_RIGHT)
+    wait_for(browser, lambda: css(browser, "#replay")[0].get_attribute("data-shown") == "6/seat:1")
+    assert browser.current_url.endswith("?view=seat:1&step=6") and css(browser, "#step")[0].text == "6"
+    css(browser, "#prev")[0].click()
+    wait_for(browser, lambda: browser.current_url.endswith("?view=seat:1&step=5"))

@@ -4,10 +4,15 @@ Chromium (Debian's package, driven by Selenium through /usr/bin/chromedriver).""
 
 from __future__ import annotations
 
+import http.client
+import json
 import random
 import shutil
+import sys
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from urllib.parse import urlsplit
 
 from kingmaker.games.api import Action, Seat
 from kingmaker.games.registry import get_game
@@ -18,9 +23,24 @@ from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, act
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
+PATIENT_BOT = [
+    sys.executable,
+    "-c",
+    "import time\n"
+    "from kingmaker.sample_bots.random_bot import RandomBot\n"
+    "from kingmaker.sdk import run\n"
+    "class Patient(RandomBot):\n"
+    "    def act(self, request):\n"
+    "        time.sleep(0.06)\n"
+    "        return super().act(request)\n"
+    "run(Patient())\n",
+]
+"""A random bot that takes 60 ms a decision: a Kingdoms match stays in play for seconds, long
+enough to watch its moves arrive."""
+
 
 def play_and_record(
-    db: Database, ticket: MatchTicket, seed: int = 0, stderr: str = ""
+    db: Database, ticket: MatchTicket, seed: int = 0, stderr: str = "", already_running: bool = False
 ) -> list[dict[Seat, Action]]:
     """Play the ticket's match with random legal actions, and record it as the server would
     (``stderr``: what seat 0's bot wrote to its stderr, kept by the ladder for fault reports)."""
@@ -33,7 +53,8 @@ def play_and_record(
         state.apply(joint)
         log.append(joint)
     result = state.result()
-    mark_running(db, ticket.match_id)
+    if not already_running:
+        mark_running(db, ticket.match_id)
     seats = tuple(
         SeatOutcome(
             seat=seat,
@@ -66,17 +87,44 @@ def one_match(db: Database, game: str, bots: Sequence[str], seed: int, stderr: s
     return ticket.match_id
 
 
+def events(url: str, timeout: float = 120) -> Iterator[tuple[str, object, float]]:
+    """The server-sent events of ``url`` as (kind, data, monotonic time received), until the
+    stream ends; comments are skipped."""
+    address = urlsplit(url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=timeout)
+    try:
+        connection.request("GET", address.path + (f"?{address.query}" if address.query else ""))
+        response = connection.getresponse()
+        assert response.status == 200, response.status
+        assert response.getheader("Content-Type", "").startswith("text/event-stream")
+        kind, data = "message", ""
+        for raw in response:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                data += line.removeprefix("data: ")
+            elif not line and data:
+                yield kind, json.loads(data), time.monotonic()
+                kind, data = "message", ""
+    finally:
+        connection.close()
+
+
 def chromium_available() -> bool:
     return shutil.which(CHROMIUM) is not None and shutil.which(CHROMEDRIVER) is not None
 
 
-def start_chromium(width: int = 1280, height: int = 900):  # type: ignore[no-untyped-def]
-    """A headless Chromium with a fresh profile (the caller quits it)."""
+def start_chromium(width: int = 1280, height: int = 900, network_log: bool = False):  # type: ignore[no-untyped-def]
+    """A headless Chromium with a fresh profile (the caller quits it); ``network_log``: its
+    DevTools Network events kept for ``get_log("performance")`` (what the page received)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    if network_log:
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     for flag in (
         "--headless",
         "--no-sandbox",

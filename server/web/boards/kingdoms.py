@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kingmaker.server.web.boards.svg import circle, colour, document, group, rect, text
+from kingmaker.server.web.boards.svg import Entry, box, circle, colour, document, label, rect, stack
 
-CELL = 70
+CELL = 74
+PLAYER_W = 270
+GAP = 8
 TILE_COLOURS = {
     "RESOURCE": "#f4e3a1",
     "HAZARD": "#e8a7a0",
@@ -24,46 +26,45 @@ def draw(views: tuple[Any, ...], viewer: int | None, bots: tuple[str, ...], secr
     for r, row in enumerate(view["board"]):
         for c, cell in enumerate(row["cells"]):
             parts.append(_cell(r, c, cell))
-    top = 5 * CELL + 20
-    parts.append(
-        text(
-            0,
-            top,
-            f"epoch {view['epoch']} · supply {view['supply_size']} tiles · turn: "
-            + ("over" if view["turn"] is None else f"seat {view['turn']}"),
-            13,
-        )
-    )
-    x0 = 6 * CELL + 20
+    x0, y = 6 * CELL + 2 * GAP, 0.0
     for player in view["players"]:
-        seat = player["seat"]
-        y = 10 + seat * 64
-        castles = " ".join(f"r{rank + 1}×{n}" for rank, n in enumerate(player["castles"]) if n)
-        lines = [
-            rect(x0, y, 250, 58, "#fff", stroke=colour(seat), stroke_width=3, rx=6),
-            text(
-                x0 + 8,
-                y + 18,
-                f"seat {seat} {bots[seat] if seat < len(bots) else ''}",
-                13,
-                font_weight="bold",
-                fill=colour(seat),
-            ),
-            text(
-                x0 + 8,
-                y + 36,
-                f"gold {player['gold']} · castles {castles or '-'}",
-                12,
-                class_="gold",
-                data_seat=seat,
-                data_gold=player["gold"],
-            ),
-            text(x0 + 8, y + 52, _private(views, viewer, seat, player), 11, fill="#555"),
-        ]
-        parts.append(group(lines, class_="player", data_seat=seat))
+        drawn, y = _player(x0, y, player, views, viewer, bots)
+        parts.append(drawn)
+        y += GAP
+    width = x0 + PLAYER_W
+    turn = "over" if view["turn"] is None else f"seat {view['turn']}"
+    status = f"epoch {view['epoch']} · supply {view['supply_size']} tiles · turn: {turn}"
+    texts: list[Entry] = [(status, 13.0, {})]
     if viewer is None and secrets.get("supply"):
-        parts.append(text(0, top + 20, "supply (hidden): " + ", ".join(secrets["supply"]), 11, fill="#777"))
-    return document(6 * CELL + 290, 5 * CELL + 64, parts, "Kingdoms board")
+        texts.append(
+            ("supply (hidden from the seats): " + ", ".join(secrets["supply"]), 11.0, {"fill": "#666"})
+        )
+    below, bottom = stack(0, 5 * CELL + GAP, width, texts)
+    return document(width, max(bottom, y) + GAP, parts + below, "Kingdoms board")
+
+
+def _player(
+    x: float,
+    y: float,
+    player: dict[str, Any],
+    views: tuple[Any, ...],
+    viewer: int | None,
+    bots: tuple[str, ...],
+) -> tuple[str, float]:
+    seat = player["seat"]
+    castles = ", ".join(f"rank {rank + 1} ×{n}" for rank, n in enumerate(player["castles"]) if n)
+    entries: list[Entry] = [
+        (f"seat {seat} {bots[seat] if seat < len(bots) else ''}", 13, {"bold": True, "fill": colour(seat)}),
+        (f"gold {player['gold']} · castles in hand: {castles or 'none'}", 12,
+         {"class_": "gold", "data_seat": seat, "data_gold": player["gold"]}),
+    ]  # fmt: skip
+    private = _private(views, viewer, seat, player)
+    if private:
+        entries.append((private, 11, {"fill": "#555"}))
+    texts, bottom = stack(x + 8, y + 6, PLAYER_W - 16, entries)
+    height = bottom - y + 6
+    frame = rect(x, y, PLAYER_W, height, "#fff", stroke=colour(seat), stroke_width=3, rx=6)
+    return box(frame, texts, class_="player", data_seat=seat), y + height
 
 
 def _private(views: tuple[Any, ...], viewer: int | None, seat: int, player: dict[str, Any]) -> str:
@@ -81,30 +82,24 @@ def _private(views: tuple[Any, ...], viewer: int | None, seat: int, player: dict
 def _cell(r: int, c: int, cell: dict[str, Any]) -> str:
     x, y = c * CELL, r * CELL
     tile, castle = cell["tile"], cell["castle"]
-    parts = [rect(x + 1, y + 1, CELL - 2, CELL - 2, "#eef3e6", stroke="#99a", rx=4)]
+    parts = []
     if tile is not None:
         parts.append(rect(x + 4, y + 4, CELL - 8, CELL - 8, TILE_COLOURS.get(tile["kind"], "#ddd"), rx=4))
-        parts.append(text(x + CELL / 2, y + 28, tile["name"], 10, text_anchor="middle"))
+        name, used = label(x + CELL / 2, y + 8, CELL - 14, tile["name"], 10, anchor="middle", max_lines=2)
+        parts.append(name)
         if tile["value"]:
-            parts.append(
-                text(
-                    x + CELL / 2, y + 48, f"{tile['value']:+d}", 15, text_anchor="middle", font_weight="bold"
-                )
-            )
+            value, _ = label(x + CELL / 2, y + 12 + max(used, 24), CELL - 14, f"{tile['value']:+d}", 15,
+                             anchor="middle", bold=True)  # fmt: skip
+            parts.append(value)
     if castle is not None:
         parts.append(circle(x + CELL / 2, y + CELL / 2, 22, colour(castle["owner"]), stroke="#333"))
-        parts.append(
-            text(
-                x + CELL / 2,
-                y + CELL / 2 + 6,
-                castle["rank"],
-                18,
-                text_anchor="middle",
-                fill="#fff",
-                font_weight="bold",
-            )
+        rank, _ = label(
+            x + CELL / 2, y + CELL / 2 - 10, 30, castle["rank"], 18, anchor="middle", bold=True, fill="#fff"
         )
-    return group(
+        parts.append(rank)
+    frame = rect(x + 1, y + 1, CELL - 2, CELL - 2, "#eef3e6", stroke="#99a", rx=4)
+    return box(
+        frame,
         parts,
         class_="cell",
         data_row=r,

@@ -7,9 +7,12 @@ import math
 from typing import Any
 
 from kingmaker.games.kings_road.data import REGIONS
-from kingmaker.server.web.boards.svg import circle, colour, document, group, rect, text
+from kingmaker.server.web.boards.svg import Entry, box, circle, colour, document, label, rect, stack
 
-CENTRE, RADIUS = 230, 170
+CENTRE, RADIUS, REGION = 240, 172, 58
+PLAYER_W = 290
+GAP = 8
+MIDDLE = {"anchor": "middle"}
 
 
 def _position(number: int) -> tuple[float, float]:
@@ -31,73 +34,93 @@ def draw(views: tuple[Any, ...], viewer: int | None, bots: tuple[str, ...], secr
                 )
     for region in view["regions"]:
         parts.append(_region(region, view["king_region"]))
-    parts.append(text(CENTRE, CENTRE - 8, f"round {view['round']}", 14, text_anchor="middle"))
-    parts.append(text(CENTRE, CENTRE + 12, view["phase"].replace("_", " ").lower(), 11, text_anchor="middle"))
-    x0 = 2 * CENTRE + 20
+    phase = view["phase"].replace("_", " ").lower()
+    middle, _ = stack(CENTRE, CENTRE - 16, 120, [(f"round {view['round']}", 14, MIDDLE), (phase, 11, MIDDLE)])
+    parts.extend(middle)
+    x0, y = 2 * CENTRE + 16, 0.0
     for player in view["standings"]:
-        parts.append(_player(x0, player, views, viewer, bots))
+        drawn, y = _player(x0, y, player, views, viewer, bots)
+        parts.append(drawn)
+        y += GAP
+    width = x0 + PLAYER_W
     last = "; ".join(
-        f"seat {reveal['seat']}: {', '.join(_card(card) for card in reveal['cards']) or '-'}"
+        f"seat {reveal['seat']}: {', '.join(_card(card) for card in reveal['cards']) or 'nothing'}"
         for reveal in view["last_revealed"]
     )
-    parts.append(text(0, 2 * CENTRE + 16, f"last round revealed: {last or '-'}", 11))
     scored = ", ".join(REGIONS[n].name for n in view["last_scored"])
-    parts.append(text(0, 2 * CENTRE + 32, f"last scored: {scored or '-'}", 11))
-    return document(x0 + 280, 2 * CENTRE + 40, parts, "King's Road board")
+    lasts: list[Entry] = [
+        (f"last round revealed: {last or '-'}", 11, {}),
+        (f"last scored: {scored or '-'}", 11, {}),
+    ]
+    below, bottom = stack(0, max(2 * CENTRE, y) + GAP, width, lasts)
+    return document(width, bottom + GAP, parts + below, "King's Road board")
 
 
 def _region(region: dict[str, Any], king: int) -> str:
     x, y = _position(region["number"])
-    parts = [
-        circle(x, y, 52, "#f3ecd2", stroke="#8c7a4b", stroke_width=3 if region["number"] == king else 1),
-        text(x, y - 30, f"{region['number']} {region['name']}", 10, text_anchor="middle", font_weight="bold"),
-        text(x, y - 18, "banner " + "-".join(str(v) for v in region["values"]), 9, text_anchor="middle"),
-    ]
-    for seat, count in enumerate(region["markers"]):
-        bx = x - 40 + seat * 17
-        parts.append(rect(bx, y - 8, 15, 20, colour(seat), rx=2, data_seat=seat, data_markers=count))
-        parts.append(text(bx + 7.5, y + 6, count, 10, text_anchor="middle", fill="#fff"))
-    nobles = region["nobles"]
-    if nobles:
-        parts.append(
-            text(x, y + 28, "noble: " + ", ".join(f"seat {s}" for s in nobles), 9, text_anchor="middle")
-        )
+    top = y - REGION + 10
+    name, used = label(
+        x, top, 2 * REGION - 26, f"{region['number']} {region['name']}", 10, "middle", 2, bold=True
+    )
+    values = "banner " + "-".join(str(v) for v in region["values"])
+    banner, _ = label(x, top + used + 2, 2 * REGION - 30, values, 9, "middle")
+    parts = [name, banner]
+    markers = region["markers"]
+    left = x - (len(markers) * 17 - 2) / 2
+    for seat, count in enumerate(markers):
+        count_text, _ = label(left + seat * 17 + 7.5, y + 1, 13, count, 10, "middle", fill="#fff")
+        frame = rect(left + seat * 17, y - 1, 15, 17, colour(seat), rx=2, data_seat=seat, data_markers=count)
+        parts.append(box(frame, [count_text]))
+    below = y + 20
+    if region["nobles"]:
+        crowned = "noble: " + ", ".join(f"seat {s}" for s in region["nobles"])
+        nobles, used = label(x, below, 2 * REGION - 34, crowned, 9, "middle")
+        parts.append(nobles)
+        below += used + 1
     if region["number"] == king:
-        parts.append(text(x, y + 42, "♔ King", 12, text_anchor="middle", font_weight="bold"))
-    markers = " ".join(str(m) for m in region["markers"])
-    return group(parts, class_="region", data_region=region["number"], data_markers=markers)
+        crown, _ = label(x, below, 2 * REGION - 40, "♔ King", 12, "middle", bold=True)
+        parts.append(crown)
+    frame = circle(
+        x, y, REGION, "#f3ecd2", stroke="#8c7a4b", stroke_width=3 if region["number"] == king else 1
+    )
+    shown = " ".join(str(m) for m in markers)
+    return box(frame, parts, class_="region", data_region=region["number"], data_markers=shown)
 
 
 def _player(
-    x0: float, player: dict[str, Any], views: tuple[Any, ...], viewer: int | None, bots: tuple[str, ...]
-) -> str:
+    x: float,
+    y: float,
+    player: dict[str, Any],
+    views: tuple[Any, ...],
+    viewer: int | None,
+    bots: tuple[str, ...],
+) -> tuple[str, float]:
     seat = player["seat"]
-    y = 10 + seat * 78
     name = bots[seat] if seat < len(bots) else ""
     specials = [
         card for card, held in (("Dragon", player["has_dragon"]), ("Witch", player["has_witch"])) if held
     ]
     if viewer is None or viewer == seat:
-        hand = ", ".join(_card(card) for card in views[seat]["hand"])
+        hand = "hand: " + (", ".join(_card(card) for card in views[seat]["hand"]) or "empty")
     else:
-        hand = "hand: not this seat's to see" if not specials else "holds " + ", ".join(specials)
-    parts = [
-        rect(x0, y, 270, 72, "#fff", stroke=colour(seat), stroke_width=3, rx=6),
-        text(x0 + 8, y + 18, f"seat {seat} {name}", 13, font_weight="bold", fill=colour(seat)),
-        text(
-            x0 + 8,
-            y + 36,
-            f"score {player['score']} · supply {player['supply']} · nobles {player['nobles']}",
-            12,
-            class_="score",
-            data_seat=seat,
-            data_score=player["score"],
-        ),
-        text(x0 + 8, y + 54, hand[:60], 10, fill="#555"),
-        text(x0 + 8, y + 66, hand[60:120], 10, fill="#555"),
-    ]
-    return group(parts, class_="player", data_seat=seat)
+        hand = "hand: not this seat's to see" + (f" (holds {', '.join(specials)})" if specials else "")
+    entries: list[Entry] = [
+        (f"seat {seat} {name}", 13, {"bold": True, "fill": colour(seat)}),
+        (f"score {player['score']} · supply {player['supply']} · nobles {player['nobles']}", 12,
+         {"class_": "score", "data_seat": seat, "data_score": player["score"]}),
+        (hand, 10.5, {"fill": "#555", "class_": "hand"}),
+    ]  # fmt: skip
+    texts, bottom = stack(x + 8, y + 6, PLAYER_W - 16, entries)
+    height = bottom - y + 6
+    frame = rect(x, y, PLAYER_W, height, "#fff", stroke=colour(seat), stroke_width=3, rx=6)
+    return box(frame, texts, class_="player", data_seat=seat), y + height
+
+
+_REGION_CARDS = {
+    facts.name.upper().replace("'", "").replace(" ", "_"): facts.name for facts in REGIONS.values()
+}
+"""A region card's name as the region is printed ("Zin Kai's Deep" for ZIN_KAIS_DEEP)."""
 
 
 def _card(name: str) -> str:
-    return name.replace("_", " ").title()
+    return _REGION_CARDS.get(name) or name.replace("_", " ").title()

@@ -7,101 +7,107 @@ from __future__ import annotations
 from typing import Any
 
 from kingmaker.games.kingsburg.data import ADVISOR_NAMES, Building
-from kingmaker.server.web.boards.svg import colour, document, group, rect, text
+from kingmaker.server.web.boards.svg import Entry, box, colour, document, label, lines, rect, stack
+from kingmaker.server.web.boards.text import fit
 
-SPACE_W, SPACE_H = 74, 62
+SPACE_W, SPACE_H = 82, 86
+CELL_W, CELL_H = 64, 28
+"""A building's space on a province board: two lines of 9 px, so every name shows whole."""
+PROVINCE_W = 5 * CELL_W + 4 * 3 + 16
+GAP = 8
 BUILDINGS = [building.name for building in Building]
 
 
 def draw(views: tuple[Any, ...], viewer: int | None, bots: tuple[str, ...], secrets: dict[str, Any]) -> str:
     view = views[0 if viewer is None else viewer]
-    parts = [
-        text(
-            0,
-            14,
-            f"year {view['year']} · {view['phase'].replace('_', ' ').lower()} · "
-            f"deciding: {view['decision'].replace('_', ' ').lower()} "
-            f"{' '.join(f'seat {s}' for s in view['acting'])}",
-            13,
-        ),
-    ]
+    width = max(9 * SPACE_W, 2 * PROVINCE_W + GAP)
+    acting = " ".join(f"seat {s}" for s in view["acting"])
+    heading = (
+        f"year {view['year']} · {view['phase'].replace('_', ' ').lower()} · "
+        f"deciding: {view['decision'].replace('_', ' ').lower()} {acting}"
+    )
+    parts, top = stack(0, 0, width, [(heading, 13.0, {})])
+    top += GAP
     for index, space in enumerate(view["court"]):
-        parts.append(_advisor(index, space))
-    top = 24 + 2 * SPACE_H + 16
+        parts.append(_advisor(index, space, top))
+    y = top + 2 * SPACE_H + GAP
+    row_bottom = y
     for province in view["provinces"]:
-        parts.append(_province(province, top, bots, view["envoy_holder"]))
-    rows = (len(view["provinces"]) + 2) // 3
-    enemy = _enemy(views, viewer, secrets)
-    parts.append(text(0, top + rows * 175 + 12, enemy, 12, class_="enemy"))
-    height = top + rows * 175 + 24
-    return document(9 * SPACE_W + 8, height, parts, "Kingsburg board")
+        column = province["seat"] % 2
+        if column == 0:
+            y = row_bottom
+        drawn, bottom = _province(province, column * (PROVINCE_W + GAP), y, bots, view["envoy_holder"])
+        parts.append(drawn)
+        row_bottom = max(row_bottom, bottom + GAP)
+    enemy, bottom = stack(0, row_bottom, width, [(_enemy(views, viewer, secrets), 12.0, {"class_": "enemy"})])
+    parts.extend(enemy)
+    return document(width, bottom + GAP, parts, "Kingsburg board")
 
 
-def _advisor(index: int, space: dict[str, Any]) -> str:
-    x, y = (index % 9) * SPACE_W, 24 + (index // 9) * SPACE_H
+def _advisor(index: int, space: dict[str, Any], top: float) -> str:
+    x, y = (index % 9) * SPACE_W, top + (index // 9) * SPACE_H
     advisor = space["advisor"]
-    parts = [
-        rect(x + 1, y + 1, SPACE_W - 2, SPACE_H - 2, "#f7f1e1", stroke="#b9a46b", rx=4),
-        text(x + 4, y + 13, f"{advisor} {ADVISOR_NAMES[advisor - 1]}", 9, font_weight="bold"),
-    ]
+    name, used = label(
+        x + 5, y + 5, SPACE_W - 10, f"{advisor} {ADVISOR_NAMES[advisor - 1]}", 10, max_lines=2, bold=True
+    )
+    parts = [name]
     for row, dice_group in enumerate(space["groups"][:3]):
         dice = [*dice_group["coloured"], *dice_group["white"]]
-        label = "+".join(str(d) for d in dice) + (" +2" if dice_group["plus_two"] else "")
-        parts.append(rect(x + 4, y + 18 + row * 14, SPACE_W - 8, 12, colour(dice_group["owner"]), rx=2))
-        parts.append(text(x + 7, y + 28 + row * 14, label, 9, fill="#fff"))
+        text = "+".join(str(d) for d in dice) + (" +2" if dice_group["plus_two"] else "")
+        dy = y + 8 + max(used, 24) + row * 15
+        die, _ = label(x + 8, dy + 1.5, SPACE_W - 16, text, 10, fill="#fff")
+        parts.append(box(rect(x + 5, dy, SPACE_W - 10, 14, colour(dice_group["owner"]), rx=2), [die]))
     owners = " ".join(str(g["owner"]) for g in space["groups"])
-    return group(parts, class_="advisor", data_advisor=advisor, data_owners=owners)
+    frame = rect(x + 1, y + 1, SPACE_W - 2, SPACE_H - 2, "#f7f1e1", stroke="#b9a46b", rx=4)
+    return box(frame, parts, class_="advisor", data_advisor=advisor, data_owners=owners)
 
 
-def _province(province: dict[str, Any], top: int, bots: tuple[str, ...], envoy: int) -> str:
+def _province(
+    province: dict[str, Any], x: float, y: float, bots: tuple[str, ...], envoy: int
+) -> tuple[str, float]:
     seat = province["seat"]
-    x, y = (seat % 3) * 222, top + (seat // 3) * 175
     name = bots[seat] if seat < len(bots) else ""
-    built = set(province["buildings"])
-    parts = [
-        rect(x, y, 216, 168, "#fff", stroke=colour(seat), stroke_width=3, rx=6),
-        text(
-            x + 6,
-            y + 16,
-            f"seat {seat} {name}" + (" · Envoy" if envoy == seat else ""),
+    goods = f"gold {province['gold']} · wood {province['wood']} · stone {province['stone']}"
+    entries: list[Entry] = [
+        (
+            f"seat {seat} {name}" + (" · holds the Envoy" if envoy == seat else ""),
             12,
-            font_weight="bold",
-            fill=colour(seat),
+            {"bold": True, "fill": colour(seat)},
         ),
-        text(
-            x + 6,
-            y + 32,
-            f"VP {province['vp']} · gold {province['gold']} · wood {province['wood']}"
-            f" · stone {province['stone']}",
-            11,
-            class_="vp",
-            data_vp=province["vp"],
-        ),
-        text(x + 6, y + 46, f"soldiers {province['soldiers']} · +2 tokens {province['plus_two']}", 11),
+        (f"VP {province['vp']} · {goods}", 11, {"class_": "vp", "data_vp": province["vp"]}),
+        (f"soldiers {province['soldiers']} · +2 tokens {province['plus_two']}", 11, {}),
     ]
+    parts, bottom = stack(x + 8, y + 6, PROVINCE_W - 16, entries)
+    top = bottom + 6
+    built = set(province["buildings"])
     for index, building in enumerate(BUILDINGS):
-        bx, by = x + 6 + (index % 5) * 41, y + 54 + (index // 5) * 22
+        bx, by = x + 8 + (index % 5) * (CELL_W + 3), top + (index // 5) * (CELL_H + 3)
         have = building in built
-        parts.append(
-            rect(
-                bx,
-                by,
-                39,
-                20,
-                colour(seat) if have else "#eee",
-                rx=3,
-                opacity=0.85 if have else 1,
-                data_building=building,
-                data_built="yes" if have else "no",
-            )
+        fitted = fit(building.replace("_", " ").title(), CELL_W - 6, 9, max_lines=2)
+        text = lines(
+            bx + CELL_W / 2,
+            by + (CELL_H - fitted.height) / 2,
+            fitted,
+            "middle",
+            fill="#fff" if have else "#666",
         )
-        parts.append(
-            text(bx + 3, by + 13, building.replace("_", " ").title()[:8], 7, fill="#fff" if have else "#888")
-        )
+        look = {
+            "opacity": 0.85 if have else 1,
+            "data_building": building,
+            "data_built": "yes" if have else "no",
+        }
+        frame = rect(bx, by, CELL_W, CELL_H, colour(seat) if have else "#eee", rx=3, **look)
+        parts.append(box(frame, [text]))
+    bottom = top + 4 * (CELL_H + 3)
     dice = [*province["coloured_dice"], *province["white_dice"]]
     if dice:
-        parts.append(text(x + 6, y + 160, "dice " + " ".join(str(d) for d in dice), 11))
-    return group(parts, class_="province", data_seat=seat)
+        rolled, bottom = stack(
+            x + 8, bottom + 3, PROVINCE_W - 16, [("dice " + " ".join(map(str, dice)), 11, {})]
+        )
+        parts.extend(rolled)
+    height = bottom - y + 8
+    frame = rect(x, y, PROVINCE_W, height, "#fff", stroke=colour(seat), stroke_width=3, rx=6)
+    return box(frame, parts, class_="province", data_seat=seat), y + height
 
 
 def _enemy(views: tuple[Any, ...], viewer: int | None, secrets: dict[str, Any]) -> str:

@@ -1,21 +1,12 @@
-// Keeps a league page current without a reload: polls the page's own live fragment every second
-// and swaps it in, until the league has finished.
+// Keeps a league page current without a reload and without polling: the server pushes the page's
+// live part (server-sent events from /leagues/NAME/events) each time the league's matches change,
+// until the league has finished.
 (function () {
   const live = document.getElementById("live");
-  if (!live) return;
-  const source = live.dataset.source;
-  function finished() {
-    const body = live.querySelector(".live-body");
-    return body && body.dataset.finished === "yes";
-  }
-  async function refresh() {
-    try {
-      const response = await fetch(source, { cache: "no-store" });
-      if (response.ok) live.innerHTML = await response.text();
-    } catch (error) {
-      // The site may be restarting: try again at the next tick.
-    }
-    if (!finished()) setTimeout(refresh, 1000);
-  }
-  if (!finished()) setTimeout(refresh, 1000);
+  if (!live || !window.EventSource) return;
+  const body = live.querySelector(".live-body");
+  if (body && body.dataset.finished === "yes") return;
+  const source = new EventSource(live.dataset.events);
+  source.addEventListener("update", (message) => { live.innerHTML = JSON.parse(message.data); });
+  source.addEventListener("finished", () => source.close());
 })();

@@ -1,5 +1,7 @@
-// The replay viewer: fetches one step at a time from /api/matches/ID/steps/N?view=V (cached), and
-// shows its board (SVG drawn by the server), the decision with each seat's time, chance and scores.
+// The replay viewer. The server renders the step the address names (?step=N&view=full|seat:K), so
+// the page reads without script; this steps through the others without a reload: it fetches one
+// step at a time from /api/matches/ID/steps/N?view=V (cached), draws it as the server would, and
+// keeps the address on the step shown, so it can be copied as a link to that moment.
 (function () {
   const section = document.getElementById("replay");
   if (!section) return;
@@ -7,8 +9,7 @@
   const steps = Number(section.dataset.steps);
   const view = document.getElementById("view");
   const cache = new Map();
-  let step = 0;
-  let shown = -1;
+  let step = Number(section.dataset.step);
 
   function load(n, v) {
     const key = n + "/" + v;
@@ -46,7 +47,11 @@
     const scores = document.getElementById("scores");
     scores.replaceChildren();
     const head = scores.insertRow();
-    head.innerHTML = `<th>seat</th><th>bot</th><th>${data.score_name}</th>`;
+    for (const title of ["seat", "bot", data.score_name]) {
+      const th = document.createElement("th");
+      th.textContent = title;
+      head.append(th);
+    }
     data.scores.forEach((score, seat) => {
       const row = scores.insertRow();
       row.dataset.seat = seat;
@@ -56,26 +61,40 @@
     });
     document.getElementById("final").textContent = data.final
       ? `final scores ${data.final.scores.join(", ")}; places ${data.final.ranks.join(", ")}` : "";
-    section.dataset.shown = `${data.step}/${data.view}`;
+    links(data.step, data.view_name);
+    section.dataset.shown = `${data.step}/${data.view_name}`;
+  }
+
+  function links(n, v) {
+    const at = (k) => `?view=${v}&step=${k}`;
+    document.getElementById("first").href = at(0);
+    document.getElementById("prev").href = at(Math.max(0, n - 1));
+    document.getElementById("next").href = at(Math.min(steps, n + 1));
+    document.getElementById("last").href = at(steps);
+    history.replaceState(null, "", at(n));
   }
 
   async function go(n) {
     step = Math.max(0, Math.min(steps, n));
     const wanted = step;
     const data = await load(wanted, view.value);
-    if (wanted === step) { render(data); shown = step; }
+    if (wanted === step && data.view_name === view.value) render(data);
     if (step < steps) load(step + 1, view.value);  // prefetch the next step
   }
 
-  document.getElementById("first").onclick = () => go(0);
-  document.getElementById("prev").onclick = () => go(step - 1);
-  document.getElementById("next").onclick = () => go(step + 1);
-  document.getElementById("last").onclick = () => go(steps);
+  const targets = { first: () => 0, prev: () => step - 1, next: () => step + 1, last: () => steps };
+  for (const [id, target] of Object.entries(targets)) {
+    document.getElementById(id).addEventListener("click", (event) => {
+      if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;  // new tab
+      event.preventDefault();
+      go(target());
+    });
+  }
   view.onchange = () => go(step);
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) return;
     const moves = { ArrowRight: step + 1, ArrowLeft: step - 1, Home: 0, End: steps };
     if (event.key in moves) { event.preventDefault(); go(moves[event.key]); }
   });
-  go(0);
+  if (step < steps) load(step + 1, view.value);
 })();

@@ -1,0 +1,88 @@
+"""What may be shown of a match: the one rule every page, API and live feed asks.
+
+A match's seed decides every draw of its game, so its seed, its log and anything derived from
+them (a replay, the chance drawn, the scores step by step, the seats' views, the observation
+digests, how many decisions it took) tell the future of every other match played from the same
+seed. Duplicate leagues play each seed once per rotation of the seats, a voided match is replayed
+from its seed, and two leagues (or one-off matches) may well be given the same seed. So:
+
+- a match's secrets show once it has finished and no match of the same game with the same seed,
+  in any league or none, is still scheduled or running (``secrets_verdict``);
+- a running match may be watched live (its public board only, never a seat's hidden state) only
+  while it is the one match of its game and seed not yet over (``live_verdict``).
+
+Its result (scores and places) shows as soon as it finishes, twins or not: the ratings move then
+anyway, and a result says nothing of the draws to come.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.models import Match, MatchStatus
+
+NOT_OVER = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    shown: bool
+    reason: str = ""
+    """Why not, in a sentence for people (empty when shown)."""
+
+
+def secrets_verdict(db: Database, match_id: int) -> Verdict:
+    """Whether match ``match_id``'s seed, log, replay and whatever derives from them may be shown."""
+    with db.read() as session:
+        match = _match(session, match_id)
+        if match.status != MatchStatus.FINISHED:
+            return Verdict(False, f"the replay shows once the match has finished (it is {match.status})")
+        waiting = twins_not_over(session, match)
+    if waiting:
+        return Verdict(False, _twins_text(waiting, "its replay and seed show"))
+    return Verdict(True)
+
+
+def live_verdict(db: Database, match_id: int) -> Verdict:
+    """Whether running match ``match_id`` may be watched (its public board, as a spectator)."""
+    with db.read() as session:
+        match = _match(session, match_id)
+        if match.status != MatchStatus.RUNNING:
+            return Verdict(False, f"the match is {match.status}, not running")
+        waiting = twins_not_over(session, match)
+    if waiting:
+        return Verdict(False, _twins_text(waiting, "nothing of it shows"))
+    return Verdict(True)
+
+
+def twins_not_over(session: Session, match: Match) -> int:
+    """How many other matches of ``match``'s game and seed are scheduled or running (one indexed read)."""
+    count = session.exec(
+        select(func.count())
+        .select_from(Match)
+        .where(
+            Match.game == match.game,
+            Match.seed == match.seed,
+            col(Match.status).in_(NOT_OVER),
+            Match.id != match.id,
+        )
+    ).one()
+    return int(count)
+
+
+def _twins_text(waiting: int, what: str) -> str:
+    if waiting == 1:
+        return f"another match shares this match's seed and is not over: {what} once it is"
+    return f"{waiting} other matches share this match's seed and are not over: {what} once all are"
+
+
+def _match(session: Session, match_id: int) -> Match:
+    match = session.get(Match, match_id)
+    if match is None:
+        raise NotFoundError(f"no match {match_id}")
+    return match

@@ -1,0 +1,246 @@
+"""Server-sent events for the pages that follow a running league or match (no polling, no script
+library: the browser's ``EventSource``).
+
+``/api/matches/ID/live``: a running match as a spectator may see it, from the server's live hub
+(``server/live.py``; only ``serve --web`` has one: ``kingmaker web`` alone reads the database and
+says so). Events, each one line of JSON:
+
+- ``frame``: ``{"step", "to_act", "acted", "bots", "scores", "score_name", "view", "svg"}``, the
+  spectator view (``Game.spectate``) and its board, ``delay_s`` seconds after the move, at most
+  ``MAX_FRAMES_PER_S`` a second (a frame that is due replaces older ones not yet sent);
+- ``note``: ``{"text"}``, why nothing shows yet (the delay, a site without a live feed);
+- ``hidden``: ``{"text"}``, nothing of this match may show (``ladder.secrecy.live_verdict``: another
+  match shares its seed and is not over); the stream ends;
+- ``end``: ``{"status"}``, the match is no longer running; the stream ends.
+
+``/leagues/NAME/events``: ``update`` with the league's live fragment (HTML, as a JSON string) each
+time its matches change, and ``finished`` once the league is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import col, select
+from starlette.responses import StreamingResponse
+
+from kingmaker.games.registry import game_names, get_game
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
+from kingmaker.ladder.secrecy import live_verdict
+from kingmaker.server.live import LiveFrame, LiveHub
+from kingmaker.server.web.boards import draw_spectator_board
+from kingmaker.server.web.scores import running_scores
+
+CHECK_S = 2.0
+"""How often a stream reads the database again: is the match still running, may it still show?"""
+HEARTBEAT_S = 10.0
+"""A comment line this often keeps proxies from closing a quiet stream."""
+MAX_FRAMES_PER_S = 10
+MAX_PENDING = 2_000
+"""Frames a delayed stream holds at most; past that the oldest are skipped (never shown early)."""
+STANDALONE = (
+    "this site reads the database only (kingmaker web): a running match's board shows on the site "
+    "that `kingmaker serve --web` serves; here its replay shows once it is over"
+)
+END_WAIT_S = 60.0
+"""How long a stream waits, after the last move, for the match's result to be stored."""
+
+
+def event(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def stream(events: AsyncIterator[str]) -> StreamingResponse:
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(events, media_type="text/event-stream", headers=headers)
+
+
+def match_stream(db: Database, live: LiveHub | None, match_id: int) -> StreamingResponse:
+    """The live board of running match ``match_id`` (``NotFoundError`` if there is no such match)."""
+    facts = _match_facts(db, match_id)
+    return stream(_match_events(db, live, match_id, facts))
+
+
+async def _match_events(
+    db: Database, live: LiveHub | None, match_id: int, facts: dict[str, Any]
+) -> AsyncIterator[str]:
+    if facts["status"] != MatchStatus.RUNNING:
+        yield event("end", {"status": facts["status"]})
+        return
+    verdict = await asyncio.to_thread(live_verdict, db, match_id)
+    if not verdict.shown:
+        yield event("hidden", {"text": verdict.reason})
+        return
+    if live is None:
+        yield event("note", {"text": STANDALONE})
+        async for line in _until_over(db, match_id, float("inf")):
+            yield line
+        return
+    delay = facts["delay_s"]
+    if delay:
+        yield event("note", {"text": f"this league shows its matches {delay:g} s late: the board follows"})
+    subscription = live.queue(str(match_id))
+    pending: deque[tuple[float, LiveFrame]] = deque(maxlen=MAX_PENDING)
+    render = _renderer(facts)
+    try:
+        checked = beat = time.monotonic()
+        over = False
+        while True:
+            now = time.monotonic()
+            due_at = pending[0][0] + delay if pending else now + CHECK_S
+            try:
+                pending.append(
+                    await asyncio.wait_for(
+                        subscription.queue.get(), max(0.0, min(due_at, checked + CHECK_S) - now)
+                    )
+                )
+                while not subscription.queue.empty():
+                    pending.append(subscription.queue.get_nowait())
+            except TimeoutError:
+                pass
+            now = time.monotonic()
+            due = None
+            while pending and pending[0][0] + delay <= now:
+                due = pending.popleft()[1]
+            if due is not None:
+                yield event("frame", render(due))
+                over = over or due.over
+                beat = now
+                await asyncio.sleep(1 / MAX_FRAMES_PER_S)
+            if over and not pending:
+                async for line in _until_over(db, match_id, END_WAIT_S):
+                    yield line
+                return
+            if now - checked >= CHECK_S:
+                checked = now
+                status = await asyncio.to_thread(_status, db, match_id)
+                if status != MatchStatus.RUNNING and not pending:
+                    yield event("end", {"status": status})
+                    return
+                verdict = await asyncio.to_thread(live_verdict, db, match_id)
+                if status == MatchStatus.RUNNING and not verdict.shown:
+                    yield event("hidden", {"text": verdict.reason})
+                    return
+            if now - beat >= HEARTBEAT_S:
+                beat = now
+                yield ": still watching\n\n"
+    finally:
+        live.unsubscribe(subscription.subscription)
+
+
+async def _until_over(db: Database, match_id: int, patience: float) -> AsyncIterator[str]:
+    """Wait for the match to stop running (its result stored), then say so."""
+    deadline = time.monotonic() + patience
+    beat = time.monotonic()
+    while True:
+        status = await asyncio.to_thread(_status, db, match_id)
+        if status != MatchStatus.RUNNING or time.monotonic() > deadline:
+            yield event("end", {"status": status})
+            return
+        await asyncio.sleep(CHECK_S / 4)
+        if time.monotonic() - beat >= HEARTBEAT_S:
+            beat = time.monotonic()
+            yield ": still watching\n\n"
+
+
+def _renderer(facts: dict[str, Any]) -> Callable[[LiveFrame], dict[str, Any]]:
+    bots, game, score_name = tuple(facts["bots"]), facts["game"], facts["score_name"]
+
+    def render(frame: LiveFrame) -> dict[str, Any]:
+        return {
+            "step": frame.step,
+            "to_act": list(frame.to_act),
+            "acted": list(frame.acted),
+            "over": frame.over,
+            "bots": list(bots),
+            "scores": list(running_scores(game, frame.view)),
+            "score_name": score_name,
+            "view": frame.view,
+            "svg": draw_spectator_board(game, frame.view, bots),
+        }
+
+    return render
+
+
+def _match_facts(db: Database, match_id: int) -> dict[str, Any]:
+    with db.read() as session:
+        match = session.get(Match, match_id)
+        if match is None:
+            raise NotFoundError(f"no match {match_id}")
+        bots = session.exec(
+            select(Bot.name)
+            .join(MatchSeat, col(MatchSeat.bot_id) == col(Bot.id))
+            .where(MatchSeat.match_id == match_id)
+            .order_by(col(MatchSeat.seat))
+        ).all()
+        league = session.get(League, match.league_id) if match.league_id is not None else None
+        delay = float(league.settings.get("live_delay_s") or 0) if league is not None else 0.0
+        game = match.game
+        return {
+            "status": match.status,
+            "game": game,
+            "bots": list(bots),
+            "delay_s": delay,
+            "score_name": get_game(game).spec.score_name if game in game_names() else "score",
+        }
+
+
+def _status(db: Database, match_id: int) -> str:
+    with db.read() as session:
+        return str(session.exec(select(Match.status).where(Match.id == match_id)).one())
+
+
+def league_stream(db: Database, name: str, render: Callable[[], str]) -> StreamingResponse:
+    """``update`` with ``render()`` (the league's live fragment) whenever the league's matches
+    change, checked every second with one indexed read; ``finished`` once it is."""
+    league_id = _league_id(db, name)
+    return stream(_league_events(db, league_id, render))
+
+
+async def _league_events(db: Database, league_id: int, render: Callable[[], str]) -> AsyncIterator[str]:
+    seen: tuple[Any, ...] | None = None
+    beat = time.monotonic()
+    while True:
+        state = await asyncio.to_thread(_league_state, db, league_id)
+        if state != seen:
+            seen = state
+            yield event("update", await asyncio.to_thread(render))
+            beat = time.monotonic()
+            if state[0]:
+                yield event("finished", {})
+                return
+        elif time.monotonic() - beat >= HEARTBEAT_S:
+            beat = time.monotonic()
+            yield ": still watching\n\n"
+        await asyncio.sleep(1.0)
+
+
+def _league_id(db: Database, name: str) -> int:
+    with db.read() as session:
+        league_id = session.exec(select(League.id).where(League.name == name)).first()
+    if league_id is None:
+        raise NotFoundError(f"no league named {name!r}")
+    return league_id
+
+
+def _league_state(db: Database, league_id: int) -> tuple[Any, ...]:
+    """What the live fragment shows changes only when one of these does."""
+    with db.read() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            return (True,)
+        counts = session.exec(
+            select(Match.status, func.count(), func.max(Match.id))
+            .where(Match.league_id == league_id)
+            .group_by(col(Match.status))
+            .order_by(col(Match.status))
+        ).all()
+        return (league.finished, league.paused, league.status_reason, tuple(map(tuple, counts)))
