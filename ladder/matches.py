@@ -74,6 +74,7 @@ class SeatRecord:
     end_reason: EndReason | None
     detail: str | None
     stderr_tail: str | None
+    version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ def seat_record(row: MatchSeat) -> SeatRecord:
         end_reason=EndReason(row.end_reason) if row.end_reason else None,
         detail=row.detail,
         stderr_tail=row.stderr_tail,
+        version=row.version,
     )
 
 
@@ -293,6 +295,7 @@ def _record(
         seat.score, seat.game_rank, seat.rank = given.score, given.rank, rank
         seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
         seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
+        seat.version = given.version
         session.add(seat)
     changes = _rate(session, match, seats, ranks, faulty) if rated else []
     if not rated:
@@ -343,7 +346,7 @@ def _rate(
     rows = _locked_ratings(session, [seat.bot_id for seat in seats], match.game)
     updated = rate(match.game, [(row.mu, row.sigma) for row in rows], list(ranks))
     changes: list[RatingChange] = []
-    for rank, fault, row, (mu, sigma) in zip(ranks, faulty, rows, updated, strict=True):
+    for seat, rank, fault, row, (mu, sigma) in zip(seats, ranks, faulty, rows, updated, strict=True):
         changes.append(RatingChange(row.bot_id, match.game, row.mu, row.sigma, mu, sigma))
         row.mu, row.sigma, row.conservative = mu, sigma, conservative(mu, sigma)
         row.matches += 1
@@ -361,6 +364,7 @@ def _rate(
                 mu=mu,
                 sigma=sigma,
                 conservative=row.conservative,
+                version=seat.version,
             )
         )
     return changes
@@ -380,6 +384,7 @@ def _void(
             seat.score, seat.game_rank, seat.strikes = given.score, given.rank, given.strikes
             seat.end_reason, seat.detail = given.end_reason.value, given.detail
             seat.stderr_tail = given.stderr_tail or None
+            seat.version = given.version
             session.add(seat)
     match.status = MatchStatus.VOID
     match.status_reason = reason

@@ -32,6 +32,8 @@ class SeatOutcome:
     """One sentence for people: "finished", "timed out 3 times in round 2", ..."""
     stderr_tail: str = ""
     """The last lines the bot wrote to stderr (managed bots), kept for fault reports."""
+    version: int | None = None
+    """The bot's version that played (None: a remote bot)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,10 @@ class BotInfo:
     created_at: datetime
     retired: bool = False
     """Removed: kept for its history only."""
+    author: str = ""
+    """Its author's name; empty for a bot of the admin's."""
+    active_version: int | None = None
+    """The number of the version that plays (None: remote, or none has passed yet)."""
 
     @property
     def managed(self) -> bool:
