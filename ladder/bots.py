@@ -260,24 +260,19 @@ def runnables(db: Database, bot_ids: Sequence[int]) -> dict[int, Runnable]:
     active = (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version))
     with db.read() as session:
         rows = session.exec(
-            select(
-                Bot.id, Bot.name, Bot.command, Bot.working_dir, Bot.active_version,
-                BotVersion.protocol, BotVersion.build_hash,
-            )
-            .outerjoin(BotVersion, active)
-            .where(col(Bot.id).in_(list(bot_ids)))
-        ).all()  # fmt: skip
+            select(Bot, BotVersion).outerjoin(BotVersion, active).where(col(Bot.id).in_(list(bot_ids)))
+        ).all()
     found = {
-        bot_id: Runnable(
-            name,
-            tuple(command) if command is not None else None,
-            working_dir,
-            version,
-            protocol or "grpc",
-            built,
+        bot.id: Runnable(
+            bot.name,
+            tuple(bot.command) if bot.command is not None else None,
+            bot.working_dir,
+            bot.active_version,
+            version.protocol if version is not None else "grpc",
+            version.build_hash if version is not None else None,
         )
-        for bot_id, name, command, working_dir, version, protocol, built in rows
-        if bot_id is not None
+        for bot, version in rows
+        if bot.id is not None
     }
     missing = [bot_id for bot_id in bot_ids if bot_id not in found]
     if missing:

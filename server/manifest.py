@@ -128,8 +128,8 @@ def _node(folder: Path) -> Detected | None:
         data = {}
     data = data if isinstance(data, dict) else {}
     main = data.get("main") if isinstance(data.get("main"), str) else "index.js"
-    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
-    build = "npm run build --offline" if "build" in scripts else ""
+    scripts = data.get("scripts")
+    build = "npm run build --offline" if isinstance(scripts, dict) and "build" in scripts else ""
     return ("node", str(main)), build, "javascript"
 
 

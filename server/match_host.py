@@ -10,10 +10,12 @@ class with no Ray in it: the executor wraps it as a Ray actor, one per worker no
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
 import socket
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,7 @@ from pathlib import Path
 import grpc
 
 from kingmaker.games.api import OptionValue
+from kingmaker.server.build_store import BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
 from kingmaker.server.loop_lag import LoopLag
@@ -47,6 +50,9 @@ class HostSettings:
     """As ``serve --allow-unjailed``: run bots without a jail where none works, not refuse them."""
     hidden_paths: tuple[str, ...] = ()
     """The server's home and database: covered in every jail (``SandboxPolicy.hidden_paths``)."""
+    build_root: str | None = None
+    """The server's built folders, read where they are (a worker process on its machine); None: a
+    store of this host's own, which the executor fills (a Ray node, see ``add_build``)."""
 
 
 class MatchHost:
@@ -60,6 +66,9 @@ class MatchHost:
         self.run_folder: Path | None = None
         self._server: grpc.aio.Server | None = None
         self.played = 0
+        root = settings.build_root or os.path.join(tempfile.gettempdir(), f"kingmaker-builds-{os.getuid()}")
+        self.builds = BuildStore(Path(root))
+        """Built versions' folders: the server's own, or this node's cache of them."""
 
     async def start(self) -> str:
         """Open the private socket; where this host runs (host name and pid, for the logs)."""
@@ -85,6 +94,7 @@ class MatchHost:
                 connect_timeout=self.settings.connect_timeout,
                 sandbox=sandbox,
                 temp_root=self.run_folder,
+                builds=self.builds,
             )
         return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -102,6 +112,14 @@ class MatchHost:
         report = await play_match(self.roster, game, entrants, seed, options, control, match_id)
         self.played += 1
         return report
+
+    async def has_build(self, build_hash: str) -> bool:
+        """Whether this host has that built folder already (a Ray node keeps its cache)."""
+        return self.builds.has(build_hash)
+
+    async def add_build(self, build_hash: str, packed: bytes) -> None:
+        """Keep a built folder the server sent (``BuildStore.pack``), once per hash."""
+        await asyncio.to_thread(self.builds.add_packed, build_hash, packed)
 
     async def retire(self, bot_ids: set[int]) -> int:
         """Stop the warm processes of these bots; how many matches this host has played."""

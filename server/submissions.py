@@ -85,7 +85,8 @@ class SubmissionPipeline:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _notify(self) -> None:
+    async def notify(self) -> None:
+        """Wake every watcher: a version moved on."""
         async with self.changed:
             self.changed.notify_all()
 
@@ -101,7 +102,7 @@ class SubmissionPipeline:
                 versions.mark_failed, self.db, version.bot, version.number, VersionStatus.BUILD_FAILED, reason
             )
         finally:
-            await self._notify()
+            await self.notify()
 
     async def _build_and_check(self, version: VersionRecord, games_given: bool) -> None:
         assert version.archive_hash is not None
@@ -130,7 +131,7 @@ class SubmissionPipeline:
             versions.mark_built, self.db, version.bot, version.number, built.build_hash, run.run,
             run.protocol, manifest, built.log,
         )  # fmt: skip
-        await self._notify()
+        await self.notify()
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
         entrant = Entrant(bot.name, None, run.run, None, version.number, run.protocol, built.build_hash)
         checked = await validate(self.roster, entrant, bot.games, self.control)

@@ -20,9 +20,13 @@ from kingmaker.server.cli.common import (
 )
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command, resolve_workdir
+from kingmaker.server.cli.versions import build_log, builds, rollback
 from kingmaker.v1 import admin_pb2
 
 app = typer.Typer(help="Register and manage bots.", no_args_is_help=True)
+app.command("builds")(builds)
+app.command("build-log")(build_log)
+app.command("rollback")(rollback)
 
 
 @app.command("add")
@@ -33,6 +37,9 @@ def add(
         None, "--command", "-c", help="The command that starts a managed bot. Leave out for a remote bot."
     ),
     workdir: str | None = typer.Option(None, "--workdir", help="Working directory for the command."),
+    path: Path | None = typer.Option(
+        None, "--path", help="A bot folder on the server's machine: built and validated like a submission."
+    ),
     check: bool = typer.Option(
         True, "--check/--no-check", help="Start a managed bot once, up to its hello, before registering it."
     ),
@@ -43,6 +50,9 @@ def add(
 
     Relative paths in the command (the program, and arguments naming existing files) are made
     absolute here, against the folder you run this in; the server stores the absolute command."""
+    if path is not None:
+        _add_folder(name, game, path, server, admin_token)
+        return
     argv, folder = _command(command, workdir)
     request = admin_pb2.AddBotRequest(
         name=name, games=game, command=argv, working_directory=folder or "", check=check and bool(argv)
@@ -118,6 +128,21 @@ def remove(
     with admin_client(server, admin_token) as client:
         bot = client.call("RemoveBot", admin_pb2.RemoveBotRequest(name=name))
     console.print(f"{bot.name} is removed (its matches and ratings stay in the history)")
+
+
+def _add_folder(name: str, games: list[str], path: Path, server: str | None, admin_token: str | None) -> None:
+    """``bot add NAME --path DIR``: the server builds and validates the folder as its version 1."""
+    from kingmaker.server.cli.submit import follow_version
+
+    if not path.is_dir():
+        fail(f"{path} is not a folder")
+    request = admin_pb2.AddBotRequest(name=name, games=games, path=str(path.resolve()))
+    with admin_client(server, admin_token) as client:
+        answer = client.call("AddBot", request, timeout=120)
+        console.print(
+            f"registered bot [bold]{name}[/] for {', '.join(answer.bot.games)}: building its version 1"
+        )
+        follow_version(client, name, answer.bot.latest_version or 1)
 
 
 def _command(command: str | None, workdir: str | None) -> tuple[list[str], str | None]:

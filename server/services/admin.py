@@ -36,6 +36,7 @@ from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.errors import abort
+from kingmaker.server.services.submissions import SubmissionService
 from kingmaker.server.sessions import SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2
 
@@ -92,6 +93,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         league_runner: LeagueRunner,
         archive: MemoryArchive,
         default_control: TimeControl,
+        submissions: SubmissionService | None = None,
     ) -> None:
         self.admin_token = admin_token
         self.db = db
@@ -100,6 +102,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self.league_runner = league_runner
         self.archive = archive
         self.default_control = default_control
+        self.submissions = submissions
 
     # ---- games and matches -------------------------------------------------------------------
 
@@ -121,14 +124,21 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             )
             seed = validation.seed(request.seed) if request.HasField("seed") else secrets.randbits(62)
             game.new(len(request.seats), seed, options)
-            ad_hoc = [bool(seat.command) for seat in request.seats]
+            ad_hoc = [bool(seat.command or seat.path) for seat in request.seats]
             if any(ad_hoc) and not all(ad_hoc):
                 raise ValueError("a match takes either registered bots or commands, not both")
-            entrants = [entrant(seat) for seat in request.seats] if all(ad_hoc) else []
+            entrants = [entrant(seat) for seat in request.seats if not seat.path] if all(ad_hoc) else []
         except (UnknownGameError, OptionsError, CodecError, ValueError, InvalidRequestError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         names = [seat.bot for seat in request.seats]
-        await self._refuse_without_jail(context, names, ad_hoc=bool(entrants))
+        await self._refuse_without_jail(context, names, ad_hoc=all(ad_hoc))
+        if all(ad_hoc) and any(seat.path for seat in request.seats):  # bot folders: built first
+            assert self.submissions is not None
+            commands = iter(entrants)
+            entrants = [
+                await self.submissions.folder_entrant(seat, context) if seat.path else next(commands)
+                for seat in request.seats
+            ]
         if not entrants:  # registered bots: a one-off match, stored and rated like any other
             ticket = await asyncio.to_thread(create_match, self.db, game.spec.name, names, seed, options)
             ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
@@ -182,6 +192,9 @@ class AdminService(admin_pb2_grpc.AdminServicer):
 
     @admin_only
     async def AddBot(self, request: admin_pb2.AddBotRequest, context: Context) -> admin_pb2.AddBotResponse:
+        if request.path:  # a bot folder on this machine: built and validated as a submission
+            assert self.submissions is not None
+            return await self.submissions.add_from_folder(request, context, author_id=None)
         if request.check and request.command:
             # Launch it before registering anything, so a bot that cannot start is not registered.
             command = Entrant(
@@ -219,6 +232,8 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
         message = convert.bot_message(bot, self._connected(bot.id))
+        if self.submissions is not None:
+            message = await self.submissions.bot_message(bot, self._connected(bot.id))
         if bot.command is not None and self.roster.sandbox is not None:
             message.confinement = confinement(self.roster.sandbox)
         return message
@@ -298,6 +313,46 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
         await self.roster.retire({bot.id})
         return convert.bot_message(bot)
+
+    # ---- submissions and versions (server/services/submissions.py; who may call each is there) --
+
+    @admin_only
+    async def Submit(self, request: Any, context: Context) -> admin_pb2.VersionInfo:
+        return await self._submissions.submit(request, context, author_id=None)
+
+    @admin_only
+    async def WatchVersion(
+        self, request: admin_pb2.GetVersionRequest, context: Context
+    ) -> AsyncIterator[admin_pb2.VersionInfo]:
+        async for message in self._submissions.watch_version(request, context, private=True):
+            yield message
+
+    @admin_only
+    async def GetVersion(
+        self, request: admin_pb2.GetVersionRequest, context: Context
+    ) -> admin_pb2.VersionInfo:
+        return await self._submissions.get_version(request, private=True)
+
+    @admin_only
+    async def ListVersions(
+        self, request: admin_pb2.ListVersionsRequest, context: Context
+    ) -> admin_pb2.ListVersionsResponse:
+        return await self._submissions.list_versions(request)
+
+    @admin_only
+    async def RollbackBot(self, request: admin_pb2.RollbackBotRequest, context: Context) -> admin_pb2.BotInfo:
+        return await self._submissions.rollback(request)
+
+    @admin_only
+    async def SetLadderPolicy(
+        self, request: admin_pb2.SetLadderPolicyRequest, context: Context
+    ) -> admin_pb2.LadderPolicy:
+        return await self._submissions.ladder_policy(request, context)
+
+    @property
+    def _submissions(self) -> SubmissionService:
+        assert self.submissions is not None, "the server has no submission pipeline"
+        return self.submissions
 
     def _connected(self, bot_id: int) -> bool:
         return any(session.identity.bot_id == bot_id for session in self.pool.sessions)
