@@ -287,7 +287,7 @@ def bubblewrap_command(
     # A private /tmp any user may write to, as on the host (it is the bot's alone).
     flags += ["--perms", "1777", "--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
     read_only = [*python_paths(), *policy.read_only_paths]
-    if cwd != workdir:
+    if cwd != workdir and not _inside(cwd, [BOT_FOLDER]):  # (the bot's folder is bound below)
         read_only.append(cwd)
     made: set[str] = {"/", "/tmp"}
     bound: list[str] = []

@@ -106,7 +106,8 @@ def print_record(record: admin_pb2.MatchRecord, score_name: str) -> None:
     for seat in record.seats:
         reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
         rank = str(seat.rank) if seat.rank else "-"
-        shown.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
+        bot = f"{seat.bot}@{seat.version}" if seat.version else seat.bot  # the version that played
+        shown.add_row(str(seat.seat), bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
     print_table(shown)
     for seat in record.seats:
         if seat.stderr_tail.strip():
