@@ -69,50 +69,48 @@ class SubmissionService:
         await self._check_header(header, context)
         received = self.pipeline.blobs.incoming()
         try:
-            digest = hashlib.sha256()
-            size = 0
-            with received.open("wb") as output:
-                async for chunk in chunks:
-                    data = chunk.data
-                    if chunk.HasField("header"):
-                        await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "a submission has one header")
-                    if len(data) > self.limits.chunk_bytes:
-                        await abort(
-                            context, grpc.StatusCode.INVALID_ARGUMENT,
-                            f"a chunk is over {self.limits.chunk_bytes:,} bytes",
-                        )  # fmt: skip
-                    size += len(data)
-                    if size > header.size:
-                        await abort(
-                            context, grpc.StatusCode.INVALID_ARGUMENT,
-                            f"the archive is longer than its header said ({header.size:,} bytes)",
-                        )  # fmt: skip
-                    digest.update(data)
-                    output.write(data)
-            if size != header.size:
-                await abort(
-                    context, grpc.StatusCode.INVALID_ARGUMENT,
-                    f"the archive ended after {size:,} of its {header.size:,} bytes",
-                )  # fmt: skip
-            if digest.hexdigest() != header.sha256:
-                await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the archive's SHA-256 does not match")
-            if sniff_format(received) != header.format:
-                await abort(
-                    context, grpc.StatusCode.INVALID_ARGUMENT, f"the archive is not a {header.format}"
-                )
-            try:
-                await asyncio.to_thread(check_archive, received, header.format, self.limits)
-            except ArchiveRefused as error:
-                await abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"archive refused: {error}")
+            await self._receive(header, chunks, received)
             record = await asyncio.to_thread(
                 versions.start_submission,
                 self.db, header.bot, list(header.games), header.sha256, author_id, header.ab,
             )  # fmt: skip
             self.pipeline.blobs.keep(received, header.sha256)
+        except _Refused as refused:
+            received.unlink(missing_ok=True)  # before the caller hears of it: nothing is stored
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(refused))
         finally:
             received.unlink(missing_ok=True)
         self.pipeline.start(record, games_given=bool(header.games))
         return version_info(record, private=True)
+
+    async def _receive(
+        self, header: admin_pb2.SubmitHeader, chunks: AsyncIterator[admin_pb2.SubmitChunk], received: Path
+    ) -> None:
+        """Write the archive's bytes to ``received``, bounded, and check them; ``_Refused`` if not."""
+        digest = hashlib.sha256()
+        size = 0
+        with received.open("wb") as output:
+            async for chunk in chunks:
+                data = chunk.data
+                if chunk.HasField("header"):
+                    raise _Refused("a submission has one header")
+                if len(data) > self.limits.chunk_bytes:
+                    raise _Refused(f"a chunk is over {self.limits.chunk_bytes:,} bytes")
+                size += len(data)
+                if size > header.size:
+                    raise _Refused(f"the archive is longer than its header said ({header.size:,} bytes)")
+                digest.update(data)
+                output.write(data)
+        if size != header.size:
+            raise _Refused(f"the archive ended after {size:,} of its {header.size:,} bytes")
+        if digest.hexdigest() != header.sha256:
+            raise _Refused("the archive's SHA-256 does not match its header")
+        if sniff_format(received) != header.format:
+            raise _Refused(f"the archive is not a {header.format}")
+        try:
+            await asyncio.to_thread(check_archive, received, header.format, self.limits)
+        except ArchiveRefused as error:
+            raise _Refused(f"archive refused: {error}") from None
 
     async def _check_header(self, header: admin_pb2.SubmitHeader, context: Context) -> None:
         problem = ""
@@ -241,6 +239,10 @@ class SubmissionService:
         if bot.id in latest:
             message.latest_version, message.latest_status = latest[bot.id]
         return message
+
+
+class _Refused(Exception):
+    """A submission breaks a rule; the message says which."""
 
 
 def version_info(record: VersionRecord, private: bool, with_log: bool = True) -> admin_pb2.VersionInfo:
