@@ -226,7 +226,8 @@ class SubmissionService:
         )
         if not built.ok or built.manifest is None or built.build_hash is None:
             lines = [line for line in built.log.strip().splitlines() if line.strip()][-5:]
-            said = ("; the build's last lines: " + " | ".join(lines)) if lines else ""
+            failed = built.build_hash is None  # (else it built, and the reason says what is missing)
+            said = ("; the build's last lines: " + " | ".join(lines)) if lines and failed else ""
             await abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"seat {name}: {built.reason}{said}")
         assert built.manifest is not None
         run = built.manifest
