@@ -9,7 +9,7 @@ import pytest
 from ladder_support import TEST_GAME, snapshot
 from sqlmodel import select
 
-from kingmaker.ladder import bots, versions
+from kingmaker.ladder import bots, standings, versions
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import create_match, finish_match, mark_running
@@ -104,6 +104,8 @@ def test_matches_and_the_rating_history_record_the_version_that_played(db: Datab
             select(RatingHistory.version).where(RatingHistory.bot_id == sub_id).order_by(RatingHistory.id)
         ).all()
     assert history == [1, 2]
+    plotted = standings.rating_history(db, TEST_GAME, top=2)["sub"]
+    assert [point.version for point in plotted] == [1, 2]
 
 
 def test_a_rollback_brings_back_only_a_version_that_played(db: Database) -> None:
