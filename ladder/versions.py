@@ -174,14 +174,24 @@ def mark_failed(
 
 
 def activate(db: Database, bot_name: str, number: int, validation: list[Any] | None = None) -> VersionRecord:
-    """A validated version starts to play (the previous active one is retired)."""
+    """A validated version starts to play (the previous active one is retired), unless a newer
+    version already plays (it is then retired at once) or the bot was removed."""
     with db.transaction() as session:
         bot, version = _find(session, bot_name, number)
         if version.status != VersionStatus.VALIDATING and version.status != VersionStatus.TESTING:
             raise ConflictError(f"version {number} of {bot_name} is {version.status}, not validated")
         if validation is not None:
             version.validation = list(validation)
-        _activate(session, bot, version)
+        if bot.retired_at is not None:
+            version.status, version.status_reason = VersionStatus.REJECTED, "the bot was removed meanwhile"
+        elif bot.active_version is not None and bot.active_version > number:
+            # Two submissions built at once: the newer one plays; this one may be rolled back to.
+            version.status = VersionStatus.RETIRED
+            version.status_reason = f"version {bot.active_version}, newer, was activated first"
+            version.activated_at = utc_now()
+        else:
+            _activate(session, bot, version)
+        session.add(version)
         return _record(session, bot, version)
 
 

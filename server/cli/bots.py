@@ -209,6 +209,14 @@ def show(
         console.print(f"working directory: {bot.working_directory}", soft_wrap=True, highlight=False)
     if bot.confinement:
         console.print(f"runs: {bot.confinement}", soft_wrap=True, markup=False)
+    if bot.latest_version:
+        playing = f"plays version {bot.active_version}" if bot.active_version else "no version plays yet"
+        newest = (
+            ""
+            if bot.latest_version == bot.active_version
+            else f"; newest {bot.latest_version}: {bot.latest_status}"
+        )
+        console.print(f"versions: {playing}{newest} (bot builds {bot.name})", highlight=False)
     console.print(f"registered: {datetime.fromtimestamp(bot.created_at, UTC):%Y-%m-%d %H:%M} UTC")
     console.print(f"connected now: {'yes' if bot.connected else 'no'}")
     if bot.suspended_reason:

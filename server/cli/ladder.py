@@ -16,12 +16,12 @@ def ladder(
     game: str = typer.Argument(..., help="The game whose ladder to show (or `policy GAME`)."),
     policy_game: str | None = typer.Argument(
         None,
-        metavar="[GAME]",
         help="With `ladder policy GAME`: the game whose new-version policy to show or set.",
     ),
     new_version: str | None = typer.Option(
         None,
         "--new-version",
+        metavar="POLICY",
         help="With `ladder policy GAME`: what a new version starts from: keep, reset-sigma or reset.",
     ),
     limit: int = typer.Option(20, min=1, max=1000, help="How many rows: the top N."),

@@ -231,9 +231,12 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     @admin_only
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
-        message = convert.bot_message(bot, self._connected(bot.id))
-        if self.submissions is not None:
-            message = await self.submissions.bot_message(bot, self._connected(bot.id))
+        connected = self._connected(bot.id)
+        message = (  # with its newest version, where the server takes submissions
+            await self.submissions.bot_message(bot, connected)
+            if self.submissions is not None
+            else convert.bot_message(bot, connected)
+        )
         if bot.command is not None and self.roster.sandbox is not None:
             message.confinement = confinement(self.roster.sandbox)
         return message

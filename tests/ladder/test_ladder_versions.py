@@ -152,3 +152,15 @@ def test_versions_left_building_when_the_server_stopped_are_failed(db: Database)
     assert versions.fail_interrupted(db) == 1
     record = versions.get_version(db, "sub")
     assert record.status == VersionStatus.BUILD_FAILED and "submit it again" in record.status_reason
+
+
+def test_of_two_versions_validated_at_once_the_newer_plays(db: Database) -> None:
+    older = versions.start_submission(db, "sub", [TEST_GAME], HASH)
+    newer = versions.start_submission(db, "sub", [], HASH)
+    for record in (newer, older):
+        versions.mark_built(db, "sub", record.number, "b" * 64, ["./bot"], "grpc", {}, "")
+    versions.activate(db, "sub", newer.number)
+    late = versions.activate(db, "sub", older.number)
+    assert (late.status, late.status_reason) == ("retired", "version 2, newer, was activated first")
+    assert bots.get_bot(db, "sub").active_version == 2
+    assert versions.rollback(db, "sub", 1).active_version == 1

@@ -92,6 +92,7 @@ def test_a_failing_build_shows_the_compiler_error_and_the_previous_version_plays
     assert "build_failed" in out and "undeclared_thing" in out
     out = ok(server, "bot", "builds", "cbot")
     assert "build_failed" in out and "active" in out
+    assert "versions: plays version 1; newest 2: build_failed" in ok(server, "bot", "show", "cbot")
     db = server.server.db
     assert bots.get_bot(db, "cbot").active_version == 1
     python_bot(tmp_path / "other")
