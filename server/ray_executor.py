@@ -161,6 +161,7 @@ class RayExecutor:
                 packed = await asyncio.to_thread(self.builds.pack, build_hash)
                 await host.actor.add_build.remote(build_hash, packed)
                 self.sent_builds += 1
+                log.info("ray executor: sent the built folder %s to %s", build_hash[:12], host.where)
             host.builds.add(build_hash)
 
     async def retire(self, bot_ids: set[int]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import c_bot, python_bot, write
+from submission_bots import c_bot, python_bot, write
 from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, versions

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import write
+from submission_bots import write
 
 from kingmaker.server.manifest import ManifestError, launch_command, parse_manifest, read_manifest
 

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import c_bot, python_bot
 from sqlmodel import select
+from submission_bots import c_bot, python_bot
 from typer.testing import CliRunner
 
 from kingmaker.games.registry import get_game
@@ -144,3 +144,19 @@ def test_a_new_version_is_marked_everywhere_its_rating_follows_the_policy_and_a_
     assert kept.sigma < 25 / 3  # "keep": the rollback left the rating where it was
     code, _, err = cli(server, "bot", "rollback", "helped", "1")
     assert code == 1 and "already the one that plays" in err
+
+
+def test_submit_no_wait_answers_at_once_and_the_version_goes_on_in_the_background(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    out = ok(
+        server, "submit", str(python_bot(tmp_path / "bg")), "--bot", "bg", "-g", GAME, "--no-wait", "--ab"
+    )
+    assert out.strip().endswith(": building") and "active" not in out
+    pipeline = server.server.submissions
+    assert pipeline is not None
+    server.run(pipeline.idle())
+    record = versions.get_version(server.server.db, "bg")
+    assert record.status == "active" and record.ab  # --ab is kept; its duel is ab_gate's to come
+    code, _, err = cli(server, "submit", str(tmp_path / "missing"), "--bot", "bg")
+    assert code == 1 and "is neither a folder nor an archive" in err

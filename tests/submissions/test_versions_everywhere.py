@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import c_bot, python_bot
+from submission_bots import c_bot, python_bot
 from typer.testing import CliRunner
 
 from kingmaker.ladder.history import list_matches
