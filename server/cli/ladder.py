@@ -35,6 +35,7 @@ def ladder(
     admin_token: str | None = TokenOption,
 ) -> None:
     """A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot.
+
     `kingmaker ladder policy GAME [--new-version keep|reset-sigma|reset]` shows or sets what a bot's
     rating becomes when a new version of it starts to play."""
     if game == "policy":

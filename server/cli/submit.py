@@ -47,9 +47,10 @@ def submit(
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Submit a new version of a bot: the folder is packed (without what .gitignore and
-    .kingmakerignore list), the server builds it in its jail, validates it against random bots,
-    and makes it the version that plays."""
+    """Submit a new version of a bot (a folder or an archive): built and validated by the server.
+
+    A folder is packed without what its .gitignore and .kingmakerignore list; the server builds it
+    in its jail, validates it against random bots, and makes it the version that plays."""
     from kingmaker.v1 import admin_pb2
 
     with tempfile.TemporaryDirectory(prefix="kingmaker-submit-") as staging:
