@@ -29,7 +29,7 @@ from kingmaker.server.launcher import BotProcess, LaunchError
 from kingmaker.server.manifest import PYTHONS, Manifest, ManifestError, read_manifest
 from kingmaker.server.packing import pack_folder
 from kingmaker.server.sandbox import BOT_FOLDER, SUBMISSION_FOLDER, SandboxPolicy, bubblewrap
-from kingmaker.server.submission_archive import check_archive, unpack
+from kingmaker.server.submission_archive import ArchiveRefused, check_archive, unpack
 from kingmaker.server.submission_limits import ArchiveLimits, BuildLimits
 
 # Run in the jail as the build's own user: fill the bot's folder, build, send the folder back.
@@ -103,8 +103,6 @@ async def build_archive(
     archive_limits: ArchiveLimits | None = None,
 ) -> BuildResult:
     """Build a submitted archive (checked again: it may come from the blob store)."""
-    from kingmaker.server.submission_archive import ArchiveRefused
-
     checks = archive_limits or ArchiveLimits()
     with tempfile.TemporaryDirectory(prefix="kingmaker-unpacked-", dir=temp_root) as staging:
         source = Path(staging) / "submission"
