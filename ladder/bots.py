@@ -23,7 +23,17 @@ from kingmaker.games.registry import game_names
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Author, Bot, BotGame, Match, MatchSeat, MatchStatus, Rating, utc_now
+from kingmaker.ladder.models import (
+    Author,
+    Bot,
+    BotGame,
+    BotVersion,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    utc_now,
+)
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
@@ -45,33 +55,43 @@ def register_bot(
     argv = _check_command(command)
     if working_dir is not None and argv is None:
         raise InvalidRequestError("a working directory only makes sense for a managed bot")
+    from kingmaker.ladder.versions import record_command_version
+
     token = new_token()
     try:
         with db.transaction() as session:
-            if session.exec(select(Bot).where(Bot.name == name)).first() is not None:
-                raise ConflictError(f"a bot named {name!r} already exists")
-            if author_id is not None:
-                check_quota(session, author_id)
-            bot = Bot(
-                name=name,
-                command=argv,
-                working_dir=working_dir,
-                token_hash=hash_token(token),
-                author_id=author_id,
-            )
-            session.add(bot)
-            session.flush()
-            assert bot.id is not None
-            for game in checked_games:
-                session.add(BotGame(bot_id=bot.id, game=game))
-                # The ladder row exists from the start, so standings list unrated bots too.
-                session.add(new_rating(bot.id, game))
-            session.flush()
+            bot = new_bot(session, name, checked_games, token, author_id)
+            bot.command, bot.working_dir = argv, working_dir
+            if argv is not None:  # what it runs is its version 1
+                record_command_version(session, bot)
             info = bot_info(session, bot)
     except IntegrityError:
         # Another thread registered the same name between our check and our insert.
         raise ConflictError(f"a bot named {name!r} already exists") from None
     return info, token
+
+
+def new_bot(
+    session: Session, name: str, games: Sequence[str], token: str | None = None, author_id: int | None = None
+) -> Bot:
+    """A bot row with its games and ladder rows (inside the caller's transaction). Without a
+    token it gets one nobody knows (a submitted bot: the server launches it with one-time keys).
+    An author's bot counts against their quota; ``author_id`` None: the admin's."""
+    checked = _check_games(games)
+    if session.exec(select(Bot).where(Bot.name == name)).first() is not None:
+        raise ConflictError(f"a bot named {name!r} already exists")
+    if author_id is not None:
+        check_quota(session, author_id)
+    bot = Bot(name=name, token_hash=hash_token(token or new_token()), author_id=author_id)
+    session.add(bot)
+    session.flush()
+    assert bot.id is not None
+    for game in checked:
+        session.add(BotGame(bot_id=bot.id, game=game))
+        # The ladder row exists from the start, so standings list unrated bots too.
+        session.add(new_rating(bot.id, game))
+    session.flush()
+    return bot
 
 
 def rotate_token(db: Database, name: str) -> str:
@@ -118,12 +138,15 @@ def edit_bot(
     """Change a bot's command, working directory (``""`` clears it) or games; None leaves each as
     it is. A game it no longer plays keeps its rating and history; its waiting matches of that
     game are cancelled."""
+    from kingmaker.ladder.versions import record_command_version
+
     argv = _check_command(command) if command is not None else None
     checked = _check_games(games) if games is not None else None
     with db.transaction() as session:
         bot = find_bot(session, name)
         _refuse_if_retired(bot)
         assert bot.id is not None
+        before = (bot.command, bot.working_dir)
         if argv is not None:
             bot.command = argv
         if working_dir is not None:
@@ -131,23 +154,28 @@ def edit_bot(
                 raise InvalidRequestError("a working directory only makes sense for a managed bot")
             bot.working_dir = working_dir or None
         if checked is not None:
-            current = set(session.exec(select(BotGame.game).where(BotGame.bot_id == bot.id)).all())
-            for game in set(checked) - current:
-                session.add(BotGame(bot_id=bot.id, game=game))
-                if (
-                    session.exec(select(Rating).where(Rating.bot_id == bot.id, Rating.game == game)).first()
-                    is None
-                ):
-                    session.add(new_rating(bot.id, game))
-            for game in current - set(checked):
-                dropped = session.exec(
-                    select(BotGame).where(BotGame.bot_id == bot.id, BotGame.game == game)
-                ).one()
-                session.delete(dropped)
-                withdraw_from_schedule(session, bot.id, f"bot {bot.name} no longer plays {game}", game)
+            set_games(session, bot, checked)
         session.add(bot)
         session.flush()
+        if bot.command is not None and (bot.command, bot.working_dir) != before:
+            record_command_version(session, bot)  # the old command stays as the previous version
         return bot_info(session, bot)
+
+
+def set_games(session: Session, bot: Bot, games: Sequence[str]) -> None:
+    """The games the bot plays from now on (inside the caller's transaction). A game it no longer
+    plays keeps its rating and history; its waiting matches of that game are cancelled."""
+    checked = _check_games(games)
+    assert bot.id is not None
+    current = set(session.exec(select(BotGame.game).where(BotGame.bot_id == bot.id)).all())
+    for game in set(checked) - current:
+        session.add(BotGame(bot_id=bot.id, game=game))
+        if session.exec(select(Rating).where(Rating.bot_id == bot.id, Rating.game == game)).first() is None:
+            session.add(new_rating(bot.id, game))
+    for game in current - set(checked):
+        dropped = session.exec(select(BotGame).where(BotGame.bot_id == bot.id, BotGame.game == game)).one()
+        session.delete(dropped)
+        withdraw_from_schedule(session, bot.id, f"bot {bot.name} no longer plays {game}", game)
 
 
 def retire_bot(db: Database, name: str) -> BotInfo:
@@ -225,19 +253,32 @@ class Runnable(NamedTuple):
     name: str
     command: tuple[str, ...] | None
     working_dir: str | None
+    version: int | None = None
+    """The version that plays (``Bot.active_version``)."""
+    protocol: str = "grpc"
+    build_hash: str | None = None
+    """The built folder it runs in, for a submitted version."""
 
 
 def runnables(db: Database, bot_ids: Sequence[int]) -> dict[int, Runnable]:
     """How to run each of these bots, read in one query (the server does this per match);
     ``NotFoundError`` if one does not exist."""
+    active = (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version))
     with db.read() as session:
         rows = session.exec(
-            select(Bot.id, Bot.name, Bot.command, Bot.working_dir).where(col(Bot.id).in_(list(bot_ids)))
+            select(Bot, BotVersion).outerjoin(BotVersion, active).where(col(Bot.id).in_(list(bot_ids)))
         ).all()
     found = {
-        bot_id: Runnable(name, tuple(command) if command is not None else None, working_dir)
-        for bot_id, name, command, working_dir in rows
-        if bot_id is not None
+        bot.id: Runnable(
+            bot.name,
+            tuple(bot.command) if bot.command is not None else None,
+            bot.working_dir,
+            bot.active_version,
+            version.protocol if version is not None else "grpc",
+            version.build_hash if version is not None else None,
+        )
+        for bot, version in rows
+        if bot.id is not None
     }
     missing = [bot_id for bot_id in bot_ids if bot_id not in found]
     if missing:
@@ -269,9 +310,7 @@ def bot_info(session: Session, bot: Bot) -> BotInfo:
         created_at=bot.created_at,
         retired=bot.retired_at is not None,
         author_id=bot.author_id,
-        author=author.name
-        if (author := session.get(Author, bot.author_id) if bot.author_id else None)
-        else None,
+        author=_author_name(session, bot.author_id),
         active_version=bot.active_version,
     )
 

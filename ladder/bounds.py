@@ -67,6 +67,9 @@ LIVE_DELAY_S = Bound("live_delay_s", 0.0, 24 * 3600.0)
 CONCURRENCY = Bound("concurrency", 1, 256)
 """Matches a league plays at once (0 in a request: the league's own, or the server's)."""
 
+VERSION = Bound("a version", 0, 2**31 - 1, "2^31 - 1")
+"""A bot's version number (0 in a request: the newest); an int32 on the wire."""
+
 # ---- reading ----------------------------------------------------------------------------------
 
 PAGE = Bound("rows a request", 1, 1000)

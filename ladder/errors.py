@@ -25,3 +25,7 @@ class ConflictError(LadderError):
 
 class InvalidRequestError(LadderError):
     """The request itself is wrong: an unknown game, bad options, too few bots."""
+
+
+class ForbiddenError(LadderError):
+    """The caller may not do this to what is stored: another author's bot."""

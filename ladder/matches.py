@@ -84,6 +84,7 @@ class SeatRecord:
     end_reason: EndReason | None
     detail: str | None
     stderr_tail: str | None
+    version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,7 @@ def seat_record(row: MatchSeat) -> SeatRecord:
         end_reason=EndReason(row.end_reason) if row.end_reason else None,
         detail=row.detail,
         stderr_tail=row.stderr_tail,
+        version=row.version,
     )
 
 
@@ -309,6 +311,7 @@ def _record(
         seat.score, seat.game_rank, seat.rank = given.score, given.rank, rank
         seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
         seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
+        seat.version = given.version
         session.add(seat)
     for given in ordered:
         if given.has_log:
@@ -364,7 +367,7 @@ def _rate(
     rows = _locked_ratings(session, [seat.bot_id for seat in seats], match.game)
     updated = rate(match.game, [(row.mu, row.sigma) for row in rows], list(ranks))
     changes: list[RatingChange] = []
-    for rank, fault, row, (mu, sigma) in zip(ranks, faulty, rows, updated, strict=True):
+    for seat, rank, fault, row, (mu, sigma) in zip(seats, ranks, faulty, rows, updated, strict=True):
         changes.append(RatingChange(row.bot_id, match.game, row.mu, row.sigma, mu, sigma))
         row.mu, row.sigma, row.conservative = mu, sigma, conservative(mu, sigma)
         row.matches += 1
@@ -382,6 +385,7 @@ def _rate(
                 mu=mu,
                 sigma=sigma,
                 conservative=row.conservative,
+                version=seat.version,
             )
         )
     return changes
@@ -401,6 +405,7 @@ def _void(
             seat.score, seat.game_rank, seat.strikes = given.score, given.rank, given.strikes
             seat.end_reason, seat.detail = given.end_reason.value, given.detail
             seat.stderr_tail = given.stderr_tail or None
+            seat.version = given.version
             session.add(seat)
     match.status = MatchStatus.VOID
     match.status_reason = reason

@@ -130,6 +130,8 @@ class BotVersion(SQLModel, table=True):
     stderr when it failed), and for ``submit --ab`` the duel's verdict."""
     submitted_by: int | None = Field(default=None, foreign_key="author.id")
     """The author who submitted it; None: the admin."""
+    ab: bool = False
+    """Its author asked for an A/B duel against the active version first (``submit --ab``)."""
     created_at: datetime = Field(default_factory=utc_now)
     built_at: datetime | None = None
     activated_at: datetime | None = None

@@ -43,6 +43,8 @@ class HistoryPoint:
     sigma: float
     conservative: float
     recorded_at: datetime
+    version: int | None = None
+    """The bot's version that played this match: where it changes, a new version started."""
 
 
 def standings(db: Database, game: str, limit: int | None = None, offset: int = 0) -> list[Standing]:
@@ -120,7 +122,15 @@ def rating_history(db: Database, game: str, top: int = 5) -> dict[str, list[Hist
                 .order_by(col(RatingHistory.matches))
             ).all()
             history[leader.bot] = [
-                HistoryPoint(row.matches, row.match_id, row.mu, row.sigma, row.conservative, row.recorded_at)
+                HistoryPoint(
+                    row.matches,
+                    row.match_id,
+                    row.mu,
+                    row.sigma,
+                    row.conservative,
+                    row.recorded_at,
+                    row.version,
+                )
                 for row in rows
             ]
     return history

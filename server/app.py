@@ -16,10 +16,12 @@ from grpc_reflection.v1alpha import reflection
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import void_interrupted_one_offs
+from kingmaker.ladder.versions import fail_interrupted
 from kingmaker.server import malloc
 from kingmaker.server.addresses import AddressError, parse_address
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
+from kingmaker.server.build_store import BlobStore, BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
 from kingmaker.server.home import HomeLock, secret_paths
@@ -34,7 +36,10 @@ from kingmaker.server.sandbox import SandboxPolicy, exposed_secret, shown_paths
 from kingmaker.server.scheduler import LeagueRunner
 from kingmaker.server.services.admin import AdminService, new_admin_token
 from kingmaker.server.services.arena import HELLO_TIMEOUT_SECONDS, ArenaService
+from kingmaker.server.services.submissions import SubmissionService
 from kingmaker.server.sessions import Identity, SessionPool
+from kingmaker.server.submission_limits import SubmissionLimits
+from kingmaker.server.submissions import SubmissionPipeline
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -119,6 +124,8 @@ class ServerConfig:
     """With ``executor="ray"``: the Ray cluster's head, host:port."""
     ray_workers: int = 0
     """With ``executor="ray"``: use at most this many worker nodes (0: every one)."""
+    submission_limits: SubmissionLimits = field(default_factory=SubmissionLimits)
+    """Bounds on submitted archives and their builds (``submission_limits``)."""
 
 
 class KingmakerServer:
@@ -168,6 +175,11 @@ class KingmakerServer:
         self.confinement = ""
         """How launched bots run here (``launcher.confinement``): jailed, UNJAILED or refused."""
         self.executor: MatchExecutor | None = None
+        self.blobs = BlobStore(home / "blobs")
+        """Submitted archives, by hash: beside the database, never in a jail."""
+        self.builds = BuildStore(home / "builds")
+        """Built versions' folders, by hash: shown read-only to the bot at /bot."""
+        self.submissions: SubmissionPipeline | None = None
         self._jail_door: grpc.aio.Server | None = None
         """The server on the Unix socket launched bots reach: the Arena only."""
         self._trimming: asyncio.Task[None] | None = None
@@ -240,6 +252,7 @@ class KingmakerServer:
             sandbox=sandbox,
             temp_root=self.run_folder,
             live=self.live,
+            builds=self.builds,
         )
         self.admission = Admission(self.loop_lag) if config.admission_control else None
         try:
@@ -255,9 +268,15 @@ class KingmakerServer:
         arena = ArenaService(self.pool, hello_timeout=config.hello_timeout)
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, jail_door)
+        self.submissions = SubmissionPipeline(
+            self.db, self.roster, self.blobs, self.builds, sandbox, config.time_control,
+            config.submission_limits, self.executor.retire, self.run_folder,
+        )  # fmt: skip
+        submissions = SubmissionService(self.db, self.submissions)
         admin = AdminService(
-            self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive, config.time_control
-        )
+            self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive,
+            config.time_control, submissions,
+        )  # fmt: skip
         admin_pb2_grpc.add_AdminServicer_to_server(admin, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names = (
@@ -277,6 +296,7 @@ class KingmakerServer:
         self._server = server
         # A one-off match a dead server left behind has no caller waiting for it any more.
         await asyncio.to_thread(void_interrupted_one_offs, self.db)
+        await asyncio.to_thread(fail_interrupted, self.db)  # nothing will finish their builds now
         if config.resume_leagues:
             await self.leagues.resume_unfinished()
         return self.address
@@ -292,6 +312,7 @@ class KingmakerServer:
             connect_timeout=config.connect_timeout,
             allow_unjailed=config.allow_unjailed,
             hidden_paths=self.hidden_paths,
+            build_root=str(self.builds.root),
         )
         if config.executor == "processes":
             from kingmaker.server.process_executor import ProcessExecutor
@@ -307,7 +328,7 @@ class KingmakerServer:
             raise ExecutorError("the ray executor needs --ray-address HOST:PORT (the Ray head)")
         from kingmaker.server.ray_executor import RayExecutor
 
-        executor = RayExecutor(config.ray_address, local, settings, config.ray_workers)
+        executor = RayExecutor(config.ray_address, local, settings, config.ray_workers, self.builds)
         await executor.start()
         return executor
 
@@ -325,6 +346,8 @@ class KingmakerServer:
         if self._trimming is not None:
             self._trimming.cancel()
         await self._health.enter_graceful_shutdown()
+        if self.submissions is not None:
+            await self.submissions.close()
         if self.leagues is not None:
             await self.leagues.stop()
         if self.executor is not None:

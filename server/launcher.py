@@ -27,10 +27,12 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from kingmaker.server.bot_cpu import ProcessTreeClock, cpu_clock
 from kingmaker.server.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.sandbox import (
+    BOT_FOLDER,
     BOT_UIDS,
     HOW_TO_GET_A_JAIL,
     SYSTEM_PATHS,
@@ -135,10 +137,13 @@ class BotProcess:
         limits: Limits | None = None,
         sandbox: SandboxPolicy | None = None,
         temp_root: Path | None = None,
+        stdout: int | IO[bytes] = asyncio.subprocess.DEVNULL,
     ) -> BotProcess:
         """Start ``command`` in ``cwd`` (default: its own working directory) with ``environment``
         added to the scrubbed one. ``limits`` alone gives the limits without a jail; a
-        ``sandbox`` policy carries its own limits and may ask for the jail."""
+        ``sandbox`` policy carries its own limits and may ask for the jail. A ``cwd`` inside the
+        policy's ``bot_folder`` is, in the jail, the same place under ``BOT_FOLDER``. ``stdout``:
+        where the program's output goes (a build writes its built folder there)."""
         if not command:
             raise LaunchError("the bot has no command")
         if cwd is not None and not os.path.isdir(cwd):
@@ -150,6 +155,7 @@ class BotProcess:
         policy = dataclasses.replace(policy, read_only_paths=(*policy.read_only_paths, *bot_folders(command)))
         bwrap = _jail_for(policy)
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
+        in_jail = _jail_path(cwd, policy) if bwrap is not None else cwd
         # A root server gives every bot a user of its own, jailed or not: its processes count
         # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
         uid = BOT_UIDS.take() if running_as_root() and (bwrap or _others_can_run(command, cwd)) else None
@@ -163,7 +169,7 @@ class BotProcess:
         if bwrap is None:
             argv = list(command)
         else:
-            argv = bubblewrap_command(bwrap, command, policy, str(workdir), start_in, uid)
+            argv = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
@@ -180,7 +186,7 @@ class BotProcess:
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
+                stdout=stdout,
                 stderr=stderr_file,
                 cwd=str(workdir) if bwrap is not None else start_in,
                 env=env,
@@ -294,6 +300,17 @@ class BotProcess:
 
     def discard_logs(self) -> None:
         self.stderr_path.unlink(missing_ok=True)
+
+
+def _jail_path(cwd: str | None, policy: SandboxPolicy) -> str | None:
+    """Where ``cwd`` is in the jail: a folder inside the bot's built folder is under BOT_FOLDER."""
+    folder = policy.bot_folder
+    if cwd is None or folder is None:
+        return cwd
+    relative = os.path.relpath(os.path.realpath(cwd), os.path.realpath(folder))
+    if relative == os.curdir:
+        return BOT_FOLDER
+    return cwd if relative.startswith(os.pardir) else os.path.join(BOT_FOLDER, relative)
 
 
 def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:

@@ -13,10 +13,12 @@ pipe to the server) to one of them, so the server's spectators see it (``process
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
 import socket
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,7 @@ from pathlib import Path
 import grpc
 
 from kingmaker.games.api import OptionValue
+from kingmaker.server.build_store import BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import Limits
 from kingmaker.server.live import LiveFrame, LiveHub, Subscription
@@ -51,6 +54,9 @@ class HostSettings:
     """As ``serve --allow-unjailed``: run bots without a jail where none works, not refuse them."""
     hidden_paths: tuple[str, ...] = ()
     """The server's home and database: covered in every jail (``SandboxPolicy.hidden_paths``)."""
+    build_root: str | None = None
+    """The server's built folders, read where they are (a worker process on its machine); None: a
+    store of this host's own, which the executor fills (a Ray node, see ``add_build``)."""
 
 
 class MatchHost:
@@ -68,6 +74,9 @@ class MatchHost:
         self.on_frame: Callable[[LiveFrame], None] | None = None
         """Where the frames of the matches the server watches go (the worker's pipe)."""
         self._watched: dict[str, Subscription] = {}
+        root = settings.build_root or os.path.join(tempfile.gettempdir(), f"kingmaker-builds-{os.getuid()}")
+        self.builds = BuildStore(Path(root))
+        """Built versions' folders: the server's own, or this node's cache of them."""
 
     async def start(self) -> str:
         """Open the private socket; where this host runs (host name and pid, for the logs)."""
@@ -94,6 +103,7 @@ class MatchHost:
                 sandbox=sandbox,
                 temp_root=self.run_folder,
                 live=self.live,
+                builds=self.builds,
             )
         return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -119,6 +129,14 @@ class MatchHost:
             self._watched[match_id] = self.live.subscribe(match_id, lambda stamp, frame: send(frame))
         elif not on and match_id in self._watched:
             self.live.unsubscribe(self._watched.pop(match_id))
+
+    async def has_build(self, build_hash: str) -> bool:
+        """Whether this host has that built folder already (a Ray node keeps its cache)."""
+        return self.builds.has(build_hash)
+
+    async def add_build(self, build_hash: str, packed: bytes) -> None:
+        """Keep a built folder the server sent (``BuildStore.pack``), once per hash."""
+        await asyncio.to_thread(self.builds.add_packed, build_hash, packed)
 
     async def retire(self, bot_ids: set[int]) -> int:
         """Stop the warm processes of these bots; how many matches this host has played."""

@@ -54,10 +54,12 @@ async def play_ticket(
         return await until_stored(void_match, db, ticket.match_id, f"server error: {error}")
     if played is not None:
         await played()
-    return await until_stored(finish_match, db, outcome(ticket, report))
+    return await until_stored(finish_match, db, outcome(ticket, report, entrants))
 
 
-def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
+def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | None = None) -> MatchOutcome:
+    """What the ladder stores of a played match; ``entrants`` say which version each seat played."""
+    versions = [entrant.version for entrant in entrants] if entrants else [None] * len(ticket.bot_ids)
     seats = tuple(
         SeatOutcome(
             seat=seat.seat,
@@ -75,8 +77,9 @@ def outcome(ticket: MatchTicket, report: MatchReport) -> MatchOutcome:
             stderr=seat.stderr,
             stderr_bytes=seat.stderr_bytes,
             exit=seat.exit,
+            version=version,
         )
-        for seat, bot_id in zip(report.seats, ticket.bot_ids, strict=True)
+        for seat, bot_id, version in zip(report.seats, ticket.bot_ids, versions, strict=True)
     )
     log_actions = [{decision.seat: decision.action for decision in joint} for joint in report.decisions]
     return MatchOutcome(
@@ -117,4 +120,10 @@ def entrants_of(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
     """The seats' bots, read in one go (one thread hop and one query per match)."""
     found = ladder_bots.runnables(db, bot_ids)
     seated = [(bot_id, found[bot_id]) for bot_id in bot_ids]
-    return [Entrant(bot.name, bot_id, bot.command, bot.working_dir) for bot_id, bot in seated]
+    return [
+        Entrant(
+            bot.name, bot_id, bot.command, bot.working_dir, bot.version if bot.command else None,
+            bot.protocol, bot.build_hash,
+        )
+        for bot_id, bot in seated
+    ]  # fmt: skip

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import socket
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kingmaker.games.api import OptionValue
+from kingmaker.server.build_store import BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
 from kingmaker.server.match_host import HostSettings, MatchHost
@@ -51,19 +53,30 @@ class _Host:
     actor: Any
     where: str = ""
     busy: int = 0
+    builds: set[str] = field(default_factory=set)
+    """Built folders this host is known to have."""
 
 
 class RayExecutor:
     """Plays matches of managed bots on Ray worker nodes; everything else with ``local``."""
 
     def __init__(
-        self, address: str, local: LocalExecutor, settings: HostSettings, max_hosts: int = 0
+        self,
+        address: str,
+        local: LocalExecutor,
+        settings: HostSettings,
+        max_hosts: int = 0,
+        builds: BuildStore | None = None,
     ) -> None:
         self.address = address
         self.max_hosts = max_hosts
         """Use at most this many worker nodes (0: every one)."""
         self.local = local
-        self.settings = settings
+        # A node keeps built folders in a cache of its own, sent from ``builds`` once per hash.
+        self.settings = dataclasses.replace(settings, build_root=None)
+        self.builds = builds
+        self.sent_builds = 0
+        """Built folders packed and sent to a node (each once per node)."""
         self.hosts: dict[str, _Host] = {}
         self.lost_nodes: set[str] = set()
         self.retried = 0
@@ -123,6 +136,7 @@ class RayExecutor:
                 return await self.local.play(game, entrants, seed, options, control, match_id)
             host.busy += 1
             try:
+                await self._send_builds(host, entrants)
                 call = host.actor.play.remote(game, list(entrants), seed, dict(options), control, match_id)
                 report: MatchReport = await call
                 return report
@@ -137,6 +151,18 @@ class RayExecutor:
             finally:
                 host.busy -= 1
         raise RuntimeError(f"match {match_id} was lost with {ATTEMPTS} workers in a row")
+
+    async def _send_builds(self, host: _Host, entrants: Sequence[Entrant]) -> None:
+        """Give the host every built folder of this match it lacks (it caches them by hash)."""
+        for build_hash in {entrant.build_hash for entrant in entrants if entrant.build_hash}:
+            if build_hash in host.builds:
+                continue
+            if not await host.actor.has_build.remote(build_hash) and self.builds is not None:
+                packed = await asyncio.to_thread(self.builds.pack, build_hash)
+                await host.actor.add_build.remote(build_hash, packed)
+                self.sent_builds += 1
+                log.info("ray executor: sent the built folder %s to %s", build_hash[:12], host.where)
+            host.builds.add(build_hash)
 
     async def retire(self, bot_ids: set[int]) -> None:
         """Stop these bots' warm processes here and on every worker."""

@@ -27,8 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kingmaker.server.build_store import BuildStore
+from kingmaker.server.builds import missing_program
 from kingmaker.server.launcher import BotProcess, LaunchError
 from kingmaker.server.live import LiveHub
+from kingmaker.server.manifest import Manifest, launch_command
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.sessions import BotSession, Identity, SessionPool
 
@@ -46,6 +49,12 @@ class Entrant:
     command: tuple[str, ...] | None = None
     """What the server runs; None for a remote bot, which connects by itself."""
     cwd: str | None = None
+    version: int | None = None
+    """The bot's version that plays (its warm processes are kept per version)."""
+    protocol: str = "grpc"
+    """"grpc", or "json-lines": the server starts it behind the bridge."""
+    build_hash: str | None = None
+    """For a built version: its built folder (``build_store``), where ``command`` starts."""
 
 
 MATCH_STDERR_BYTES = 64 * 1024
@@ -106,7 +115,9 @@ class Roster:
     """Where launched bots' folders and stderr files go (the server's run folder)."""
     live: LiveHub | None = None
     """Where the matches played with these bots publish to spectators (None: nobody watches)."""
-    _idle: dict[int, list[_Kept]] = field(default_factory=lambda: defaultdict(list))
+    builds: BuildStore | None = None
+    """Where built versions' folders are on this host (an entrant with a ``build_hash``)."""
+    _idle: dict[tuple[int, int | None], list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
 
     async def lease_all(self, entrants: list[Entrant], game: str, match_id: str) -> list[Lease]:
@@ -139,7 +150,7 @@ class Roster:
         exited = process.exit_description()  # before stop(): an exit of its own, not our kill
         alive = session is not None and not session.closed.is_set() and process.returncode is None
         if reusable and alive and lease.entrant.bot_id is not None and session is not None:
-            self._idle[lease.entrant.bot_id].append(_Kept(process, session))
+            self._idle[_warm_key(lease.entrant)].append(_Kept(process, session))
             stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
             return SeatOutput(stderr, written)
         if session is not None:
@@ -162,9 +173,9 @@ class Roster:
         return False, lease.failure or "the bot did not say hello", tail
 
     async def retire(self, bot_ids: set[int] | None = None) -> None:
-        """Stop the kept processes of these bots (all bots when None)."""
-        chosen = list(self._idle) if bot_ids is None else [bot for bot in bot_ids if bot in self._idle]
-        kept = [item for bot in chosen for item in self._idle.pop(bot, [])]
+        """Stop the kept processes of these bots, every version of them (all bots when None)."""
+        chosen = [key for key in self._idle if bot_ids is None or key[0] in bot_ids]
+        kept = [item for key in chosen for item in self._idle.pop(key, [])]
         for item in kept:
             self.pool.remove(item.session)
         await asyncio.gather(*(item.process.stop() for item in kept))
@@ -179,16 +190,16 @@ class Roster:
 
     async def _lease_managed(self, entrant: Entrant, match_id: str) -> Lease:
         if entrant.bot_id is not None:
-            kept = self._reuse(entrant.bot_id)
+            kept = self._reuse(_warm_key(entrant))
             if kept is not None:
                 kept.session.matches.add(match_id)
                 self._busy.add(kept.process)
                 return Lease(entrant, kept.session, kept.process, stderr_start=kept.process.stderr_size())
         return await self._launch(entrant, match_id)
 
-    def _reuse(self, bot_id: int) -> _Kept | None:
-        while self._idle.get(bot_id):
-            kept = self._idle[bot_id].pop()
+    def _reuse(self, key: tuple[int, int | None]) -> _Kept | None:
+        while self._idle.get(key):
+            kept = self._idle[key].pop()
             if not kept.session.closed.is_set() and kept.process.returncode is None:
                 return kept
             self.pool.remove(kept.session)
@@ -203,9 +214,10 @@ class Roster:
         environment = {"KINGMAKER_SERVER": address, "KINGMAKER_TOKEN": token}
         lease = Lease(entrant)
         try:
+            command, cwd, sandbox = self._how_to_start(entrant)
             # Without a policy the launcher still applies its default limits.
             lease.process = await BotProcess.start(
-                entrant.command, environment, entrant.cwd, sandbox=self.sandbox, temp_root=self.temp_root
+                command, environment, cwd, sandbox=sandbox, temp_root=self.temp_root
             )
         except LaunchError as error:
             # The command cannot run here at all: a matter of this server's set-up, not of the bot.
@@ -236,6 +248,25 @@ class Roster:
             if not waiting.done():
                 waiting.cancel()
         return lease
+
+    def _how_to_start(self, entrant: Entrant) -> tuple[list[str], str | None, SandboxPolicy | None]:
+        """The command, folder and policy that start this entrant: a built version starts in its
+        built folder (``/bot`` in the jail), through the bridge when it speaks JSON lines."""
+        assert entrant.command is not None
+        if entrant.build_hash is None:  # a command as registered, run as it is
+            return list(entrant.command), entrant.cwd, self.sandbox
+        if self.builds is None or not self.builds.has(entrant.build_hash):
+            raise LaunchError(
+                f"the built folder {entrant.build_hash[:12]} of {entrant.name} is not on this host"
+            )
+        folder = self.builds.path(entrant.build_hash)
+        run = Manifest(tuple(entrant.command))
+        missing = missing_program(run, folder)
+        if missing:
+            raise LaunchError(f"bot {entrant.name}: {missing}")
+        policy = self.sandbox or SandboxPolicy(isolate=False)
+        policy = dataclasses.replace(policy, bot_folder=str(folder))
+        return launch_command(entrant.command, entrant.protocol), str(folder), policy
 
     async def _lease_remote(self, entrants: dict[int, Entrant], game: str, match_id: str) -> dict[int, Lease]:
         """Lease every remote seat in one step, waiting until each bot has a free stream (see the
@@ -289,3 +320,9 @@ class Roster:
             if session is not None:
                 free[seat] = session
         return free
+
+
+def _warm_key(entrant: Entrant) -> tuple[int, int | None]:
+    """Warm processes are kept per bot and version: a new version never reuses an old process."""
+    assert entrant.bot_id is not None
+    return entrant.bot_id, entrant.version

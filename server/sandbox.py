@@ -65,14 +65,20 @@ SYSTEM_FILES = (
     "/etc/localtime",
 )
 
-# Run inside the jail as root: give the bot's folder (a fresh tmpfs) to the bot's own user,
+# Run inside the jail as root: give the bot's folders (fresh tmpfs, ':'-separated) to its own user,
 # become that user, enter its start folder (only that user may enter its own), then run the bot.
 # Changing to a non-zero uid clears every capability, and bubblewrap has already set no_new_privs.
 DROP_TO_UID = (
-    "import os, sys; uid = int(sys.argv[1]); os.chown(sys.argv[2], uid, uid); "
+    "import os, sys; uid = int(sys.argv[1]); [os.chown(f, uid, uid) for f in sys.argv[2].split(':')]; "
     "os.setgroups([]); os.setgid(uid); os.setuid(uid); "
     "os.chdir(sys.argv[3]); os.execvp(sys.argv[4], sys.argv[4:])"
 )
+
+BOT_FOLDER = "/bot"
+"""Where a built bot's folder is in the jail, at build time and at play time alike, so that paths a
+build bakes in stay true wherever the built folder is kept on the host."""
+SUBMISSION_FOLDER = "/submission"
+"""At build time: where the unpacked submission is shown (read-only), for the build to copy."""
 
 HOW_TO_GET_A_JAIL = (
     "install bubblewrap (apt-get install bubblewrap), "
@@ -152,6 +158,12 @@ class SandboxPolicy:
     a folder the jail shows holds one of these, it is covered (an empty folder, or an empty file)."""
     tmp_bytes: int = 64 * MiB
     """Size of the jail's private /tmp (memory-backed), so many small files cannot fill memory."""
+    bot_folder: str | None = None
+    """A built bot's folder on the host, shown read-only at ``BOT_FOLDER`` (where it starts)."""
+    build_from: str | None = None
+    """At build time: the unpacked submission on the host, shown read-only at
+    ``SUBMISSION_FOLDER``; ``BOT_FOLDER`` is then a tmpfs of ``limits.disk_bytes`` that the build
+    may write, owned by the build's user, which the build fills from the submission."""
 
     @property
     def server_address(self) -> str:
@@ -275,7 +287,7 @@ def bubblewrap_command(
     # A private /tmp any user may write to, as on the host (it is the bot's alone).
     flags += ["--perms", "1777", "--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
     read_only = [*python_paths(), *policy.read_only_paths]
-    if cwd != workdir:
+    if cwd != workdir and not _inside(cwd, [BOT_FOLDER]):  # (the bot's folder is bound below)
         read_only.append(cwd)
     made: set[str] = {"/", "/tmp"}
     bound: list[str] = []
@@ -299,12 +311,20 @@ def bubblewrap_command(
     flags += _covers(policy.hidden_paths, [*system, *bound])
     size = str(policy.limits.disk_bytes or 1024 * GiB)
     flags += [*_parent_dirs(workdir, made, bound), "--perms", "0700", "--size", size, "--tmpfs", workdir]
+    owned = [workdir]
+    if policy.bot_folder is not None:
+        flags += ["--ro-bind", policy.bot_folder, BOT_FOLDER]
+    if policy.build_from is not None:
+        flags += ["--ro-bind", policy.build_from, SUBMISSION_FOLDER]
+        flags += ["--perms", "0700", "--size", size, "--tmpfs", BOT_FOLDER]
+        owned.append(BOT_FOLDER)
     if policy.unix_socket is not None:
         socket = os.path.abspath(policy.unix_socket)
         flags += [*_parent_dirs(socket, made, bound), "--bind", socket, socket]
     if uid is None:
         return [*flags, "--chdir", cwd, "--", *command]
-    return [*flags, "--", sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), workdir, cwd, *command]
+    first_step = [sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), ":".join(owned), cwd]
+    return [*flags, "--", *first_step, *command]
 
 
 def _covers(hidden: Sequence[str], bound: Sequence[str]) -> list[str]:

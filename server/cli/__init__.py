@@ -47,6 +47,10 @@ COMMANDS = {
         "Play A against B in duplicate matches until the SPRT decides or --max-matches runs out.",
         exits_at_once=False,
     ),
+    "submit": LazyCommand(
+        "submit:submit",
+        "Submit a new version of a bot (a folder or an archive): built and validated by the server.",
+    ),
     "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
     "bot": LazyCommand("bots:app", "Register and manage bots."),
     "author": LazyCommand(

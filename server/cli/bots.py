@@ -22,9 +22,13 @@ from kingmaker.server.cli.common import (
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command, resolve_workdir
 from kingmaker.server.cli.seat_logs import print_seat_log
+from kingmaker.server.cli.versions import build_log, builds, rollback
 from kingmaker.v1 import admin_pb2
 
 app = typer.Typer(help="Register and manage bots.", no_args_is_help=True)
+app.command("builds")(builds)
+app.command("build-log")(build_log)
+app.command("rollback")(rollback)
 
 
 @app.command("add")
@@ -41,6 +45,9 @@ def add(
         "--command is left out).",
     ),
     workdir: str | None = typer.Option(None, "--workdir", help="Working directory for the command."),
+    path: Path | None = typer.Option(
+        None, "--path", help="A bot folder on the server's machine: built and validated like a submission."
+    ),
     check: bool = typer.Option(
         True, "--check/--no-check", help="Start a managed bot once, up to its hello, before registering it."
     ),
@@ -55,6 +62,9 @@ def add(
         fail("a bot is managed (--command) or remote (--remote), not both", code=2)
     if command is not None and not command.strip():
         fail("the command is empty: give the command that starts the bot, or --remote for a remote bot")
+    if path is not None:
+        _add_folder(name, game, path, server, admin_token)
+        return
     argv, folder = _command(command, workdir)
     request = admin_pb2.AddBotRequest(
         name=name, games=game, command=argv, working_directory=folder or "", check=check and bool(argv)
@@ -132,6 +142,21 @@ def remove(
     console.print(f"{bot.name} is removed (its matches and ratings stay in the history)")
 
 
+def _add_folder(name: str, games: list[str], path: Path, server: str | None, admin_token: str | None) -> None:
+    """``bot add NAME --path DIR``: the server builds and validates the folder as its version 1."""
+    from kingmaker.server.cli.submit import follow_version
+
+    if not path.is_dir():
+        fail(f"{path} is not a folder")
+    request = admin_pb2.AddBotRequest(name=name, games=games, path=str(path.resolve()))
+    with admin_client(server, admin_token) as client:
+        answer = client.call("AddBot", request, timeout=120)
+        console.print(
+            f"registered bot [bold]{name}[/] for {', '.join(answer.bot.games)}: building its version 1"
+        )
+        follow_version(client, name, answer.bot.latest_version or 1)
+
+
 def _command(command: str | None, workdir: str | None) -> tuple[list[str], str | None]:
     """The command and working directory with relative paths resolved, or a one-line error.
     No command (None) is a remote bot's; an empty one is a mistake, not a remote bot."""
@@ -199,6 +224,14 @@ def show(
         console.print(f"working directory: {bot.working_directory}", soft_wrap=True, highlight=False)
     if bot.confinement:
         console.print(f"runs: {bot.confinement}", soft_wrap=True, markup=False)
+    if bot.latest_version:
+        playing = f"plays version {bot.active_version}" if bot.active_version else "no version plays yet"
+        newest = (
+            ""
+            if bot.latest_version == bot.active_version
+            else f"; newest {bot.latest_version}: {bot.latest_status}"
+        )
+        console.print(f"versions: {playing}{newest} (bot builds {bot.name})", highlight=False)
     console.print(f"registered: {datetime.fromtimestamp(bot.created_at, UTC):%Y-%m-%d %H:%M} UTC")
     console.print(f"connected now: {'yes' if bot.connected else 'no'}")
     if bot.suspended_reason:

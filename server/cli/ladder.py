@@ -14,7 +14,17 @@ from kingmaker.v1 import admin_pb2
 
 
 def ladder(
-    game: str = typer.Argument(..., help="The game whose ladder to show."),
+    game: str = typer.Argument(..., help="The game whose ladder to show (or `policy GAME`)."),
+    policy_game: str | None = typer.Argument(
+        None,
+        help="With `ladder policy GAME`: the game whose new-version policy to show or set.",
+    ),
+    new_version: str | None = typer.Option(
+        None,
+        "--new-version",
+        metavar="POLICY",
+        help="With `ladder policy GAME`: what a new version starts from: keep, reset-sigma or reset.",
+    ),
     limit: int = typer.Option(
         20, min=bounds.PAGE.low, max=bounds.PAGE.high, help="How many rows: the top N."
     ),
@@ -31,7 +41,17 @@ def ladder(
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot."""
+    """A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot.
+
+    `kingmaker ladder policy GAME [--new-version keep|reset-sigma|reset]` shows or sets what a bot's
+    rating becomes when a new version of it starts to play."""
+    if game == "policy":
+        if policy_game is None:
+            fail("ladder policy needs a game: kingmaker ladder policy GAME [--new-version ...]")
+        _policy(policy_game, new_version, server, admin_token)
+        return
+    if policy_game is not None or new_version is not None:
+        fail("a second game and --new-version go with `kingmaker ladder policy GAME`")
     with admin_client(server, admin_token) as client:
         request = admin_pb2.GetStandingsRequest(game=game, limit=limit, offset=offset)
         answer = client.call("GetStandings", request)
@@ -109,3 +129,22 @@ def write_plot(game: str, series: Sequence[admin_pb2.RatingSeries], output: Path
     except OSError as error:
         fail(f"cannot write {output}: {error.strerror or error}")
     console.print(f"wrote {output}")
+
+
+POLICY_WORDS = {
+    "keep": "a new version keeps the rating (mu and sigma) where the old one left it",
+    "reset_sigma": "a new version keeps mu, and sigma goes back to its start (quickly relearned)",
+    "reset": "a new version starts from the start rating, as a new bot",
+}
+
+
+def _policy(game: str, new_version: str | None, server: str | None, admin_token: str | None) -> None:
+    chosen = (new_version or "").replace("-", "_")
+    if chosen and chosen not in POLICY_WORDS:
+        fail(f"unknown --new-version {new_version!r}: use keep, reset-sigma or reset")
+    with admin_client(server, admin_token) as client:
+        policy = client.call(
+            "SetLadderPolicy", admin_pb2.SetLadderPolicyRequest(game=game, new_version=chosen)
+        )
+    shown = policy.new_version.replace("_", "-")
+    console.print(f"{policy.game}: {shown}: {POLICY_WORDS.get(policy.new_version, '')}", highlight=False)

@@ -24,7 +24,7 @@ PAGE = 1000
 
 SEAT_COLUMNS = (
     "match_id", "league", "game", "seed", "status", "status_reason", "rated", "started_at",
-    "finished_at", "seat", "bot", "score", "rank", "end_reason", "strikes", "detail", "decisions",
+    "finished_at", "seat", "bot", "version", "score", "rank", "end_reason", "strikes", "detail", "decisions",
     "think_ms_total", "think_ms_p50", "think_ms_p99",
 )  # fmt: skip
 """One CSV row per seat of each match, oldest match first."""
@@ -108,6 +108,7 @@ def match_data(record: admin_pb2.MatchRecord) -> dict[str, Any]:
             {
                 "seat": seat.seat,
                 "bot": seat.bot,
+                "version": seat.version or None,
                 "score": seat.score if seat.end_reason else None,
                 "rank": seat.rank or None,
                 "end_reason": end_reason(seat) or None,

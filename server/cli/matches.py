@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -38,7 +39,8 @@ def run(
     seat: list[str] = typer.Option(
         [],
         "--seat",
-        help="A command per seat, in seat order: 'NAME=COMMAND' or just 'COMMAND'. Repeat per seat.",
+        help="A command or bot folder per seat, in seat order: 'NAME=COMMAND', 'NAME=DIR' or just "
+        "'COMMAND'. A folder is built by the server per its kingmaker.toml. Repeat per seat.",
     ),
     bot: list[str] = typer.Option(
         [], "--bot", "-b", help="A registered bot per seat, in seat order (rated). Repeat per seat."
@@ -116,7 +118,8 @@ def print_record(record: admin_pb2.MatchRecord, score_name: str, unstored: bool 
     for seat in record.seats:
         reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
         rank = str(seat.rank) if seat.rank else "-"
-        shown.add_row(str(seat.seat), seat.bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
+        bot = f"{seat.bot}@{seat.version}" if seat.version else seat.bot  # the version that played
+        shown.add_row(str(seat.seat), bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
     print_table(shown)
     logged = {log.seat for log in record.seat_logs}
     for seat in record.seats:
@@ -136,6 +139,9 @@ def parse_seat(text: str) -> admin_pb2.MatchSeat:
     name, command_text = (
         (named.group(1), named.group(2)) if named and " " not in named.group(1) else ("", text)
     )
+    folder = Path(command_text).expanduser()
+    if folder.is_dir():  # a bot's folder: the server builds it per its manifest and runs it
+        return admin_pb2.MatchSeat(bot=name or folder.resolve().name, path=str(folder.resolve()))
     try:
         command = shlex.split(command_text)
     except ValueError as error:

@@ -23,7 +23,13 @@ from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
 from kingmaker.ladder import authors, bot_stats, bots, bounds, history, leagues, seat_logs, standings
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
+from kingmaker.ladder.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidRequestError,
+    LadderError,
+    NotFoundError,
+)
 from kingmaker.ladder.matches import create_match, mark_running, match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.sdk.codec import CodecError, options_from_proto
@@ -50,6 +56,7 @@ from kingmaker.server.services.permissions import (
     check_rule,
     is_admin_token,
 )
+from kingmaker.server.services.submissions import SubmissionService
 from kingmaker.server.sessions import SessionPool
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2
 
@@ -59,6 +66,7 @@ Context: TypeAlias = grpc.aio.ServicerContext
 _STATUS = {
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     ConflictError: grpc.StatusCode.ALREADY_EXISTS,
+    ForbiddenError: grpc.StatusCode.PERMISSION_DENIED,
 }
 
 
@@ -122,6 +130,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         league_runner: LeagueRunner,
         archive: MemoryArchive,
         default_control: TimeControl,
+        submissions: SubmissionService | None = None,
     ) -> None:
         self.admin_token = admin_token
         self.db = db
@@ -130,6 +139,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         self.league_runner = league_runner
         self.archive = archive
         self.default_control = default_control
+        self.submissions = submissions
 
     async def caller(self, context: Context) -> Caller:
         """Who makes this call, by its token: ``Denied`` for a token the server does not know."""
@@ -166,7 +176,7 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             )
             seed = validation.seed(request.seed) if request.HasField("seed") else secrets.randbits(62)
             game.new(len(request.seats), seed, options)
-            ad_hoc = [bool(seat.command) for seat in request.seats]
+            ad_hoc = [bool(seat.command or seat.path) for seat in request.seats]
             if any(ad_hoc) and not all(ad_hoc):
                 raise ValueError("a match takes either registered bots or commands, not both")
             caller = CALLER.get()
@@ -176,11 +186,18 @@ class AdminService(admin_pb2_grpc.AdminServicer):
                     grpc.StatusCode.PERMISSION_DENIED,
                     "only the admin runs commands on the server; an author plays registered bots",
                 )
-            entrants = [entrant(seat) for seat in request.seats] if all(ad_hoc) else []
+            entrants = [entrant(seat) for seat in request.seats if not seat.path] if all(ad_hoc) else []
         except (UnknownGameError, OptionsError, CodecError, ValueError, InvalidRequestError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         names = [seat.bot for seat in request.seats]
-        await self._refuse_without_jail(context, names, ad_hoc=bool(entrants))
+        await self._refuse_without_jail(context, names, ad_hoc=all(ad_hoc))
+        if all(ad_hoc) and any(seat.path for seat in request.seats):  # bot folders: built first
+            assert self.submissions is not None
+            commands = iter(entrants)
+            entrants = [
+                await self.submissions.folder_entrant(seat, context) if seat.path else next(commands)
+                for seat in request.seats
+            ]
         if not entrants:  # registered bots: a one-off match, stored and rated like any other
             # An author's match is never rated: an author cannot pick the ladder's opponents.
             unrated = (
@@ -270,13 +287,16 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     @permitted
     async def AddBot(self, request: admin_pb2.AddBotRequest, context: Context) -> admin_pb2.AddBotResponse:
         caller = CALLER.get()
-        if request.command and not caller.is_admin:
+        if (request.command or request.path) and not caller.is_admin:
             await abort(
                 context,
                 grpc.StatusCode.PERMISSION_DENIED,
                 "an author adds a remote bot here (no command); a bot the server runs comes by "
                 "`kingmaker submit`, which builds its code in the jail",
             )
+        if request.path:  # a bot folder on this machine: built and validated as a submission
+            assert self.submissions is not None
+            return await self.submissions.add_from_folder(request, context, author_id=None)
         if request.check and request.command:
             # Launch it before registering anything, so a bot that cannot start is not registered.
             command = Entrant(
@@ -317,7 +337,12 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     @permitted
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
-        message = convert.bot_message(bot, self._connected(bot.id))
+        connected = self._connected(bot.id)
+        message = (  # with its newest version, where the server takes submissions
+            await self.submissions.bot_message(bot, connected)
+            if self.submissions is not None
+            else convert.bot_message(bot, connected)
+        )
         if bot.command is not None and self.roster.sandbox is not None:
             message.confinement = confinement(self.roster.sandbox)
         return self._bot_for_caller(message, bot.author_id)
@@ -416,6 +441,53 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             logs=[convert.seat_log_message(log) for log in page],
             next_page_token=str(page[-1].match_id) if more else "",
         )
+
+    # ---- submissions and versions (server/services/submissions.py; who may call each is there) --
+
+    @permitted
+    async def Submit(self, request: Any, context: Context) -> admin_pb2.VersionInfo:
+        return await self._submissions.submit(request, context, author_id=CALLER.get().author_id)
+
+    @permitted
+    async def WatchVersion(
+        self, request: admin_pb2.GetVersionRequest, context: Context
+    ) -> AsyncIterator[admin_pb2.VersionInfo]:
+        async for message in self._submissions.watch_version(
+            request, context, private=await self._owns(request.bot)
+        ):
+            yield message
+
+    @permitted
+    async def GetVersion(
+        self, request: admin_pb2.GetVersionRequest, context: Context
+    ) -> admin_pb2.VersionInfo:
+        return await self._submissions.get_version(request, private=await self._owns(request.bot))
+
+    @permitted
+    async def ListVersions(
+        self, request: admin_pb2.ListVersionsRequest, context: Context
+    ) -> admin_pb2.ListVersionsResponse:
+        return await self._submissions.list_versions(request)
+
+    @permitted
+    async def RollbackBot(self, request: admin_pb2.RollbackBotRequest, context: Context) -> admin_pb2.BotInfo:
+        return await self._submissions.rollback(request)
+
+    @permitted
+    async def SetLadderPolicy(
+        self, request: admin_pb2.SetLadderPolicyRequest, context: Context
+    ) -> admin_pb2.LadderPolicy:
+        return await self._submissions.ladder_policy(request, context)
+
+    async def _owns(self, bot: str) -> bool:
+        """Whether the caller may see this bot's private parts (its build log, its stderr)."""
+        owners = await asyncio.to_thread(bots.owners_of, self.db, [bot])
+        return bot in owners and CALLER.get().owns(owners[bot])
+
+    @property
+    def _submissions(self) -> SubmissionService:
+        assert self.submissions is not None, "the server has no submission pipeline"
+        return self.submissions
 
     def _connected(self, bot_id: int) -> bool:
         return any(session.identity.bot_id == bot_id for session in self.pool.sessions)

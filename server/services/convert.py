@@ -108,7 +108,11 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
     )
     for seat, bot in zip(summary.seats, summary.bots, strict=True):
         result = common_pb2.SeatResult(
-            seat=seat.seat, bot=bot, detail=seat.detail or "", stderr_tail=seat.stderr_tail or ""
+            seat=seat.seat,
+            bot=bot,
+            detail=seat.detail or "",
+            stderr_tail=seat.stderr_tail or "",
+            version=seat.version or 0,
         )
         if seat.end_reason is not None:
             result.end_reason = end_reason_proto(seat.end_reason)

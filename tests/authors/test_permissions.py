@@ -173,22 +173,8 @@ def test_the_page_the_code_and_the_service_name_the_same_calls() -> None:
     assert set(TABLE) == set(PERMISSIONS) == set(REQUESTS)
 
 
-# Declared, and served by work still on its way to main (submissions and versions, author logs,
-# server-side duels): until then each fails this test, strictly.
-NOT_SERVED_YET = {"Submit", "WatchVersion", "GetVersion", "ListVersions", "RollbackBot"}
-NOT_SERVED_YET |= {"SetLadderPolicy"}
-
-
 @pytest.mark.parametrize("caller", CALLERS)
-@pytest.mark.parametrize(
-    "method",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="not served yet"))
-        if name in NOT_SERVED_YET
-        else name
-        for name in sorted(TABLE)
-    ],
-)
+@pytest.mark.parametrize("method", sorted(TABLE))
 def test_every_call_as_every_caller(world: World, method: str, caller: str) -> None:
     status = call(world, method, caller)
     assert status != grpc.StatusCode.UNIMPLEMENTED, f"{method} is not served"

@@ -1,0 +1,395 @@
+"""A bot's versions: each submission (or command the admin registers) is version N of the bot.
+
+A version moves on: ``building`` -> ``validating`` -> ``active`` (or ``build_failed``, ``rejected``);
+an active version becomes ``retired`` when another one is activated, and a rollback may make a
+retired version active again (it built and passed its validation once). Only one version of a bot
+is active: the one that plays (``Bot.active_version``, whose command ``Bot.command`` holds).
+
+When a new version starts to play, the bot's ratings follow its games' ``LadderPolicy``: kept,
+sigma reset (the default: the ladder learns the new version quickly from where the old one
+stood), or reset as for a new bot. A bot that was suspended is reinstated: its new version passed
+validation. A failed or rejected version changes nothing: the previous one plays on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, func, select
+
+from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder.authors import check_quota
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.models import Author, Bot, BotVersion, LadderPolicy, Rating, VersionStatus, utc_now
+from kingmaker.ladder.names import check_name
+from kingmaker.ladder.ratings import conservative, settings_for
+from kingmaker.ladder.records import BotInfo
+
+POLICIES = ("keep", "reset_sigma", "reset")
+DEFAULT_POLICY = "reset_sigma"
+WAITING_FOR_FIRST_VERSION = "no version of it has passed its build and validation yet"
+"""The suspension of a bot created by its first submission, lifted when a version is activated."""
+FINAL = (VersionStatus.BUILD_FAILED, VersionStatus.REJECTED, VersionStatus.ACTIVE, VersionStatus.RETIRED)
+"""Statuses a version does not leave by itself (``WatchVersion`` ends at them)."""
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    bot: str
+    bot_id: int
+    number: int
+    status: str
+    status_reason: str
+    source: str
+    archive_hash: str | None
+    build_hash: str | None
+    command: tuple[str, ...]
+    working_dir: str | None
+    protocol: str
+    manifest: dict[str, Any]
+    build_log: str
+    validation: list[Any]
+    submitted_by: str
+    """The author's name; empty for the admin."""
+    submitted_by_id: int | None
+    created_at: datetime
+    built_at: datetime | None
+    activated_at: datetime | None
+    ab: bool
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL
+
+
+def start_submission(
+    db: Database,
+    bot_name: str,
+    games: Sequence[str],
+    archive_hash: str,
+    author_id: int | None = None,
+    ab: bool = False,
+) -> VersionRecord:
+    """A new version of ``bot_name``, ``building``, from a stored archive. The first submission of
+    a name creates the bot (it waits, suspended, for a version to pass); later, given games
+    replace the bot's games."""
+    with db.transaction() as session:
+        bot = _submitted_to(session, bot_name, author_id)
+        if bot is None:
+            if not games:
+                raise InvalidRequestError(f"a new bot needs its games: submit {bot_name} with -g GAME")
+            check_name("bot", bot_name)
+            bot = ladder_bots.new_bot(session, bot_name, games, author_id=author_id)
+            bot.suspended_reason = WAITING_FOR_FIRST_VERSION
+            bot.suspended_at = utc_now()
+            session.add(bot)
+        else:
+            if bot.retired_at is not None:
+                raise InvalidRequestError(f"bot {bot_name!r} was removed; submit under a new name")
+            if bot.command is None and _latest(session, bot) is None:
+                raise InvalidRequestError(f"bot {bot_name!r} is a remote bot: it connects itself")
+            if games:
+                ladder_bots.set_games(session, bot, games)
+        assert bot.id is not None
+        version = BotVersion(
+            bot_id=bot.id,
+            number=_next_number(session, bot.id),
+            status=VersionStatus.BUILDING,
+            source="submission",
+            archive_hash=archive_hash,
+            submitted_by=author_id,
+            ab=ab,
+        )
+        session.add(version)
+        session.flush()
+        return _record(session, bot, version)
+
+
+def check_submitter(db: Database, bot_name: str, author_id: int | None) -> None:
+    """Before any byte of a submission is kept: ``ForbiddenError`` when the bot is another's
+    (``author_id`` None: the admin, who may submit to any bot), ``InvalidRequestError`` when a new
+    bot would take the author past their quota."""
+    with db.read() as session:
+        if _submitted_to(session, bot_name, author_id) is None and author_id is not None:
+            check_quota(session, author_id)
+
+
+def _submitted_to(session: Session, bot_name: str, author_id: int | None) -> Bot | None:
+    """The bot a submission goes to (None: a new one), if the submitter may submit to it."""
+    bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
+    if bot is not None and author_id is not None and bot.author_id != author_id:
+        raise ForbiddenError(f"{bot_name} is not your bot: only its owner or the admin may submit to it")
+    return bot
+
+
+def record_command_version(session: Session, bot: Bot) -> BotVersion:
+    """The admin registered or changed a managed bot's command: that is a new version, active now
+    (inside the caller's transaction; the ratings follow the policy when it replaces another)."""
+    assert bot.id is not None
+    version = BotVersion(
+        bot_id=bot.id,
+        number=_next_number(session, bot.id),
+        status=VersionStatus.BUILDING,
+        source="command",
+        command=list(bot.command or []),
+        working_dir=bot.working_dir,
+        built_at=utc_now(),
+    )
+    session.add(version)
+    session.flush()
+    _activate(session, bot, version)
+    return version
+
+
+def mark_built(
+    db: Database,
+    bot_name: str,
+    number: int,
+    build_hash: str,
+    command: Sequence[str],
+    protocol: str,
+    manifest: dict[str, Any],
+    log: str,
+) -> VersionRecord:
+    """The build succeeded: the version is ``validating``."""
+    with db.transaction() as session:
+        bot, version = _find(session, bot_name, number)
+        version.status = VersionStatus.VALIDATING
+        version.build_hash, version.command, version.protocol = build_hash, list(command), protocol
+        version.manifest, version.build_log, version.built_at = dict(manifest), log, utc_now()
+        session.add(version)
+        return _record(session, bot, version)
+
+
+def mark_failed(
+    db: Database,
+    bot_name: str,
+    number: int,
+    status: str,
+    reason: str,
+    log: str | None = None,
+    validation: list[Any] | None = None,
+    manifest: dict[str, Any] | None = None,
+) -> VersionRecord:
+    """The build failed or the validation rejected it; the previous version plays on."""
+    if status not in (VersionStatus.BUILD_FAILED, VersionStatus.REJECTED):
+        raise ValueError(f"not a failure: {status}")
+    with db.transaction() as session:
+        bot, version = _find(session, bot_name, number)
+        version.status, version.status_reason = status, reason
+        if log is not None:
+            version.build_log = log
+        if validation is not None:
+            version.validation = list(validation)
+        if manifest is not None:
+            version.manifest = dict(manifest)
+        session.add(version)
+        return _record(session, bot, version)
+
+
+def activate(db: Database, bot_name: str, number: int, validation: list[Any] | None = None) -> VersionRecord:
+    """A validated version starts to play (the previous active one is retired), unless a newer
+    version already plays (it is then retired at once) or the bot was removed."""
+    with db.transaction() as session:
+        bot, version = _find(session, bot_name, number)
+        if version.status != VersionStatus.VALIDATING and version.status != VersionStatus.TESTING:
+            raise ConflictError(f"version {number} of {bot_name} is {version.status}, not validated")
+        if validation is not None:
+            version.validation = list(validation)
+        if bot.retired_at is not None:
+            version.status, version.status_reason = VersionStatus.REJECTED, "the bot was removed meanwhile"
+        elif bot.active_version is not None and bot.active_version > number:
+            # Two submissions built at once: the newer one plays; this one may be rolled back to.
+            version.status = VersionStatus.RETIRED
+            version.status_reason = f"version {bot.active_version}, newer, was activated first"
+            version.activated_at = utc_now()
+        else:
+            _activate(session, bot, version)
+        session.add(version)
+        return _record(session, bot, version)
+
+
+def rollback(db: Database, bot_name: str, number: int) -> BotInfo:
+    """Make an earlier version that built and passed validation the one that plays again."""
+    with db.transaction() as session:
+        bot, version = _find(session, bot_name, number)
+        if bot.retired_at is not None:
+            raise InvalidRequestError(f"bot {bot_name!r} was removed")
+        if version.status == VersionStatus.ACTIVE:
+            raise InvalidRequestError(f"version {number} of {bot_name} is already the one that plays")
+        if version.status != VersionStatus.RETIRED:
+            raise InvalidRequestError(
+                f"version {number} of {bot_name} is {version.status}: only a version that played "
+                "(built and validated) can be brought back"
+            )
+        _activate(session, bot, version)
+        return ladder_bots.bot_info(session, bot)
+
+
+def get_version(db: Database, bot_name: str, number: int = 0) -> VersionRecord:
+    """Version ``number`` of the bot (0: its newest)."""
+    with db.read() as session:
+        bot = ladder_bots.find_bot(session, bot_name)
+        if number == 0:
+            latest = _latest(session, bot)
+            if latest is None:
+                raise NotFoundError(f"bot {bot_name!r} has no versions")
+            return _record(session, bot, latest)
+        return _record(session, *_find(session, bot_name, number))
+
+
+def list_versions(
+    db: Database, bot_name: str, limit: int = 50, before: int | None = None
+) -> list[VersionRecord]:
+    """The bot's versions, newest first, numbered below ``before`` when given (the next page)."""
+    with db.read() as session:
+        bot = ladder_bots.find_bot(session, bot_name)
+        query = select(BotVersion).where(BotVersion.bot_id == bot.id)
+        if before is not None:
+            query = query.where(col(BotVersion.number) < before)
+        rows = session.exec(query.order_by(col(BotVersion.number).desc()).limit(limit)).all()
+        return [_record(session, bot, row) for row in rows]
+
+
+def latest_versions(db: Database, bot_ids: Sequence[int]) -> dict[int, tuple[int, str]]:
+    """Each bot's newest version: (number, status)."""
+    with db.read() as session:
+        newest = (
+            select(BotVersion.bot_id, func.max(BotVersion.number).label("number"))
+            .where(col(BotVersion.bot_id).in_(list(bot_ids)))
+            .group_by(col(BotVersion.bot_id))
+            .subquery()
+        )
+        rows = session.exec(
+            select(BotVersion.bot_id, BotVersion.number, BotVersion.status).join(
+                newest,
+                (col(BotVersion.bot_id) == newest.c.bot_id) & (col(BotVersion.number) == newest.c.number),
+            )
+        ).all()
+    return {bot_id: (number, status) for bot_id, number, status in rows}
+
+
+def fail_interrupted(db: Database) -> int:
+    """After a stop: versions left building or validating failed (nothing would finish them)."""
+    with db.transaction() as session:
+        stranded = session.exec(
+            select(BotVersion).where(
+                col(BotVersion.status).in_(
+                    [VersionStatus.BUILDING, VersionStatus.VALIDATING, VersionStatus.TESTING]
+                )
+            )
+        ).all()
+        for version in stranded:
+            version.status = VersionStatus.BUILD_FAILED
+            version.status_reason = (
+                "the server stopped before its build and validation finished: submit it again"
+            )
+            session.add(version)
+        return len(stranded)
+
+
+def ladder_policy(db: Database, game: str) -> str:
+    with db.read() as session:
+        row = session.get(LadderPolicy, game)
+        return row.new_version if row is not None else DEFAULT_POLICY
+
+
+def set_ladder_policy(db: Database, game: str, new_version: str) -> str:
+    if new_version not in POLICIES:
+        raise InvalidRequestError(f"unknown policy {new_version!r}: use {', '.join(POLICIES)}")
+    with db.transaction() as session:
+        row = session.get(LadderPolicy, game) or LadderPolicy(game=game)
+        row.new_version = new_version
+        session.add(row)
+    return new_version
+
+
+def _activate(session: Session, bot: Bot, version: BotVersion) -> None:
+    assert bot.id is not None
+    previous = bot.active_version
+    if previous is not None and previous != version.number:
+        old = session.exec(
+            select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.number == previous)
+        ).first()
+        if old is not None:
+            old.status = VersionStatus.RETIRED
+            old.status_reason = f"replaced by version {version.number}"
+            session.add(old)
+        _apply_policy(session, bot.id)
+    version.status, version.status_reason, version.activated_at = VersionStatus.ACTIVE, None, utc_now()
+    session.add(version)
+    bot.active_version = version.number
+    bot.command, bot.working_dir = list(version.command or []), version.working_dir
+    if bot.suspended_reason is not None:  # its new version passed validation: it plays again
+        bot.suspended_reason = bot.suspended_stderr = None
+        bot.suspended_at = None
+    session.add(bot)
+    session.flush()
+
+
+def _apply_policy(session: Session, bot_id: int) -> None:
+    """Move the bot's ratings as each game's policy says, for its new version."""
+    for row in session.exec(select(Rating).where(Rating.bot_id == bot_id)).all():
+        policy = session.get(LadderPolicy, row.game)
+        chosen = policy.new_version if policy is not None else DEFAULT_POLICY
+        start = settings_for(row.game)
+        if chosen == "keep":
+            continue
+        if chosen == "reset":
+            row.mu = start.mu
+        row.sigma = start.sigma
+        row.conservative = conservative(row.mu, row.sigma)
+        row.updated_at = utc_now()
+        session.add(row)
+
+
+def _next_number(session: Session, bot_id: int) -> int:
+    highest = session.exec(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot_id)).one()
+    return int(highest or 0) + 1
+
+
+def _latest(session: Session, bot: Bot) -> BotVersion | None:
+    return session.exec(
+        select(BotVersion).where(BotVersion.bot_id == bot.id).order_by(col(BotVersion.number).desc())
+    ).first()
+
+
+def _find(session: Session, bot_name: str, number: int) -> tuple[Bot, BotVersion]:
+    bot = ladder_bots.find_bot(session, bot_name)
+    version = session.exec(
+        select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.number == number)
+    ).first()
+    if version is None:
+        raise NotFoundError(f"bot {bot_name!r} has no version {number}")
+    return bot, version
+
+
+def _record(session: Session, bot: Bot, version: BotVersion) -> VersionRecord:
+    assert bot.id is not None
+    author = session.get(Author, version.submitted_by) if version.submitted_by is not None else None
+    return VersionRecord(
+        bot=bot.name,
+        bot_id=bot.id,
+        number=version.number,
+        status=version.status,
+        status_reason=version.status_reason or "",
+        source=version.source,
+        archive_hash=version.archive_hash,
+        build_hash=version.build_hash,
+        command=tuple(version.command or ()),
+        working_dir=version.working_dir,
+        protocol=version.protocol,
+        manifest=dict(version.manifest),
+        build_log=version.build_log or "",
+        validation=list(version.validation),
+        submitted_by=author.name if author is not None else "",
+        submitted_by_id=version.submitted_by,
+        created_at=version.created_at,
+        built_at=version.built_at,
+        activated_at=version.activated_at,
+        ab=version.ab,
+    )

@@ -1,0 +1,194 @@
+"""Building a bot's folder in the jail: what a submission becomes before it may play.
+
+A build runs in the same jail as play (no network, its own user, cgroup and rlimits, nothing of
+the server's home), with the server's toolchains read-only (``/usr`` is shown) and limits of its
+own (``submission_limits.BuildLimits``). The unpacked submission is shown read-only at
+``/submission``; the bot's folder, ``/bot``, is a tmpfs of the build's disk quota. The jail's first
+step copies the submission into ``/bot``, runs the manifest's ``build`` there (``sh -c``, its
+output is the build log), and writes ``/bot`` as a tar on its stdout, which the server keeps as the
+built folder (``build_store``): the bot later plays from that folder, shown read-only at the
+same ``/bot``, so whatever path the build baked in stays true.
+
+``build_folder`` builds any folder of this machine (``bot add --path``, ``match run --seat
+NAME=DIR``, the starter kits' tests); ``build_archive`` builds a submitted archive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kingmaker.server.build_store import BuildOutputRefused, BuildStore, open_to_build_user
+from kingmaker.server.launcher import BotProcess, LaunchError
+from kingmaker.server.manifest import PYTHONS, Manifest, ManifestError, read_manifest
+from kingmaker.server.packing import pack_folder
+from kingmaker.server.sandbox import BOT_FOLDER, SUBMISSION_FOLDER, SandboxPolicy, bubblewrap
+from kingmaker.server.submission_archive import ArchiveRefused, check_archive, unpack
+from kingmaker.server.submission_limits import ArchiveLimits, BuildLimits
+
+# Run in the jail as the build's own user: fill the bot's folder, build, send the folder back.
+BUILD_STEP = """
+import os, shutil, subprocess, sys, tarfile
+source, target, build = sys.argv[1], sys.argv[2] or os.path.join(os.environ["HOME"], "bot"), sys.argv[3]
+shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+os.chdir(target)
+if build:
+    print("$ " + build, file=sys.stderr, flush=True)
+    code = subprocess.call(["sh", "-c", build], stdin=subprocess.DEVNULL, stdout=2)
+    if code:
+        space = os.statvfs(target)
+        if space.f_bavail * space.f_frsize < 65536:
+            print("kingmaker: the bot's folder is full", file=sys.stderr)
+        sys.exit(code if code > 0 else 128 - code)
+with os.fdopen(1, "wb") as out, tarfile.open(fileobj=out, mode="w|") as archive:
+    for entry in sorted(os.listdir(".")):
+        archive.add(entry)
+"""
+
+FULL_DISK_MARKERS = ("No space left on device", "kingmaker: the bot's folder is full")
+FORK_MARKERS = ("Resource temporarily unavailable", "Cannot fork", "fork: retry", "can't fork")
+NETWORK_MARKERS = (
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Could not resolve host",
+    "Name or service not known",
+    "Connection refused",
+)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    log: str
+    """The build's output (its end, when long)."""
+    reason: str = ""
+    """Why it failed, in a sentence; empty when it built."""
+    manifest: Manifest | None = None
+    build_hash: str | None = None
+    folder: Path | None = None
+    """The built folder in the store (read-only)."""
+
+
+async def build_folder(
+    folder: Path,
+    store: BuildStore,
+    sandbox: SandboxPolicy,
+    limits: BuildLimits | None = None,
+    temp_root: Path | None = None,
+    archive_limits: ArchiveLimits | None = None,
+) -> BuildResult:
+    """Build a folder of this machine: packed as ``submit`` packs it (its ignore files apply),
+    checked and unpacked as a submission is, then built in the jail."""
+    checks = archive_limits or ArchiveLimits()
+    with tempfile.TemporaryDirectory(prefix="kingmaker-build-", dir=temp_root) as staging:
+        archive = Path(staging) / "folder.tar.gz"
+        with archive.open("wb") as output:
+            pack_folder(folder, output)
+        return await build_archive(archive, "tar.gz", store, sandbox, limits, temp_root, checks)
+
+
+async def build_archive(
+    archive: Path,
+    kind: str,
+    store: BuildStore,
+    sandbox: SandboxPolicy,
+    limits: BuildLimits | None = None,
+    temp_root: Path | None = None,
+    archive_limits: ArchiveLimits | None = None,
+) -> BuildResult:
+    """Build a submitted archive (checked again: it may come from the blob store)."""
+    checks = archive_limits or ArchiveLimits()
+    with tempfile.TemporaryDirectory(prefix="kingmaker-unpacked-", dir=temp_root) as staging:
+        source = Path(staging) / "submission"
+        source.mkdir()
+        try:
+            await asyncio.to_thread(check_archive, archive, kind, checks)
+            await asyncio.to_thread(unpack, archive, kind, source, checks)
+        except ArchiveRefused as error:
+            return BuildResult(False, "", f"the archive was refused: {error}")
+        await asyncio.to_thread(open_to_build_user, source)
+        Path(staging).chmod(0o755)
+        return await _build(source, store, sandbox, limits or BuildLimits(), temp_root)
+
+
+async def _build(
+    source: Path, store: BuildStore, sandbox: SandboxPolicy, limits: BuildLimits, temp_root: Path | None
+) -> BuildResult:
+    try:
+        manifest = read_manifest(source)
+    except ManifestError as error:
+        return BuildResult(False, "", str(error))
+    policy = dataclasses.replace(
+        sandbox, limits=limits.limits, tmp_bytes=limits.tmp_bytes, build_from=str(source), bot_folder=None
+    )
+    jailed = policy.isolate and bubblewrap().usable
+    paths = [SUBMISSION_FOLDER, BOT_FOLDER] if jailed else [str(source), ""]
+    command = [sys.executable, "-I", "-S", "-c", BUILD_STEP, *paths, manifest.build]
+    with tempfile.NamedTemporaryFile(prefix="kingmaker-built-", suffix=".tar", dir=temp_root) as output:
+        try:
+            process = await BotProcess.start(command, {}, sandbox=policy, temp_root=temp_root, stdout=output)
+        except LaunchError as error:
+            return BuildResult(False, "", f"the build could not start: {error}", manifest)
+        timed_out = False
+        try:
+            await asyncio.wait_for(process.process.wait(), limits.seconds)
+        except TimeoutError:
+            timed_out = True
+        finally:
+            await process.stop(grace=0)
+            log = process.stderr_tail(limits.log_bytes)
+            process.discard_logs()
+        if timed_out or process.returncode != 0:
+            reason = failure_reason(process.returncode, timed_out, process.limit_events, log, limits)
+            return BuildResult(False, log, reason, manifest)
+        output.flush()
+        try:
+            build_hash = await asyncio.to_thread(store.add_tar, Path(output.name))
+        except (BuildOutputRefused, OSError) as error:
+            return BuildResult(False, log, f"the built folder cannot be kept: {error}", manifest)
+    folder = store.path(build_hash)
+    missing = missing_program(manifest, folder)
+    if missing:
+        return BuildResult(False, log, missing, manifest, build_hash, folder)
+    return BuildResult(True, log, "", manifest, build_hash, folder)
+
+
+def failure_reason(
+    code: int | None, timed_out: bool, events: dict[str, int], log: str, limits: BuildLimits
+) -> str:
+    """Which limit stopped a build, or how it failed, in a sentence."""
+    budget = limits.limits
+    if timed_out:
+        return f"the build ran past its time limit ({limits.seconds:g} s) and was stopped"
+    if events.get("oom_kill"):
+        return f"the build ran out of memory (its limit: {budget.bot_memory_bytes / 2**20:g} MiB)"
+    if events.get("pids_max") or any(marker in log for marker in FORK_MARKERS):
+        return f"the build hit its process limit ({budget.processes} processes)"
+    if any(marker in log for marker in FULL_DISK_MARKERS):
+        return f"the build filled its disk (the bot's folder holds {budget.disk_bytes / 2**20:g} MiB)"
+    if any(marker in log for marker in NETWORK_MARKERS):
+        return "the build tried to reach the network: builds have none (dependencies come in the submission)"
+    return f"the build failed with exit code {code} (its log says why)"
+
+
+def missing_program(manifest: Manifest, folder: Path) -> str:
+    """A sentence when the run command's file is not in the built folder, else empty."""
+    run = manifest.run
+    named = run[0]
+    if run[0] in (*PYTHONS, "node") and len(run) > 1 and not run[1].startswith("-"):
+        named = run[1]
+    elif run[:2] == ("java", "-jar") and len(run) > 2:
+        named = run[2]
+    elif "/" not in run[0]:
+        return ""  # a program on the PATH
+    if os.path.isabs(named) or os.path.lexists(folder / named):
+        return ""
+    files = sorted(os.listdir(folder))
+    shown = ", ".join(files[:20]) + (f" and {len(files) - 20} more" if len(files) > 20 else "")
+    return f"{shlex.quote(named)} is not in its built folder ({BOT_FOLDER}); files there: {shown or 'none'}"

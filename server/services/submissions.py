@@ -1,0 +1,295 @@
+"""The Admin service's submission calls: Submit, WatchVersion, GetVersion, ListVersions,
+RollbackBot, SetLadderPolicy, and bot folders given by path (``bot add --path``, ``match run
+--seat NAME=DIR``). ``AdminService`` delegates each RPC here in one line.
+
+Who may call what (the lead's permission table takes these over; until then every call is the
+admin's, ``author_id=None``):
+
+- Submit: an author, for a bot they own or a new name within their quota; or the admin.
+- WatchVersion, GetVersion, ListVersions: anyone; the build log and the validation's stderr only
+  for the bot's owner and the admin (``private``).
+- RollbackBot: the bot's owner or the admin.
+- SetLadderPolicy: anyone may read a policy; only the admin may set one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from typing import TypeAlias
+
+import grpc
+
+from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder import versions
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import LadderError
+from kingmaker.ladder.names import check_name
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.records import BotInfo
+from kingmaker.ladder.versions import VersionRecord
+from kingmaker.server.builds import build_folder
+from kingmaker.server.packing import pack_folder
+from kingmaker.server.referee import end_reason_proto
+from kingmaker.server.roster import Entrant
+from kingmaker.server.services import convert, validation
+from kingmaker.server.services.errors import abort
+from kingmaker.server.submission_archive import FORMATS, ArchiveRefused, check_archive, sniff_format
+from kingmaker.server.submission_limits import ArchiveLimits
+from kingmaker.server.submissions import SubmissionPipeline
+from kingmaker.v1 import admin_pb2
+
+Context: TypeAlias = grpc.aio.ServicerContext
+SHA256 = re.compile(r"[0-9a-f]{64}")
+WATCH_POLL_SECONDS = 1.0
+"""WatchVersion reads the version again at least this often (it is woken at every change)."""
+
+
+class SubmissionService:
+    def __init__(self, db: Database, pipeline: SubmissionPipeline) -> None:
+        self.db = db
+        self.pipeline = pipeline
+
+    @property
+    def limits(self) -> ArchiveLimits:
+        return self.pipeline.limits.archive
+
+    async def submit(
+        self, chunks: AsyncIterator[admin_pb2.SubmitChunk], context: Context, author_id: int | None = None
+    ) -> admin_pb2.VersionInfo:
+        """Receive an archive, check it, store it, and start its version's build."""
+        first = await anext(aiter(chunks), None)
+        if first is None or not first.HasField("header"):
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "a submission starts with its header")
+        header = first.header
+        # Whose bot, and room in the quota, before anything else is looked at or a byte kept.
+        await asyncio.to_thread(versions.check_submitter, self.db, header.bot, author_id)
+        await self._check_header(header, context)
+        received = self.pipeline.blobs.incoming()
+        try:
+            await self._receive(header, chunks, received)
+            record = await asyncio.to_thread(
+                versions.start_submission,
+                self.db, header.bot, list(header.games), header.sha256, author_id, header.ab,
+            )  # fmt: skip
+            self.pipeline.blobs.keep(received, header.sha256)
+        except _Refused as refused:
+            received.unlink(missing_ok=True)  # before the caller hears of it: nothing is stored
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(refused))
+        finally:
+            received.unlink(missing_ok=True)
+        self.pipeline.start(record, games_given=bool(header.games))
+        return version_info(record, private=True)
+
+    async def _receive(
+        self, header: admin_pb2.SubmitHeader, chunks: AsyncIterator[admin_pb2.SubmitChunk], received: Path
+    ) -> None:
+        """Write the archive's bytes to ``received``, bounded, and check them; ``_Refused`` if not."""
+        digest = hashlib.sha256()
+        size = 0
+        with received.open("wb") as output:
+            async for chunk in chunks:
+                data = chunk.data
+                if chunk.HasField("header"):
+                    raise _Refused("a submission has one header")
+                if len(data) > self.limits.chunk_bytes:
+                    raise _Refused(f"a chunk is over {self.limits.chunk_bytes:,} bytes")
+                size += len(data)
+                if size > header.size:
+                    raise _Refused(f"the archive is longer than its header said ({header.size:,} bytes)")
+                digest.update(data)
+                output.write(data)
+        if size != header.size:
+            raise _Refused(f"the archive ended after {size:,} of its {header.size:,} bytes")
+        if digest.hexdigest() != header.sha256:
+            raise _Refused("the archive's SHA-256 does not match its header")
+        if sniff_format(received) != header.format:
+            raise _Refused(f"the archive is not a {header.format}")
+        try:
+            await asyncio.to_thread(check_archive, received, header.format, self.limits)
+        except ArchiveRefused as error:
+            raise _Refused(f"archive refused: {error}") from None
+
+    async def _check_header(self, header: admin_pb2.SubmitHeader, context: Context) -> None:
+        problem = ""
+        try:
+            check_name("bot", header.bot)
+            for game in header.games:
+                get_game(game)
+        except (LadderError, UnknownGameError) as error:
+            problem = str(error)
+        if header.format not in FORMATS:
+            problem = problem or f"unknown archive format {header.format!r} (use {', '.join(FORMATS)})"
+        elif header.size <= 0:
+            problem = problem or "the header must give the archive's size"
+        elif header.size > self.limits.archive_bytes:
+            problem = problem or (
+                f"the archive is {header.size / 2**20:.1f} MiB, over the server's limit of "
+                f"{self.limits.archive_bytes / 2**20:g} MiB"
+            )
+        elif not SHA256.fullmatch(header.sha256):
+            problem = problem or "the header must give the archive's SHA-256 in lowercase hex"
+        if problem:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
+
+    async def watch_version(
+        self, request: admin_pb2.GetVersionRequest, context: Context, private: bool = True
+    ) -> AsyncIterator[admin_pb2.VersionInfo]:
+        """The version now, then at every change, until it is active, failed, rejected or retired."""
+        number = request.number
+        last: admin_pb2.VersionInfo | None = None
+        while True:
+            record = await asyncio.to_thread(versions.get_version, self.db, request.bot, number)
+            number = record.number  # "the newest" stays the version it was when the watch began
+            message = version_info(record, private, with_log=False)
+            if message != last:
+                yield message
+                last = message
+            if record.final:
+                return
+            await self.pipeline.wait_for_change(WATCH_POLL_SECONDS)
+
+    async def get_version(
+        self, request: admin_pb2.GetVersionRequest, private: bool = True
+    ) -> admin_pb2.VersionInfo:
+        record = await asyncio.to_thread(versions.get_version, self.db, request.bot, request.number)
+        return version_info(record, private)
+
+    async def list_versions(self, request: admin_pb2.ListVersionsRequest) -> admin_pb2.ListVersionsResponse:
+        limit = validation.page_size(request.limit, default=50)
+        before = validation.page_token_id(request.page_token)
+        found = await asyncio.to_thread(versions.list_versions, self.db, request.bot, limit + 1, before)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.ListVersionsResponse(
+            versions=[version_info(record, private=False, with_log=False) for record in page],
+            next_page_token=str(page[-1].number) if more and page else "",
+        )
+
+    async def rollback(self, request: admin_pb2.RollbackBotRequest) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(versions.rollback, self.db, request.bot, request.number)
+        await self.pipeline.retire({bot.id})  # the version it replaces must not play again
+        await self.pipeline.notify()
+        return await self.bot_message(bot)
+
+    async def ladder_policy(
+        self, request: admin_pb2.SetLadderPolicyRequest, context: Context
+    ) -> admin_pb2.LadderPolicy:
+        try:
+            get_game(request.game)
+        except UnknownGameError as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        if request.new_version:
+            chosen = request.new_version.replace("-", "_")
+            await asyncio.to_thread(versions.set_ladder_policy, self.db, request.game, chosen)
+        policy = await asyncio.to_thread(versions.ladder_policy, self.db, request.game)
+        return admin_pb2.LadderPolicy(game=request.game, new_version=policy)
+
+    async def add_from_folder(
+        self, request: admin_pb2.AddBotRequest, context: Context, author_id: int | None = None
+    ) -> admin_pb2.AddBotResponse:
+        """``bot add NAME --path DIR``: the folder is packed here and goes the submission's way."""
+        folder = Path(request.path)
+        if not folder.is_dir():
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"no folder {request.path} on the server")
+        received = self.pipeline.blobs.incoming()
+        try:
+            with received.open("wb") as output:
+                await asyncio.to_thread(pack_folder, folder, output)
+            try:
+                await asyncio.to_thread(check_archive, received, "tar.gz", self.limits)
+            except ArchiveRefused as error:
+                await abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"folder refused: {error}")
+            sha256 = await asyncio.to_thread(_file_sha256, received)
+            record = await asyncio.to_thread(
+                versions.start_submission, self.db, request.name, list(request.games), sha256, author_id
+            )
+            self.pipeline.blobs.keep(received, sha256)
+        finally:
+            received.unlink(missing_ok=True)
+        self.pipeline.start(record, games_given=bool(request.games))
+        bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, request.name)
+        return admin_pb2.AddBotResponse(bot=await self.bot_message(bot))
+
+    async def folder_entrant(self, seat: admin_pb2.MatchSeat, context: Context) -> Entrant:
+        """``match run --seat NAME=DIR``: build the folder now, and seat it from its built folder."""
+        folder = Path(seat.path)
+        name = seat.bot or folder.name
+        if not folder.is_dir():
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, f"seat {name}: no folder {seat.path} on the server"
+            )
+        pipeline = self.pipeline
+        built = await build_folder(
+            folder, pipeline.builds, pipeline.sandbox, pipeline.limits.build, pipeline.temp_root, self.limits
+        )
+        if not built.ok or built.manifest is None or built.build_hash is None:
+            lines = [line for line in built.log.strip().splitlines() if line.strip()][-5:]
+            failed = built.build_hash is None  # (else it built, and the reason says what is missing)
+            said = ("; the build's last lines: " + " | ".join(lines)) if lines and failed else ""
+            await abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"seat {name}: {built.reason}{said}")
+        assert built.manifest is not None
+        run = built.manifest
+        return Entrant(name, None, run.run, None, None, run.protocol, built.build_hash)
+
+    async def bot_message(self, bot: BotInfo, connected: bool = False) -> admin_pb2.BotInfo:
+        """A bot's message with its newest version's number and status."""
+        message = convert.bot_message(bot, connected)
+        latest = await asyncio.to_thread(versions.latest_versions, self.db, [bot.id])
+        if bot.id in latest:
+            message.latest_version, message.latest_status = latest[bot.id]
+        return message
+
+
+class _Refused(Exception):
+    """A submission breaks a rule; the message says which."""
+
+
+def version_info(record: VersionRecord, private: bool, with_log: bool = True) -> admin_pb2.VersionInfo:
+    """A version as the Admin service shows it; ``private``: with its build log and validation
+    stderr (its owner and the admin only)."""
+    message = admin_pb2.VersionInfo(
+        bot=record.bot,
+        number=record.number,
+        status=record.status,
+        status_reason=record.status_reason,
+        source=record.source,
+        archive_hash=record.archive_hash or "",
+        build_hash=record.build_hash or "",
+        command=list(record.command),
+        protocol=record.protocol,
+        manifest={key: str(value) for key, value in record.manifest.items()},
+        build_log=record.build_log if private and with_log else "",
+        submitted_by=record.submitted_by,
+        created_at=_seconds(record.created_at),
+        built_at=_seconds(record.built_at),
+        activated_at=_seconds(record.activated_at),
+    )
+    for match in record.validation:
+        if not isinstance(match, dict) or "game" not in match:
+            continue
+        message.validation.append(
+            admin_pb2.ValidationMatch(
+                game=match["game"],
+                players=match["players"],
+                seat=match["seat"],
+                end_reason=end_reason_proto(EndReason(match["end_reason"])),
+                detail=match.get("detail", ""),
+                stderr_tail=match.get("stderr_tail", "") if private else "",
+                passed=bool(match.get("passed")),
+            )
+        )
+    return message
+
+
+def _file_sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _seconds(moment: datetime | None) -> float:
+    return moment.timestamp() if moment is not None else 0.0

@@ -1,0 +1,62 @@
+"""The bounds on a submission and its build, with their defaults, in one place.
+
+Every number a submission is checked against lives here (the CLI's ``serve`` options, when they
+come, set these fields). They are documented in docs/submissions.md, "Limits"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kingmaker.server.sandbox import GiB, Limits, MiB
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """What an archive may be: checked from its header and as it arrives, then from its members'
+    headers, before anything of it is unpacked or stored."""
+
+    archive_bytes: int = 64 * MiB
+    """The archive as sent (a folder's node_modules or vendored wheels fit)."""
+    chunk_bytes: int = 1 * MiB
+    """One message of the stream (``SubmitChunk.data``)."""
+    files: int = 20_000
+    """Members (files, folders, links) in the archive."""
+    unpacked_bytes: int = 512 * MiB
+    """The members' sizes added up, as their headers give them: a bomb is refused unread."""
+    path_chars: int = 512
+    """The longest member path, in characters."""
+    path_depth: int = 32
+    """The most folders a member path goes down."""
+
+
+BUILD_LIMITS = Limits(
+    cpu_seconds=1200,
+    memory_bytes=8 * GiB,
+    processes=256,
+    open_files=1024,
+    file_bytes=512 * MiB,
+    bot_memory_bytes=3 * GiB,
+    disk_bytes=1 * GiB,
+)
+"""A build's resource limits: compilers (javac, go, rustc) start many threads and reserve far more
+address space than a playing bot, so more processes and address space; the whole build's memory
+(its tmpfs folders included) is bounded by ``bot_memory_bytes``, and its folder by ``disk_bytes``."""
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """How long a build may run, what it may use, and how much of its output is kept."""
+
+    seconds: float = 600.0
+    """Wall-clock time of the whole build (copy in, build command, copy out)."""
+    limits: Limits = field(default_factory=lambda: BUILD_LIMITS)
+    log_bytes: int = 64 * 1024
+    """The end of the build's output kept as its log."""
+    tmp_bytes: int = 512 * MiB
+    """The build's private /tmp (compilers' temporary files; its HOME is there too)."""
+
+
+@dataclass(frozen=True)
+class SubmissionLimits:
+    archive: ArchiveLimits = field(default_factory=ArchiveLimits)
+    build: BuildLimits = field(default_factory=BuildLimits)

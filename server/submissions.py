@@ -1,0 +1,152 @@
+"""A submitted version's way to the ladder: build, validate, activate, in the background.
+
+``Submit`` stores the archive and answers at once with the new version ("building"); this
+pipeline then builds it in the jail (``builds``), validates it against random bots
+(``version_checks``) and, when it passes (and, with ``submit --ab``, once ``ab_gate`` agrees),
+makes it the version that plays (``ladder.versions.activate``). Each step is written to the
+database, and watchers (``WatchVersion``) are woken at every change. A version that fails at any
+step leaves the previous one playing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder import versions
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.models import VersionStatus
+from kingmaker.ladder.versions import VersionRecord
+from kingmaker.server.build_store import BlobStore, BuildStore
+from kingmaker.server.builds import build_archive
+from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.sandbox import SandboxPolicy
+from kingmaker.server.submission_archive import sniff_format
+from kingmaker.server.submission_limits import SubmissionLimits
+from kingmaker.server.version_checks import validate
+
+log = logging.getLogger("kingmaker.server")
+
+Retire = Callable[[set[int]], Awaitable[None]]
+"""Stops a bot's warm processes wherever they run (the executor's ``retire``)."""
+
+
+async def ab_gate(db: Database, version: VersionRecord, entrant: Entrant) -> bool:
+    """``submit --ab``: whether the new version may replace the active one. This is where the SPRT
+    duel against the active version goes (with the duel service, not built yet): until then the
+    flag is stored on the version and every version passes."""
+    return True
+
+
+@dataclass
+class SubmissionPipeline:
+    db: Database
+    roster: Roster
+    blobs: BlobStore
+    builds: BuildStore
+    sandbox: SandboxPolicy
+    control: TimeControl
+    limits: SubmissionLimits
+    retire: Retire
+    temp_root: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.changed = asyncio.Condition()
+        """Notified whenever a version moves on."""
+        self._running: set[asyncio.Task[None]] = set()
+
+    def start(self, version: VersionRecord, games_given: bool = True) -> None:
+        """Build, validate and activate this new version in the background."""
+        task = asyncio.create_task(
+            self._run(version, games_given), name=f"version {version.bot}@{version.number}"
+        )
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def wait_for_change(self, seconds: float) -> None:
+        async with self.changed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), seconds)
+
+    async def idle(self) -> None:
+        """Wait until every version started so far has finished its way (for tests)."""
+        while self._running:
+            await asyncio.gather(*list(self._running), return_exceptions=True)
+
+    async def close(self) -> None:
+        tasks = list(self._running)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def notify(self) -> None:
+        """Wake every watcher: a version moved on."""
+        async with self.changed:
+            self.changed.notify_all()
+
+    async def _run(self, version: VersionRecord, games_given: bool) -> None:
+        try:
+            await self._build_and_check(version, games_given)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a failure of the server's: say so on the version, never lose it
+            log.exception("version %s of %s failed in the server", version.number, version.bot)
+            reason = f"the server failed while building or validating it: {error}"
+            await asyncio.to_thread(
+                versions.mark_failed, self.db, version.bot, version.number, VersionStatus.BUILD_FAILED, reason
+            )
+        finally:
+            await self.notify()
+
+    async def _build_and_check(self, version: VersionRecord, games_given: bool) -> None:
+        assert version.archive_hash is not None
+        archive = self.blobs.path(version.archive_hash)
+        limits = self.limits
+        built = await build_archive(
+            archive,
+            sniff_format(archive),
+            self.builds,
+            self.sandbox,
+            limits.build,
+            self.temp_root,
+            limits.archive,
+        )
+        manifest = built.manifest.as_dict() if built.manifest is not None else {}
+        if not built.ok or built.manifest is None or built.build_hash is None:
+            await asyncio.to_thread(
+                versions.mark_failed, self.db, version.bot, version.number, VersionStatus.BUILD_FAILED,
+                built.reason, built.log, None, manifest,
+            )  # fmt: skip
+            return
+        run = built.manifest
+        if run.games and not games_given:
+            await asyncio.to_thread(_set_games, self.db, version.bot, list(run.games))
+        await asyncio.to_thread(
+            versions.mark_built, self.db, version.bot, version.number, built.build_hash, run.run,
+            run.protocol, manifest, built.log,
+        )  # fmt: skip
+        await self.notify()
+        bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
+        entrant = Entrant(bot.name, None, run.run, None, version.number, run.protocol, built.build_hash)
+        checked = await validate(self.roster, entrant, bot.games, self.control)
+        if not checked.passed:
+            await asyncio.to_thread(
+                versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
+                checked.reason, None, checked.matches,
+            )  # fmt: skip
+            return
+        if version.ab and not await ab_gate(self.db, version, entrant):
+            return
+        await asyncio.to_thread(versions.activate, self.db, version.bot, version.number, checked.matches)
+        # Warm processes of the version it replaces must not play another match.
+        await self.retire({version.bot_id})
+
+
+def _set_games(db: Database, name: str, games: list[str]) -> None:
+    ladder_bots.edit_bot(db, name, games=games)

@@ -1,0 +1,162 @@
+"""An author's way through a real server: submit a folder, watch it build and validate, see it
+play a league; a failing build that leaves the previous version playing; a new version in the
+rating history, `match show` and `league export`; a rollback; the ladder policy."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+from submission_bots import c_bot, python_bot
+from typer.testing import CliRunner
+
+from kingmaker.games.registry import get_game
+from kingmaker.ladder import bots, versions
+from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.models import Rating, RatingHistory
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
+from kingmaker.server.sandbox import bubblewrap
+
+pytestmark = pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")
+
+runner = CliRunner()
+GAME = "kingdoms"
+
+
+def cli(server: BackgroundServer, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, [*args, "--server", server.address])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def ok(server: BackgroundServer, *args: str) -> str:
+    code, out, err = cli(server, *args)
+    assert code == 0, err or out
+    return out
+
+
+def league(server: BackgroundServer, name: str, *bot_names: str) -> None:
+    ok(server, "league", "create", name, "-g", GAME, *(f"--bot={bot}" for bot in bot_names), "--seed", "5")
+    ok(server, "league", "run", name)
+
+
+def test_an_author_submits_a_python_and_a_c_bot_that_pass_validation_and_play_a_league(
+    server: BackgroundServer, author_bots: tuple[Path, Path]
+) -> None:
+    helped, cbot = author_bots
+    out = ok(server, "submit", str(helped), "--bot", "helped", "-g", GAME)
+    assert "submitted helped version 1" in out
+    assert "bot.py: run `python bot.py`" in out  # the layout detected, said
+    assert "helped version 1 is active" in out
+    out = ok(server, "submit", str(cbot), "--bot", "cbot", "-g", GAME)
+    assert "cbot version 1 is active" in out
+
+    db = server.server.db
+    for name in ("helped", "cbot"):
+        record = versions.get_version(db, name)
+        assert record.status == "active" and record.source == "submission"
+        spec = get_game(GAME).spec
+        counts = range(spec.min_players, spec.max_players + 1)
+        assert [(match["players"], match["passed"]) for match in record.validation] == [
+            (n, True) for n in counts
+        ]
+        assert bots.get_bot(db, name).active_version == 1
+    assert versions.get_version(db, "cbot").protocol == "json-lines"
+    assert "cc -O2 -o bot bot.c" in versions.get_version(db, "cbot").build_log
+
+    league(server, "authors", "helped", "cbot")
+    matches = list_matches(db, league="authors")
+    assert matches and all(match.status == "finished" for match in matches)
+    for match in matches:
+        assert [seat.version for seat in match.seats] == [1, 1]
+        assert all(
+            seat.end_reason is not None and seat.end_reason.value == "finished" for seat in match.seats
+        )
+
+
+def test_a_failing_build_shows_the_compiler_error_and_the_previous_version_plays_on(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    ok(server, "submit", str(c_bot(tmp_path / "v1")), "--bot", "cbot", "-g", GAME)
+    broken = c_bot(tmp_path / "v2", source="int main(void) { return undeclared_thing; }\n")
+    code, out, err = cli(server, "submit", str(broken), "--bot", "cbot")
+    assert code == 1
+    assert "undeclared_thing" in err  # the build's last lines
+    assert err.strip().splitlines()[-1].startswith("error: cbot version 2 did not build: the build failed")
+
+    out = ok(server, "bot", "build-log", "cbot", "2")
+    assert "build_failed" in out and "undeclared_thing" in out
+    out = ok(server, "bot", "builds", "cbot")
+    assert "build_failed" in out and "active" in out
+    assert "versions: plays version 1; newest 2: build_failed" in ok(server, "bot", "show", "cbot")
+    db = server.server.db
+    assert bots.get_bot(db, "cbot").active_version == 1
+    python_bot(tmp_path / "other")
+    ok(server, "submit", str(tmp_path / "other"), "--bot", "other", "-g", GAME)
+    league(server, "after-failure", "cbot", "other")
+    seats = [seat for match in list_matches(db, league="after-failure") for seat in match.seats]
+    assert {seat.version for seat in seats if seat.bot_id == bots.get_bot(db, "cbot").id} == {1}
+
+
+def test_a_new_version_is_marked_everywhere_its_rating_follows_the_policy_and_a_rollback_brings_back_the_old(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    db = server.server.db
+    ok(server, "submit", str(python_bot(tmp_path / "v1")), "--bot", "helped", "-g", GAME)
+    ok(server, "submit", str(python_bot(tmp_path / "rival", "0")), "--bot", "rival", "-g", GAME)
+    league(server, "before", "helped", "rival")
+    helped_id = bots.get_bot(db, "helped").id
+    with db.read() as session:
+        before = session.exec(select(Rating).where(Rating.bot_id == helped_id, Rating.game == GAME)).one()
+    assert before.sigma < 25 / 3
+
+    assert "reset-sigma" in ok(server, "ladder", "policy", GAME)
+    ok(server, "submit", str(python_bot(tmp_path / "v2", "count // 2")), "--bot", "helped")
+    with db.read() as session:
+        after = session.exec(select(Rating).where(Rating.bot_id == helped_id, Rating.game == GAME)).one()
+    assert after.mu == pytest.approx(before.mu) and after.sigma == pytest.approx(25 / 3)
+    assert versions.get_version(db, "helped", 1).status == "retired"
+
+    league(server, "after", "helped", "rival")
+    with db.read() as session:
+        history = session.exec(
+            select(RatingHistory.version).where(RatingHistory.bot_id == helped_id).order_by(RatingHistory.id)
+        ).all()
+    assert history[0] == 1 and history[-1] == 2 and sorted(history) == list(history)
+
+    last = list_matches(db, league="after")[0]
+    shown = json.loads(ok(server, "match", "show", str(last.match_id), "--json"))
+    assert {seat["bot"]: seat["version"] for seat in shown["seats"]} == {"helped": 2, "rival": 1}
+    rows = list(csv.DictReader(io.StringIO(ok(server, "league", "export", "after"))))
+    assert {(row["bot"], row["version"]) for row in rows} == {("helped", "2"), ("rival", "1")}
+
+    ok(server, "ladder", "policy", GAME, "--new-version", "keep")
+    out = ok(server, "bot", "rollback", "helped", "1")
+    assert "helped plays version 1 again" in out
+    assert bots.get_bot(db, "helped").active_version == 1
+    assert versions.get_version(db, "helped", 2).status == "retired"
+    with db.read() as session:
+        kept = session.exec(select(Rating).where(Rating.bot_id == helped_id, Rating.game == GAME)).one()
+    assert kept.sigma < 25 / 3  # "keep": the rollback left the rating where it was
+    code, _, err = cli(server, "bot", "rollback", "helped", "1")
+    assert code == 1 and "already the one that plays" in err
+
+
+def test_submit_no_wait_answers_at_once_and_the_version_goes_on_in_the_background(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    out = ok(
+        server, "submit", str(python_bot(tmp_path / "bg")), "--bot", "bg", "-g", GAME, "--no-wait", "--ab"
+    )
+    assert out.strip().endswith(": building") and "active" not in out
+    pipeline = server.server.submissions
+    assert pipeline is not None
+    server.run(pipeline.idle())
+    record = versions.get_version(server.server.db, "bg")
+    assert record.status == "active" and record.ab  # --ab is kept; its duel is ab_gate's to come
+    code, _, err = cli(server, "submit", str(tmp_path / "missing"), "--bot", "bg")
+    assert code == 1 and "is neither a folder nor an archive" in err
