@@ -1,6 +1,6 @@
 """Bot folders as authors write them, for the submission tests (and the lead's author tests): a
 Python bot that imports a helper module beside it, and a C bot built by ``make`` that speaks JSON
-lines behind the bridge. ``conftest.py`` beside this offers both as the ``author_bots`` fixture."""
+lines behind the bridge. ``tests/submissions/conftest.py`` offers both as the ``author_bots`` fixture."""
 
 from __future__ import annotations
 
