@@ -191,6 +191,26 @@ def mark_failed(
         return _record(session, bot, version)
 
 
+def mark_testing(db: Database, bot_name: str, number: int, validation: list[Any]) -> VersionRecord:
+    """Validated; now playing its A/B duel against the active version (``submit --ab``)."""
+    with db.transaction() as session:
+        bot, version = _find(session, bot_name, number)
+        version.status, version.validation = VersionStatus.TESTING, list(validation)
+        session.add(version)
+        return _record(session, bot, version)
+
+
+def record_ab(db: Database, bot_name: str, number: int, progress: dict[str, Any]) -> list[Any]:
+    """Keep where the version's A/B duel stands, as the last entry of its validation (replacing
+    the one before), so its author can follow it; the validation as it is now."""
+    with db.transaction() as session:
+        _, version = _find(session, bot_name, number)
+        kept = [entry for entry in version.validation if not (isinstance(entry, dict) and "ab" in entry)]
+        version.validation = [*kept, {"ab": dict(progress)}]
+        session.add(version)
+        return list(version.validation)
+
+
 def activate(db: Database, bot_name: str, number: int, validation: list[Any] | None = None) -> VersionRecord:
     """A validated version starts to play (the previous active one is retired), unless a newer
     version already plays (it is then retired at once) or the bot was removed."""

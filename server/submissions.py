@@ -2,7 +2,8 @@
 
 ``Submit`` stores the archive and answers at once with the new version ("building"); this
 pipeline then builds it in the jail (``builds``), validates it against random bots
-(``version_checks``) and, when it passes (and, with ``submit --ab``, once ``ab_gate`` agrees),
+(``version_checks``) and, when it passes (and, with ``submit --ab``, once it has shown in an SPRT
+duel against the active version that it is not weaker: ``AB_TEST``),
 makes it the version that plays (``ladder.versions.activate``). Each step is written to the
 database, and watchers (``WatchVersion``) are woken at every change. A version that fails at any
 step leaves the previous one playing.
@@ -13,18 +14,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from kingmaker.games.registry import get_game
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import versions
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
+from kingmaker.sdk.sprt import Sprt, Verdict, confidence, elo_estimate
 from kingmaker.server.build_store import BlobStore, BuildStore
 from kingmaker.server.builds import build_archive
 from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.duels import DuelSetup, DuelState, duel
+from kingmaker.server.rated import entrants_of
 from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.sandbox import SandboxPolicy
 from kingmaker.server.submission_archive import sniff_format
@@ -37,11 +44,23 @@ Retire = Callable[[set[int]], Awaitable[None]]
 """Stops a bot's warm processes wherever they run (the executor's ``retire``)."""
 
 
-async def ab_gate(db: Database, version: VersionRecord, entrant: Entrant) -> bool:
-    """``submit --ab``: whether the new version may replace the active one. This is where the SPRT
-    duel against the active version goes (with the duel service, not built yet): until then the
-    flag is stored on the version and every version passes."""
-    return True
+AB_TEST = Sprt(elo0=-50.0, elo1=0.0, alpha=0.05, beta=0.05)
+"""``submit --ab``: H0 "the new version is 50 Elo weaker than the active one", H1 "it is not
+weaker". It replaces the active version only when the test accepts H1, in every game it plays."""
+AB_MAX_MATCHES = 400
+"""Per game; a duel still undecided then keeps the active version (the new one may be weaker)."""
+
+
+def ab_progress(game: str, state: DuelState) -> dict[str, Any]:
+    """A duel's state as a version keeps it (``VersionInfo.ab``)."""
+    mean, low, high = confidence(state.units)
+    elo, half = elo_estimate(state.units)
+    return {
+        "game": game, "seeds": state.units.n, "matches": state.matches, "score": mean, "score_low": low,
+        "score_high": high, "elo": elo, "elo_half_width": half, "llr": AB_TEST.llr(state.units),
+        "llr_lower": AB_TEST.lower, "llr_upper": AB_TEST.upper, "verdict": state.verdict.value,
+        "done": state.done, "reason": state.reason,
+    }  # fmt: skip
 
 
 @dataclass
@@ -141,11 +160,45 @@ class SubmissionPipeline:
                 checked.reason, None, checked.matches,
             )  # fmt: skip
             return
-        if version.ab and not await ab_gate(self.db, version, entrant):
-            return
-        await asyncio.to_thread(versions.activate, self.db, version.bot, version.number, checked.matches)
+        validation: list[Any] | None = checked.matches
+        if version.ab:
+            validation = await self._ab_gate(version, entrant, bot.games, checked.matches)
+            if validation is None:
+                return
+        await asyncio.to_thread(versions.activate, self.db, version.bot, version.number, validation)
         # Warm processes of the version it replaces must not play another match.
         await self.retire({version.bot_id})
+
+    async def _ab_gate(
+        self, version: VersionRecord, entrant: Entrant, games: Sequence[str], validation: list[Any]
+    ) -> list[Any] | None:
+        """``submit --ab``: duel the new version against the active one in each game it plays.
+        The validation to keep (the matches and the duel) if it may replace it; None if not. (A
+        first version has nothing to be compared with.)"""
+        bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
+        if bot.active_version is None:
+            return validation
+        active = (await asyncio.to_thread(entrants_of, self.db, (version.bot_id,)))[0]
+        await asyncio.to_thread(versions.mark_testing, self.db, version.bot, version.number, validation)
+        await self.notify()
+        for game in games:
+            setup = DuelSetup(
+                game, get_game(game).spec.min_players, AB_TEST, secrets.randbits(40), AB_MAX_MATCHES,
+                control=self.control,
+            )  # fmt: skip
+            async for state in duel(self.roster, entrant, active, setup):
+                validation = await asyncio.to_thread(
+                    versions.record_ab, self.db, version.bot, version.number, ab_progress(game, state)
+                )
+                await self.notify()
+            if state.verdict is not Verdict.H1:
+                said = f"against version {bot.active_version} in {game}: {state.reason}"
+                await asyncio.to_thread(
+                    versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
+                    f"its A/B duel did not show it is not weaker {said}", None, validation,
+                )  # fmt: skip
+                return None
+        return validation
 
 
 def _set_games(db: Database, name: str, games: list[str]) -> None:

@@ -75,12 +75,21 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
     """Print the version's steps as they happen; exit non-zero when it fails."""
     from kingmaker.v1 import admin_pb2
 
-    last = None
+    last, seeds = None, 0
     with console.status(f"{bot} version {number}: building"):
         for version in client.stream("WatchVersion", admin_pb2.GetVersionRequest(bot=bot, number=number)):
             if version.status != last:
                 last = version.status
                 _say(version)
+            if version.HasField("ab") and version.ab.seeds != seeds:  # its A/B duel, seed by seed
+                seeds = version.ab.seeds
+                ab = version.ab
+                console.print(
+                    f"  A/B matches {ab.matches:4d}  score {ab.score:.3f} "
+                    f"[{ab.score_low:.3f}, {ab.score_high:.3f}]  "
+                    f"Elo {ab.elo:+5.0f} ± {ab.elo_half_width:<4.0f} LLR {ab.llr:+.2f}",
+                    highlight=False,
+                )
     final = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=bot, number=number))
     if final.status == "build_failed":
         lines = final.build_log.rstrip().splitlines()[-LOG_LINES:]
@@ -106,6 +115,12 @@ def _say(version: admin_pb2.VersionInfo) -> None:
         console.print(
             f"[bold green]{version.bot} version {version.number} is active[/]: passed {played} "
             "validation matches; it plays from now on",
+            highlight=False,
+        )
+    elif version.status == "testing":
+        console.print(
+            "validated; now an A/B duel against the active version: it replaces it only if the duel "
+            "shows it is not weaker",
             highlight=False,
         )
     elif version.status not in ("building", "build_failed", "rejected"):

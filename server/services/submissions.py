@@ -270,6 +270,10 @@ def version_info(record: VersionRecord, private: bool, with_log: bool = True) ->
         activated_at=_seconds(record.activated_at),
     )
     for match in record.validation:
+        if isinstance(match, dict) and "ab" in match:
+            progress = match["ab"]
+            message.ab.CopyFrom(admin_pb2.DuelProgress(**{k: v for k, v in progress.items() if k != "game"}))
+            continue
         if not isinstance(match, dict) or "game" not in match:
             continue
         message.validation.append(

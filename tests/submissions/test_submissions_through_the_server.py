@@ -157,6 +157,38 @@ def test_submit_no_wait_answers_at_once_and_the_version_goes_on_in_the_backgroun
     assert pipeline is not None
     server.run(pipeline.idle())
     record = versions.get_version(server.server.db, "bg")
-    assert record.status == "active" and record.ab  # --ab is kept; its duel is ab_gate's to come
+    assert record.status == "active" and record.ab  # a first version has nothing to duel
     code, _, err = cli(server, "submit", str(tmp_path / "missing"), "--bot", "bg")
     assert code == 1 and "is neither a folder nor an archive" in err
+
+
+def sample_bot_folder(folder: Path, module: str) -> Path:
+    """A bot folder whose bot.py runs one of the sample bots."""
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(f"import runpy\nrunpy.run_module({module!r}, run_name='__main__')\n")
+    return folder
+
+
+def test_submit_ab_replaces_the_active_version_only_when_its_duel_shows_it_is_not_weaker(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    db = server.server.db
+    random_bot = "kingmaker.sample_bots.random_bot"
+    greedy_bot = "kingmaker.sample_bots.kings_road.greedy_bot"
+    first = sample_bot_folder(tmp_path / "v1", random_bot)
+    out = ok(server, "submit", str(first), "--bot", "ab", "-g", "kings_road", "--ab")
+    assert "ab version 1 is active" in out, "a first version has nothing to be compared with"
+
+    out = ok(server, "submit", str(sample_bot_folder(tmp_path / "v2", greedy_bot)), "--bot", "ab", "--ab")
+    assert "A/B duel against the active version" in out and "A/B matches" in out  # followed live
+    assert "ab version 2 is active" in out
+    duel = versions.get_version(db, "ab", 2).validation[-1]["ab"]
+    assert duel["verdict"] == "H1" and duel["game"] == "kings_road"
+
+    code, out, err = cli(
+        server, "submit", str(sample_bot_folder(tmp_path / "v3", random_bot)), "--bot", "ab", "--ab"
+    )
+    assert code == 1 and "A/B matches" in out
+    assert "ab version 3 was rejected: its A/B duel did not show it is not weaker against version 2" in err
+    assert bots.get_bot(db, "ab").active_version == 2, "the weaker version never played"
+    assert versions.get_version(db, "ab", 3).status == "rejected"
