@@ -17,6 +17,7 @@ anyway, and a result says nothing of the draws to come.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func
@@ -58,6 +59,25 @@ def live_verdict(db: Database, match_id: int) -> Verdict:
     if waiting:
         return Verdict(False, _twins_text(waiting, "nothing of it shows"))
     return Verdict(True)
+
+
+def hidden_among(db: Database, matches: Sequence[tuple[int, str, int, str]]) -> set[int]:
+    """Of these matches, given as (id, game, seed, status), those whose secrets may not show (not
+    finished, or sharing game and seed with a match not over): one read for a whole page."""
+    hidden = {match_id for match_id, _, _, status in matches if status != MatchStatus.FINISHED}
+    finished = [(match_id, game, seed) for match_id, game, seed, status in matches if match_id not in hidden]
+    if not finished:
+        return hidden
+    with db.read() as session:
+        open_ = session.exec(
+            select(Match.id, Match.game, Match.seed).where(
+                col(Match.status).in_(NOT_OVER), col(Match.seed).in_({seed for _, _, seed in finished})
+            )
+        ).all()
+    not_over = {(game, seed): match_id for match_id, game, seed in open_}
+    return hidden | {
+        match_id for match_id, game, seed in finished if not_over.get((game, seed), match_id) != match_id
+    }
 
 
 def twins_not_over(session: Session, match: Match) -> int:

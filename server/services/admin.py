@@ -21,7 +21,7 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import authors, bot_stats, bots, bounds, history, leagues, seat_logs, standings
+from kingmaker.ladder import authors, bot_stats, bots, bounds, history, leagues, seat_logs, secrecy, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import (
     ConflictError,
@@ -236,19 +236,40 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         before = validation.page_token_id(request.page_token)
         # The first page starts with this process's unstored matches between commands (`match
         # run --seat`), newest first: they belong to no league and are kept until the server stops.
-        unstored = (
-            [] if request.page_token or request.league else self.archive.newest(request.game or None, limit)
-        )
+        # (They are the admin's: nobody else sees them.)
+        caller = CALLER.get()
+        listed = not (request.page_token or request.league) and caller.is_admin
+        unstored = self.archive.newest(request.game or None, limit) if listed else []
         room = limit - len(unstored)
         found = await asyncio.to_thread(
             history.list_matches, self.db, request.league or None, request.game or None, room + 1, before
         )
         page, more = found[:room], len(found) > room
+        stored = [convert.stored_record(summary) for summary in page]
+        for record in stored:
+            record.revealed = True
+        if not caller.is_admin:
+            await self._page_for_caller(caller, stored, page)
         return admin_pb2.ListMatchesResponse(
-            matches=[_summary(convert.report_record(report)) for report in unstored]
-            + [convert.stored_record(summary) for summary in page],
+            matches=[_summary(convert.report_record(report)) for report in unstored] + stored,
             next_page_token=str(page[-1].match_id) if more and page else "",
         )
+
+    async def _page_for_caller(
+        self, caller: Caller, records: list[admin_pb2.MatchRecord], page: list[history.MatchSummary]
+    ) -> None:
+        """A page of matches as a caller other than the admin may see it: seeds of matches not
+        over or with twins not over left out, stderr only of their own bots' seats."""
+        keys = [(summary.match_id, summary.game, summary.seed, summary.status) for summary in page]
+        hidden = await asyncio.to_thread(secrecy.hidden_among, self.db, keys)
+        names = sorted({seat.bot for record in records for seat in record.seats})
+        owners = await asyncio.to_thread(bots.owners_of, self.db, names)
+        for record, summary in zip(records, page, strict=True):
+            if summary.match_id in hidden:
+                _hide_secrets(record, "")
+            for seat in record.seats:
+                if not caller.owns(owners.get(seat.bot)):
+                    seat.stderr_tail = ""
 
     async def _stored(self, match_id: int, with_log: bool) -> admin_pb2.MatchRecord:
         summary = await asyncio.to_thread(history.match_summary, self.db, match_id)
@@ -262,10 +283,17 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         return await self._for_caller(record)
 
     async def _for_caller(self, record: admin_pb2.MatchRecord) -> admin_pb2.MatchRecord:
-        """What the caller may see of a match: a seat's stderr and logs only for its bot's owner."""
+        """What the caller may see of a match: a seat's stderr and logs only for its bot's owner;
+        for anyone but the admin, nothing derived from its seed while it or a match sharing the
+        seed is not over (``ladder.secrecy``)."""
         caller = CALLER.get()
+        record.revealed = True
         if caller.is_admin:
             return record
+        if record.match_id.isdigit():  # a stored match (unstored ones are the admin's own)
+            verdict = await asyncio.to_thread(secrecy.secrets_verdict, self.db, int(record.match_id))
+            if not verdict.shown:
+                _hide_secrets(record, verdict.reason)
         owners = await asyncio.to_thread(bots.owners_of, self.db, [seat.bot for seat in record.seats])
         for seat in record.seats:
             if not caller.owns(owners.get(seat.bot)):
@@ -743,6 +771,17 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         if progress.last is not None:
             message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
         return message
+
+
+def _hide_secrets(record: admin_pb2.MatchRecord, reason: str) -> None:
+    """Leave out of a match whatever tells its seed's draws: the seed, every decision, the
+    observation digests and its seats' logs (a bot may print what it was shown)."""
+    record.revealed = False
+    record.seed = 0
+    del record.decisions[:]
+    del record.observation_digests[:]
+    del record.seat_logs[:]
+    record.status_reason = "; ".join(text for text in (record.status_reason, reason) if text)
 
 
 def _summary(record: admin_pb2.MatchRecord) -> admin_pb2.MatchRecord:
