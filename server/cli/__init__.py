@@ -48,6 +48,16 @@ COMMANDS = {
     ),
     "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
     "bot": LazyCommand("bots:app", "Register and manage bots."),
+    "init": LazyCommand(
+        "init:init",
+        "Write a starter bot: a random bot for every game in LANG, its kingmaker.toml and a README "
+        "that says how to build it, play it against the sample bots and submit it.",
+    ),
+    "doctor": LazyCommand(
+        "doctor:doctor",
+        "Say which languages this server can build bots in now (each toolchain is found and a "
+        "trivial program built with it), and the apt-get line that installs the rest.",
+    ),
     "league": LazyCommand("leagues:app", "Create, run and follow leagues."),
 }
 
