@@ -144,6 +144,7 @@ LANGUAGES: tuple[Language, ...] = (
         debian=(
             "default-jdk-headless", "make", "protobuf-compiler", "protobuf-compiler-grpc-java-plugin",
             "libgrpc-java", "libprotobuf-java", "libnetty-java", "libperfmark-java", "libguava-java",
+            "libgeronimo-annotation-1.3-spec-java",
         ),  # fmt: skip
         programs=("javac", "java", "make", "protoc", "grpc_java_plugin"),
         probe=Probe(f"javac -cp {JAVA_CLASSPATH} -d . Probe.java", {"Probe.java": JAVA_PROBE}),

@@ -62,12 +62,15 @@ def build_kit(folder: Path) -> Manifest:
     return manifest
 
 
-def bot_command(manifest: Manifest) -> list[str]:
+def bot_command(folder: Path, manifest: Manifest) -> list[str]:
     """The manifest's run command as the server will run it: `python3` is the server's own
-    interpreter, and a JSON-lines bot gets `kingmaker bridge` in front."""
+    interpreter, a program named by a relative path is the folder's (as `bot add` makes it
+    absolute), and a JSON-lines bot gets `kingmaker bridge` in front."""
     argv = list(manifest.run)
     if argv[0] in ("python", "python3"):
         argv[0] = sys.executable
+    elif "/" in argv[0]:
+        argv[0] = str(folder / argv[0])
     if manifest.protocol == "json-lines":
         argv = [*kingmaker_command(), "bridge", "--", *argv]
     return argv

@@ -31,6 +31,9 @@ from kingmaker.v1 import admin_pb2
 
 KITS = [language.name for language in LANGUAGES]
 
+# The first test of a kit builds it: minutes for C++ or Java on a loaded two-core machine.
+pytestmark = pytest.mark.timeout(1800)
+
 
 @pytest.fixture(scope="session")
 def built_kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Manifest]]:
@@ -72,7 +75,7 @@ def test_a_kit_plays_every_game_as_a_managed_bot_in_the_jail(
 ) -> None:
     folder, manifest = built(built_kits, tmp_path_factory, lang)
     seats = [
-        admin_pb2.MatchSeat(bot=f"{lang}-kit", command=bot_command(manifest), working_directory=str(folder)),
+        admin_pb2.MatchSeat(bot=f"{lang}-kit", command=bot_command(folder, manifest), working_directory=str(folder)),
         admin_pb2.MatchSeat(bot="sample", command=opponent(game)),
     ]
     record = run_match(kit_server, game, seats)
@@ -90,7 +93,7 @@ def test_a_kit_plays_every_game_as_a_remote_bot(
     folder, manifest = built(built_kits, tmp_path_factory, lang)
     register_opponents(kit_server)
     # One process plays all four matches on its one stream, as a remote bot would.
-    with remote_bot(kit_server, folder, bot_command(manifest), f"{lang}-remote"):
+    with remote_bot(kit_server, folder, bot_command(folder, manifest), f"{lang}-remote"):
         for game in sorted(OPPONENTS):
             seats = [admin_pb2.MatchSeat(bot=f"{lang}-remote"), admin_pb2.MatchSeat(bot=f"sample-{game}")]
             record = run_match(kit_server, game, seats)
