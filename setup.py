@@ -61,7 +61,7 @@ setup(
         "kingmaker.ladder.migrations": ["*.mako"],
         "kingmaker.server.web": ["templates/*.html", "static/*"],
         # Each kit folder, dot-files included (glob's * skips them).
-        "kingmaker.kits": ["*/**/*", "*/.*", "*/**/.*"],
+        "kingmaker.kits": ["*.md", "*/**/*", "*/.*", "*/**/.*"],
         **protos,
     },
     cmdclass={"build_py": BuildPyWithProtos},

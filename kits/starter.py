@@ -1,7 +1,8 @@
 """`kingmaker init`: write a language's starter kit into a new folder.
 
-The kit's files are copied with ``{{name}}`` (the bot's name) and ``{{games}}`` (its games, as
-a comma-separated list of quoted names) filled in. A kit that generates its protocol code at
+The kit's files are copied with placeholders filled in (``_values``: the bot's name, its games,
+its command); its manifest gets the bot's games, and its README the instructions every kit
+shares (``PLAYING.md``). A kit that generates its protocol code at
 build time gets a copy of the contract's .proto files; the JSON-lines kit gets its typed
 structures generated here from the same contract (``json_types``). Everything is written into a
 temporary folder beside the target and moved into place at the end, so a failure leaves nothing.
@@ -12,11 +13,13 @@ from __future__ import annotations
 import importlib.resources
 import re
 import shutil
+import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kingmaker.games.registry import game_names
 from kingmaker.kits.languages import Language, kit_folder, language
+from kingmaker.kits.manifest import MANIFEST
 
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,62}")
 """A bot name every toolchain accepts as a package name (npm, cargo, go, ...)."""
@@ -43,11 +46,15 @@ def write_kit(folder: Path, language_name: str, games: Sequence[str] = (), name:
         )
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise InitError(f"{folder} already exists and is not an empty folder: init writes a new one")
-    values = {"{{name}}": bot_name, "{{games}}": ", ".join(f'"{game}"' for game in games or game_names())}
+    values = _values(chosen, bot_name, list(games) or game_names())
     staging = folder.parent / f".{folder.name}.kingmaker-init"
     shutil.rmtree(staging, ignore_errors=True)
     try:
         _copy_template(kit_folder(chosen.name), staging, values)
+        with (staging / MANIFEST).open("a", encoding="utf-8") as manifest:
+            manifest.write(f"games = [{values['{{games}}']}]\n")
+        with (staging / "README.md").open("a", encoding="utf-8") as readme:
+            readme.write(_filled((Path(__file__).parent / "PLAYING.md").read_text(encoding="utf-8"), values))
         if chosen.copies_protos:
             _copy_protos(staging / "proto")
         for relative, render in generated_files(chosen).items():
@@ -60,6 +67,18 @@ def write_kit(folder: Path, language_name: str, games: Sequence[str] = (), name:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return folder
+
+
+def _values(chosen: Language, bot_name: str, games: list[str]) -> dict[str, str]:
+    """What each placeholder of a kit's files stands for."""
+    run = tomllib.loads((kit_folder(chosen.name) / MANIFEST).read_text(encoding="utf-8"))["run"]
+    return {
+        "{{name}}": bot_name,
+        "{{games}}": ", ".join(f'"{game}"' for game in games),
+        "{{game_flags}}": " ".join(f"-g {game}" for game in games),
+        "{{first_game}}": games[0],
+        "{{command}}": f"kingmaker bridge -- {run}" if chosen.protocol == "json-lines" else run,
+    }
 
 
 def generated_files(chosen: Language) -> dict[str, Callable[[], str]]:
@@ -100,7 +119,11 @@ def _copy_template(source: Path, target: Path, values: dict[str, str]) -> None:
         except UnicodeDecodeError:
             shutil.copy2(path, destination)
             continue
-        for placeholder, value in values.items():
-            text = text.replace(placeholder, value)
-        destination.write_text(text, encoding="utf-8")
+        destination.write_text(_filled(text, values), encoding="utf-8")
         shutil.copymode(path, destination)
+
+
+def _filled(text: str, values: dict[str, str]) -> str:
+    for placeholder, value in values.items():
+        text = text.replace(placeholder, value)
+    return text

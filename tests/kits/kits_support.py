@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 
-from kingmaker.kits.languages import build_environment
+from kingmaker.kits.languages import build_environment, language
 from kingmaker.kits.manifest import Manifest, read_manifest
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
@@ -43,6 +43,16 @@ def init_kit(parent: Path, lang: str) -> Path:
     )
     assert done.returncode == 0, f"kingmaker init failed: {done.stderr}"
     return folder
+
+
+def fetch_packages(folder: Path, lang: str) -> None:
+    """What the author runs once online before building (`npm ci`): the registry, not the build."""
+    command = language(lang).fetch
+    if command is not None:
+        done = subprocess.run(
+            ["sh", "-c", command], cwd=folder, capture_output=True, text=True, timeout=BUILD_SECONDS
+        )
+        assert done.returncode == 0, f"`{command}` failed in {folder}:\n{done.stderr[-3000:]}"
 
 
 def build_kit(folder: Path) -> Manifest:

@@ -13,6 +13,7 @@ from kits_support import (
     OPPONENTS,
     bot_command,
     build_kit,
+    fetch_packages,
     init_kit,
     opponent,
     played_cleanly,
@@ -47,6 +48,7 @@ def built(kits: dict[str, tuple[Path, Manifest]], factory: pytest.TempPathFactor
         if not readiness.ready:
             pytest.skip(f"no {lang} toolchain here ({readiness.detail}): `kingmaker doctor` says what to install")
         folder = init_kit(factory.mktemp("kits"), lang)
+        fetch_packages(folder, lang)
         kits[lang] = (folder, build_kit(folder))
     return kits[lang]
 
