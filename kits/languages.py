@@ -133,13 +133,16 @@ LANGUAGES: tuple[Language, ...] = (
         debian=(
             "golang-go", "protobuf-compiler", "protoc-gen-go", "protoc-gen-go-grpc",
             "golang-google-grpc-dev", "golang-google-protobuf-dev",
+            # grpc-go 1.33 marshals through github.com/golang/protobuf: 1.5 understands the code
+            # today's protoc-gen-go writes, 1.3 (which apt may pick for grpc-go) does not.
+            "golang-github-golang-protobuf-1-5-dev",
         ),  # fmt: skip
         programs=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"),
         probe=Probe(
             "GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=\"$PWD/cache\" go build -o probe probe.go",
             {"probe.go": GO_PROBE},
         ),
-        tested="Go 1.19, grpc-go 1.33.3, google.golang.org/protobuf 1.28.1",
+        tested="Go 1.19, grpc-go 1.33.3, google.golang.org/protobuf 1.28.1, github.com/golang/protobuf 1.5.2",
     ),
     Language(
         name="java",

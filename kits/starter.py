@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kingmaker.games.registry import game_names
-from kingmaker.kits.languages import Language, kit_folder, language
+from kingmaker.kits.languages import Language, install_line, kit_folder, language
 from kingmaker.kits.manifest import MANIFEST
 
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,62}")
@@ -77,6 +77,7 @@ def _values(chosen: Language, bot_name: str, games: list[str]) -> dict[str, str]
         "{{games}}": ", ".join(f'"{game}"' for game in games),
         "{{game_flags}}": " ".join(f"-g {game}" for game in games),
         "{{first_game}}": games[0],
+        "{{apt}}": install_line([chosen]) or "nothing to install",
         "{{command}}": f"kingmaker bridge -- {run}" if chosen.protocol == "json-lines" else run,
     }
 
