@@ -61,15 +61,22 @@ GRPC_CPP_PROBE = """\
 int main() { return grpc::Version().empty() ? 1 : 0; }
 """
 
+# grpc-go 1.33 marshals through github.com/golang/protobuf, whose 1.3 version cannot marshal
+# the code today's protoc-gen-go writes (it panics): so the probe marshals one such message.
 GO_PROBE = """\
 package main
 
 import (
-	"google.golang.org/grpc"
-	_ "google.golang.org/protobuf/types/known/anypb"
+	legacy "github.com/golang/protobuf/proto"
+	_ "google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
-func main() { _ = grpc.WithInsecure }
+func main() {
+	if _, err := legacy.Marshal(&anypb.Any{TypeUrl: "probe"}); err != nil {
+		panic(err)
+	}
+}
 """
 
 JAVA_PROBE = """\
@@ -139,7 +146,7 @@ LANGUAGES: tuple[Language, ...] = (
         ),  # fmt: skip
         programs=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"),
         probe=Probe(
-            "GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=\"$PWD/cache\" go build -o probe probe.go",
+            "GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=\"$PWD/cache\" go build -o probe probe.go && ./probe",
             {"probe.go": GO_PROBE},
         ),
         tested="Go 1.19, grpc-go 1.33.3, google.golang.org/protobuf 1.28.1, github.com/golang/protobuf 1.5.2",
@@ -242,7 +249,27 @@ def check(language: Language, timeout: float = PROBE_SECONDS) -> Readiness:
     return Readiness(language, True, "")
 
 
+def missing_packages(languages: tuple[Language, ...] = LANGUAGES) -> list[str]:
+    """The Debian packages to install so that every language can be built here: those of each
+    language that is not ready now, less those dpkg lists as installed (a language found ready
+    installs nothing, even where its programs came from elsewhere, as Node.js often does)."""
+    wanted = {package for known in languages if not check(known).ready for package in known.debian}
+    return sorted(package for package in wanted if not _installed(package))
+
+
+def _installed(package: str) -> bool:
+    done = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True, check=False
+    )
+    return done.returncode == 0 and done.stdout.endswith(" installed")
+
+
 def install_line(languages: list[Language]) -> str | None:
     """The apt-get command that installs every Debian package these languages need."""
     packages = sorted({package for known in languages for package in known.debian})
     return f"apt-get install -y {' '.join(packages)}" if packages else None
+
+
+if __name__ == "__main__":
+    # .ci/run: the packages to install, on one line (nothing when every language is ready).
+    print(" ".join(missing_packages()))
