@@ -118,7 +118,7 @@ LANGUAGES: tuple[Language, ...] = (
         programs=("node", "npm"),
         probe=Probe("node -e 'process.exit(Number(process.versions.node.split(\".\")[0]) >= 18 ? 0 : 1)'"),
         tested="Node.js 20, typescript 5.9, @grpc/grpc-js 1.14, @grpc/proto-loader 0.8",
-        bot_packages="npm: typescript, @grpc/grpc-js, @grpc/proto-loader (in its node_modules, from `npm ci`)",
+        bot_packages="npm: typescript, @grpc/grpc-js, @grpc/proto-loader (in node_modules, from `npm ci`)",
         fetch="npm ci --no-audit --no-fund",
     ),
     Language(
@@ -138,28 +138,42 @@ LANGUAGES: tuple[Language, ...] = (
         title="Go",
         protocol="grpc",
         debian=(
-            "golang-go", "protobuf-compiler", "protoc-gen-go", "protoc-gen-go-grpc",
-            "golang-google-grpc-dev", "golang-google-protobuf-dev",
+            "golang-go",
+            "protobuf-compiler",
+            "protoc-gen-go",
+            "protoc-gen-go-grpc",
+            "golang-google-grpc-dev",
+            "golang-google-protobuf-dev",
             # grpc-go 1.33 marshals through github.com/golang/protobuf: 1.5 understands the code
             # today's protoc-gen-go writes, 1.3 (which apt may pick for grpc-go) does not.
             "golang-github-golang-protobuf-1-5-dev",
-        ),  # fmt: skip
+        ),
         programs=("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"),
         probe=Probe(
-            "GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=\"$PWD/cache\" go build -o probe probe.go && ./probe",
+            'GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$PWD/cache" go build -o probe probe.go'
+            " && ./probe",
             {"probe.go": GO_PROBE},
         ),
-        tested="Go 1.19, grpc-go 1.33.3, google.golang.org/protobuf 1.28.1, github.com/golang/protobuf 1.5.2",
+        tested=(
+            "Go 1.19, grpc-go 1.33.3, google.golang.org/protobuf 1.28.1, github.com/golang/protobuf 1.5.2"
+        ),
     ),
     Language(
         name="java",
         title="Java",
         protocol="grpc",
         debian=(
-            "default-jdk-headless", "make", "protobuf-compiler", "protobuf-compiler-grpc-java-plugin",
-            "libgrpc-java", "libprotobuf-java", "libnetty-java", "libperfmark-java", "libguava-java",
+            "default-jdk-headless",
+            "make",
+            "protobuf-compiler",
+            "protobuf-compiler-grpc-java-plugin",
+            "libgrpc-java",
+            "libprotobuf-java",
+            "libnetty-java",
+            "libperfmark-java",
+            "libguava-java",
             "libgeronimo-annotation-1.3-spec-java",
-        ),  # fmt: skip
+        ),
         programs=("javac", "java", "make", "protoc", "grpc_java_plugin"),
         probe=Probe(f"javac -cp {JAVA_CLASSPATH} -d . Probe.java", {"Probe.java": JAVA_PROBE}),
         tested="OpenJDK 17, grpc-java 1.41.3, protobuf-java 3.21.12, netty 4.1.48",
@@ -183,7 +197,7 @@ LANGUAGES: tuple[Language, ...] = (
         protocol="grpc",
         debian=("ruby", "ruby-grpc", "ruby-grpc-tools"),
         programs=("ruby", "grpc_tools_ruby_protoc"),
-        probe=Probe("ruby -e 'require \"grpc\"; require \"google/protobuf/well_known_types\"'"),
+        probe=Probe('ruby -e \'require "grpc"; require "google/protobuf/well_known_types"\''),
         tested="Ruby 3.1, grpc 1.51.1, google-protobuf 3.21.12",
     ),
 )
@@ -245,7 +259,9 @@ def check(language: Language, timeout: float = PROBE_SECONDS) -> Readiness:
             return Readiness(language, False, f"a trivial build took more than {timeout:.0f} s")
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
-        return Readiness(language, False, f"a trivial build failed: {lines[-1] if lines else done.returncode}")
+        return Readiness(
+            language, False, f"a trivial build failed: {lines[-1] if lines else done.returncode}"
+        )
     return Readiness(language, True, "")
 
 

@@ -99,7 +99,9 @@ def contract_protos() -> dict[str, str]:
         found[f"kingmaker/v1/{file}"] = core.joinpath(file).read_text(encoding="utf-8")
     for game in game_names():
         package = importlib.resources.files(f"kingmaker.{game}.v1")
-        found[f"kingmaker/{game}/v1/{game}.proto"] = package.joinpath(f"{game}.proto").read_text(encoding="utf-8")
+        found[f"kingmaker/{game}/v1/{game}.proto"] = package.joinpath(f"{game}.proto").read_text(
+            encoding="utf-8"
+        )
     return found
 
 

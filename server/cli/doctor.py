@@ -18,7 +18,9 @@ def doctor(
     unknown = sorted(set(lang) - {known.name for known in LANGUAGES})
     if unknown:
         known_names = ", ".join(known.name for known in LANGUAGES)
-        raise typer.BadParameter(f"unknown language {unknown[0]!r} (known: {known_names})", param_hint="--lang")
+        raise typer.BadParameter(
+            f"unknown language {unknown[0]!r} (known: {known_names})", param_hint="--lang"
+        )
     shown = table("Languages", ("language", "kit", "protocol", "ready", "why not"), wrap=("why not",))
     missing = []
     for known in chosen:
@@ -26,7 +28,9 @@ def doctor(
             readiness = check(known)
         if not readiness.ready:
             missing.append(known)
-        shown.add_row(known.title, known.name, known.protocol, "yes" if readiness.ready else "no", readiness.detail)
+        shown.add_row(
+            known.title, known.name, known.protocol, "yes" if readiness.ready else "no", readiness.detail
+        )
     print_table(shown)
     line = install_line(missing)
     if line:

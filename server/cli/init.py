@@ -10,12 +10,12 @@ from kingmaker.kits.languages import LANGUAGES, UnknownLanguageError, language
 from kingmaker.kits.starter import InitError, write_kit
 from kingmaker.server.cli.common import console, fail
 
+LANGUAGE_NAMES = ", ".join(known.name for known in LANGUAGES)
+
 
 def init(
     folder: Path = typer.Argument(..., help="The new bot's folder (it must not exist, or be empty)."),
-    lang: str = typer.Option(
-        ..., "--lang", "-l", help=f"The language: {', '.join(known.name for known in LANGUAGES)}."
-    ),
+    lang: str = typer.Option(..., "--lang", "-l", help=f"The language: {LANGUAGE_NAMES}."),
     game: list[str] = typer.Option(
         [], "--game", "-g", help="A game the bot plays (repeat for several). Default: every game."
     ),

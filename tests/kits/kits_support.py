@@ -39,7 +39,10 @@ def init_kit(parent: Path, lang: str) -> Path:
     """`kingmaker init` a kit of ``lang`` into a new folder under ``parent``."""
     folder = parent / f"{lang}-bot"
     done = subprocess.run(
-        [*kingmaker_command(), "init", str(folder), "--lang", lang], capture_output=True, text=True, timeout=120
+        [*kingmaker_command(), "init", str(folder), "--lang", lang],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, f"kingmaker init failed: {done.stderr}"
     return folder
@@ -134,7 +137,9 @@ def remote_bot(server: BackgroundServer, folder: Path, command: list[str], name:
         environment = {**os.environ, "KINGMAKER_SERVER": server.address, "KINGMAKER_TOKEN": token}
         log = folder.parent / f"{name}.stderr"
         with log.open("wb") as stderr:
-            process = subprocess.Popen(command, cwd=folder, env=environment, stdin=subprocess.DEVNULL, stderr=stderr)
+            process = subprocess.Popen(
+                command, cwd=folder, env=environment, stdin=subprocess.DEVNULL, stderr=stderr
+            )
         try:
             deadline = time.monotonic() + 120
             while not admin.GetBot(admin_pb2.GetBotRequest(name=name), metadata=_admin(server)).connected:

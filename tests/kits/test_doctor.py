@@ -46,13 +46,17 @@ def test_the_install_line_names_each_missing_package_once() -> None:
 
 
 def test_the_doctor_says_python_is_ready_here() -> None:
-    done = subprocess.run([KINGMAKER, "doctor", "--lang", "python"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [KINGMAKER, "doctor", "--lang", "python"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Python" in done.stdout and "yes" in done.stdout
     assert "every language above can be built here" in done.stdout
 
 
 def test_the_doctor_refuses_an_unknown_language() -> None:
-    done = subprocess.run([KINGMAKER, "doctor", "--lang", "cobol"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [KINGMAKER, "doctor", "--lang", "cobol"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2
     assert "unknown language 'cobol'" in done.stderr

@@ -46,18 +46,26 @@ def test_a_kit_without_games_plays_every_game(tmp_path: Path) -> None:
 def test_a_grpc_kit_gets_the_contract_as_the_repository_has_it(tmp_path: Path) -> None:
     """The kit's proto/ is the contract, byte for byte: every game's .proto and the bot's core."""
     assert init(str(tmp_path / "bot"), "--lang", "go").returncode == 0
-    copied = {str(path.relative_to(tmp_path / "bot" / "proto")) for path in (tmp_path / "bot" / "proto").rglob("*.proto")}
+    copied = {
+        str(path.relative_to(tmp_path / "bot" / "proto"))
+        for path in (tmp_path / "bot" / "proto").rglob("*.proto")
+    }
     expected = {"kingmaker/v1/arena.proto", "kingmaker/v1/common.proto"}
     expected |= {f"kingmaker/{game}/v1/{game}.proto" for game in game_names()}
     assert copied == expected == set(contract_protos())
     for relative in expected:
-        assert (tmp_path / "bot" / "proto" / relative).read_bytes() == (REPO / "proto" / relative).read_bytes()
+        assert (tmp_path / "bot" / "proto" / relative).read_bytes() == (
+            REPO / "proto" / relative
+        ).read_bytes()
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--lang", "cobol"], "unknown language 'cobol' (known: python, typescript, cpp, go, java, rust, ruby)"),
+        (
+            ["--lang", "cobol"],
+            "unknown language 'cobol' (known: python, typescript, cpp, go, java, rust, ruby)",
+        ),
         (["--lang", "cpp", "-g", "chess"], "unknown game 'chess'"),
         (["--lang", "cpp", "--name", "My Bot"], "'My Bot' cannot name a bot package"),
     ],

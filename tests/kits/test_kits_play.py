@@ -43,13 +43,17 @@ def built_kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path
     return {}
 
 
-def built(kits: dict[str, tuple[Path, Manifest]], factory: pytest.TempPathFactory, lang: str) -> tuple[Path, Manifest]:
+def built(
+    kits: dict[str, tuple[Path, Manifest]], factory: pytest.TempPathFactory, lang: str
+) -> tuple[Path, Manifest]:
     if lang not in kits:
         readiness = check(next(known for known in LANGUAGES if known.name == lang))
         if not readiness.ready:
             if os.environ.get("CI"):  # .ci/run installs every toolchain: missing one there is a failure
                 pytest.fail(f"no {lang} toolchain in CI: {readiness.detail}")
-            pytest.skip(f"no {lang} toolchain here ({readiness.detail}): `kingmaker doctor` says what to install")
+            pytest.skip(
+                f"no {lang} toolchain here ({readiness.detail}): `kingmaker doctor` says what to install"
+            )
         folder = init_kit(factory.mktemp("kits"), lang)
         fetch_packages(folder, lang)
         kits[lang] = (folder, build_kit(folder))
@@ -61,7 +65,9 @@ def kit_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
     """A real server whose jail is on, with time for a JVM to start on a loaded machine."""
     if not bubblewrap().usable:
         pytest.skip(f"no jail here: {bubblewrap().reason}")
-    config = ServerConfig(address="127.0.0.1:0", time_control=TimeControl(decision_ms=2000), connect_timeout=60.0)
+    config = ServerConfig(
+        address="127.0.0.1:0", time_control=TimeControl(decision_ms=2000), connect_timeout=60.0
+    )
     running = BackgroundServer(config)
     try:
         yield running
@@ -80,7 +86,9 @@ def test_a_kit_plays_every_game_as_a_managed_bot_in_the_jail(
 ) -> None:
     folder, manifest = built(built_kits, tmp_path_factory, lang)
     seats = [
-        admin_pb2.MatchSeat(bot=f"{lang}-kit", command=bot_command(folder, manifest), working_directory=str(folder)),
+        admin_pb2.MatchSeat(
+            bot=f"{lang}-kit", command=bot_command(folder, manifest), working_directory=str(folder)
+        ),
         admin_pb2.MatchSeat(bot="sample", command=opponent(game)),
     ]
     record = run_match(kit_server, game, seats)
