@@ -10,7 +10,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
+import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 final class UnixSocketForwarder {
@@ -25,9 +25,14 @@ final class UnixSocketForwarder {
         daemon(() -> {
             while (true) {
                 Socket client = listener.accept();
-                SocketChannel unix = SocketChannel.open(socket);
-                daemon(() -> copy(client.getInputStream(), Channels.newOutputStream(unix)));
-                daemon(() -> copy(Channels.newInputStream(unix), client.getOutputStream()));
+                try {
+                    SocketChannel unix = SocketChannel.open(socket);
+                    daemon(() -> toSocket(client, unix));
+                    daemon(() -> fromSocket(unix, client));
+                } catch (IOException error) {
+                    System.err.println("java-bot: cannot reach " + socket + ": " + error);
+                    client.close();
+                }
             }
         });
         return "127.0.0.1:" + listener.getLocalPort();
@@ -37,9 +42,29 @@ final class UnixSocketForwarder {
         void run() throws IOException;
     }
 
-    private static void copy(InputStream from, OutputStream to) throws IOException {
-        try (from; to) {
-            from.transferTo(to);
+    // A channel takes one reader and one writer at once; the streams of Channels would not (they
+    // share one lock, so a blocked read would hold up every write).
+    private static void toSocket(Socket client, SocketChannel unix) throws IOException {
+        try (client; unix) {
+            InputStream from = client.getInputStream();
+            byte[] buffer = new byte[16384];
+            for (int read; (read = from.read(buffer)) >= 0; ) {
+                ByteBuffer bytes = ByteBuffer.wrap(buffer, 0, read);
+                while (bytes.hasRemaining()) {
+                    unix.write(bytes);
+                }
+            }
+        }
+    }
+
+    private static void fromSocket(SocketChannel unix, Socket client) throws IOException {
+        try (client; unix) {
+            OutputStream to = client.getOutputStream();
+            ByteBuffer bytes = ByteBuffer.allocate(16384);
+            while (unix.read(bytes) >= 0) {
+                to.write(bytes.array(), 0, bytes.position());
+                bytes.clear();
+            }
         }
     }
 
