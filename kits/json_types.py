@@ -93,7 +93,8 @@ def _game_module(game: str, file: FileDescriptor) -> str:
 
 
 def _struct(message: Descriptor) -> list[str]:
-    if message.nested_types or message.enum_types:
+    nested = [inner for inner in message.nested_types if not inner.GetOptions().map_entry]
+    if nested or message.enum_types:
         raise UnsupportedContract(f"{message.full_name}: nested types are not supported")
     lines = [
         "    #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]",
