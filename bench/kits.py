@@ -1,8 +1,8 @@
 """The starter kits: per language, the time from `kingmaker init` to a first finished match, the
 kit's lines of code, and the decisions per second of its random bot beside the Python SDK's.
 
-    python bench/kits.py                     # every language this machine can build, 3 runs
-    python bench/kits.py cpp rust --runs 1
+    python bench/kits.py                     # every language this machine can build
+    python bench/kits.py cpp rust --runs 1 --matches 3
 
 From `init` to a first match is what an author waits for: init, fetching the kit's packages
 where it has any (`npm ci`, from the registry), the manifest's build, and one Kingdoms match
@@ -79,7 +79,8 @@ def main() -> None:
     parser.add_argument(
         "languages", nargs="*", help="Kits to measure (default: every one this machine can build)."
     )
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="Inits and builds per kit (each takes minutes).")
+    parser.add_argument("--matches", type=int, default=5, help="Throughput matches of each bot, alternated.")
     args = parser.parse_args()
     chosen = [language for language in LANGUAGES if not args.languages or language.name in args.languages]
     rows: list[Row] = []
@@ -105,7 +106,7 @@ def main() -> None:
                     waits.append(seconds)
                 rows.append(Row(language.title, "init to a first finished match", "s", Spread.of(waits)))
                 kit_rates, sdk_rates = [], []
-                for _ in range(args.runs):
+                for _ in range(args.matches):
                     sdk_rates.append(decisions_per_second(server, RANDOM, python))
                     kit_rates.append(decisions_per_second(server, command, folder))
                 what = "random bot, 2 seats of Kingdoms"
@@ -115,7 +116,7 @@ def main() -> None:
                 rows.append(Row(language.title, "the kit's lines of code", "lines", Spread(loc, loc, loc)))
         finally:
             server.stop()
-    print_rows(rows, f"Starter kits ({args.runs} runs each; medians with min-max)")
+    print_rows(rows, f"Starter kits ({args.runs} builds, {args.matches} matches each; medians with min-max)")
 
 
 if __name__ == "__main__":

@@ -46,8 +46,6 @@ class Language:
     probe: Probe | None
     tested: str
     """The versions the kit was tested with (Debian 12's)."""
-    bot_packages: str = ""
-    """Packages that come inside the bot's folder rather than from the system, if any."""
     fetch: str | None = None
     """What the author runs once, where the registry is reachable, to put the bot's packages
     into its folder before building or submitting it (the build itself is offline)."""
@@ -118,7 +116,6 @@ LANGUAGES: tuple[Language, ...] = (
         programs=("node", "npm"),
         probe=Probe("node -e 'process.exit(Number(process.versions.node.split(\".\")[0]) >= 18 ? 0 : 1)'"),
         tested="Node.js 20, typescript 5.9, @grpc/grpc-js 1.14, @grpc/proto-loader 0.8",
-        bot_packages="npm: typescript, @grpc/grpc-js, @grpc/proto-loader (in node_modules, from `npm ci`)",
         fetch="npm ci --no-audit --no-fund",
     ),
     Language(
