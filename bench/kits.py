@@ -7,10 +7,10 @@ kit's lines of code, and the decisions per second of its random bot beside the P
 From `init` to a first match is what an author waits for: init, fetching the kit's packages
 where it has any (`npm ci`, from the registry), the manifest's build, and one Kingdoms match
 against the random bot as a managed bot in the jail. Decisions per second: a Kingdoms match of
-two copies of the kit's bot, alternated with the same match of two Python SDK random bots, on
-the same seeds; the referee's own work is in both, so the ratio shows what the bot costs beside
-it. Lines of code: the kit's own files (not its README, lock file or manifest; not generated
-code).
+two copies of the kit's bot, alternated with the same match of two Python SDK random bots, each
+bot's decisions over the time the server clocked it (request sent to reply received: transport
+and decoding included, the server's own lag left out). Lines of code: the kit's own files (not
+its README, lock file or manifest; not generated code).
 """
 
 from __future__ import annotations
@@ -64,12 +64,15 @@ def first_match_seconds(server: BackgroundServer, lang: str, parent: Path) -> tu
 
 
 def decisions_per_second(server: BackgroundServer, command: list[str], folder: Path) -> float:
+    """Decisions per second of the bot's own time, as the server clocks it (from sending a request
+    to its reply, the server's own lag left out), over both seats of a match of two copies."""
     seats = [
         admin_pb2.MatchSeat(bot=f"bot-{seat}", command=command, working_directory=str(folder))
         for seat in (0, 1)
     ]
     record = run_match(server, "kingdoms", seats)
-    return len(record.decisions) / (record.finished_at - record.started_at)
+    decisions = sum(seat.decisions for seat in record.seat_times)
+    return 1000 * decisions / sum(seat.total_ms for seat in record.seat_times)
 
 
 def main() -> None:
