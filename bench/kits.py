@@ -6,10 +6,10 @@ kit's lines of code, and the decisions per second of its random bot beside the P
 
 From `init` to a first match is what an author waits for: init, fetching the kit's packages
 where it has any (`npm ci`, from the registry), the manifest's build, and one Kingdoms match
-against the random bot as a managed bot in the jail. Decisions per second: a Kingdoms match of
-two copies of the kit's bot, alternated with the same match of two Python SDK random bots, each
-bot's decisions over the time the server clocked it (request sent to reply received: transport
-and decoding included, the server's own lag left out). Lines of code: the kit's own files (not
+against the random bot as a managed bot in the jail. Decisions per second: the kit's random bot
+plays the Python SDK's random bot in Kingdoms, seats swapped from match to match, and each bot's
+decisions are divided by the time the server clocked it (request sent to reply received:
+transport and decoding included, the server's own lag left out). Lines of code: the kit's own files (not
 its README, lock file or manifest; not generated code).
 """
 
@@ -32,7 +32,7 @@ from kingmaker.kits.manifest import MANIFEST
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.v1 import admin_pb2
+from kingmaker.v1 import admin_pb2, common_pb2
 
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 NOT_CODE = {"README.md", "package-lock.json", MANIFEST, ".gitignore"}
@@ -63,16 +63,20 @@ def first_match_seconds(server: BackgroundServer, lang: str, parent: Path) -> tu
     return time.perf_counter() - started, folder, command
 
 
-def decisions_per_second(server: BackgroundServer, command: list[str], folder: Path) -> float:
-    """Decisions per second of the bot's own time, as the server clocks it (from sending a request
-    to its reply, the server's own lag left out), over both seats of a match of two copies."""
-    seats = [
-        admin_pb2.MatchSeat(bot=f"bot-{seat}", command=command, working_directory=str(folder))
-        for seat in (0, 1)
-    ]
+def decisions_per_second(
+    server: BackgroundServer, command: list[str], folder: Path, first: bool
+) -> tuple[float, float]:
+    """Decisions per second of the kit's bot and of the Python SDK's random bot, playing each other
+    in one Kingdoms match (the kit's bot first or second): each bot's decisions over the time the
+    server clocked it."""
+    kit = admin_pb2.MatchSeat(bot="kit", command=command, working_directory=str(folder))
+    sdk = admin_pb2.MatchSeat(bot="sdk", command=RANDOM)
+    seats = [kit, sdk] if first else [sdk, kit]
     record = run_match(server, "kingdoms", seats)
-    decisions = sum(seat.decisions for seat in record.seat_times)
-    return 1000 * decisions / sum(seat.total_ms for seat in record.seat_times)
+    faults = [seat.detail for seat in record.seats if seat.end_reason != common_pb2.END_REASON_FINISHED]
+    assert not faults, faults
+    rates = [1000 * seat.decisions / seat.total_ms for seat in record.seat_times]
+    return (rates[0], rates[1]) if first else (rates[1], rates[0])
 
 
 def main() -> None:
@@ -94,8 +98,6 @@ def main() -> None:
         )
         server = BackgroundServer(config)
         try:
-            python = Path(scratch) / "python-random"
-            python.mkdir()
             for language in chosen:
                 readiness = check(language)
                 if not readiness.ready:
@@ -109,9 +111,10 @@ def main() -> None:
                     waits.append(seconds)
                 rows.append(Row(language.title, "init to a first finished match", "s", Spread.of(waits)))
                 kit_rates, sdk_rates = [], []
-                for _ in range(args.matches):
-                    sdk_rates.append(decisions_per_second(server, RANDOM, python))
-                    kit_rates.append(decisions_per_second(server, command, folder))
+                for match in range(args.matches):
+                    kit_rate, sdk_rate = decisions_per_second(server, command, folder, first=match % 2 == 0)
+                    kit_rates.append(kit_rate)
+                    sdk_rates.append(sdk_rate)
                 what = "random bot, 2 seats of Kingdoms"
                 reference = ("Python SDK random bot", Spread.of(sdk_rates))
                 rows.append(Row(language.title, what, "decisions/s", Spread.of(kit_rates), *reference))
