@@ -25,14 +25,14 @@ from pathlib import Path
 from table import Row, Spread, print_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "kits"))
-from kits_support import bot_command, build_kit, fetch_packages, init_kit, run_match
+from kits_support import bot_command, build_kit, fetch_packages, init_kit, played_cleanly, run_match
 
 from kingmaker.kits.languages import LANGUAGES, check, kit_folder
 from kingmaker.kits.manifest import MANIFEST
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl
-from kingmaker.v1 import admin_pb2, common_pb2
+from kingmaker.v1 import admin_pb2
 
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 NOT_CODE = {"README.md", "package-lock.json", MANIFEST, ".gitignore"}
@@ -58,8 +58,15 @@ def first_match_seconds(server: BackgroundServer, lang: str, parent: Path) -> tu
         admin_pb2.MatchSeat(bot="kit", command=command, working_directory=str(folder)),
         admin_pb2.MatchSeat(bot="random", command=RANDOM),
     ]
-    record = run_match(server, "kingdoms", seats)
-    assert all(seat.strikes == 0 for seat in record.seats), record.seats
+    for _ in range(3):
+        record = run_match(server, "kingdoms", seats)
+        faults = played_cleanly(record, 0) + played_cleanly(record, 1)
+        if not faults:
+            break
+        assert all("NEVER_CONNECTED" in fault or "fallback" in fault for fault in faults), faults
+        print(f"again: {faults[0]}", file=sys.stderr)
+    else:
+        raise AssertionError(f"three matches in a row failed: {faults}")
     return time.perf_counter() - started, folder, command
 
 
@@ -72,9 +79,17 @@ def decisions_per_second(
     kit = admin_pb2.MatchSeat(bot="kit", command=command, working_directory=str(folder))
     sdk = admin_pb2.MatchSeat(bot="sdk", command=RANDOM)
     seats = [kit, sdk] if first else [sdk, kit]
-    record = run_match(server, "kingdoms", seats)
-    faults = [seat.detail for seat in record.seats if seat.end_reason != common_pb2.END_REASON_FINISHED]
-    assert not faults, faults
+    for _ in range(3):
+        record = run_match(server, "kingdoms", seats)
+        faults = played_cleanly(record, 0) + played_cleanly(record, 1)
+        if not faults:
+            break
+        # A jailed bot here sometimes dies of SIGSEGV before its hello, whatever its language
+        # (the report to the lead has it): play that match again rather than time a fallback.
+        assert all("NEVER_CONNECTED" in fault or "fallback" in fault for fault in faults), faults
+        print(f"again: {faults[0]}", file=sys.stderr)
+    else:
+        raise AssertionError(f"three matches in a row failed: {faults}")
     rates = [1000 * seat.decisions / seat.total_ms for seat in record.seat_times]
     return (rates[0], rates[1]) if first else (rates[1], rates[0])
 
