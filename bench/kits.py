@@ -47,6 +47,20 @@ def lines_of_code(lang: str) -> int:
     return total
 
 
+def clean_match(server: BackgroundServer, seats: list[admin_pb2.MatchSeat]) -> admin_pb2.MatchRecord:
+    """A Kingdoms match in which both bots played every decision themselves. A jailed bot here
+    sometimes dies of SIGSEGV before its hello, whatever its language (outside the kits: the
+    report to the lead has it), so a match where a seat never connected is played again, and said."""
+    for _ in range(3):
+        record = run_match(server, "kingdoms", seats)
+        faults = played_cleanly(record, 0) + played_cleanly(record, 1)
+        if not faults:
+            return record
+        assert all("NEVER_CONNECTED" in fault or "fallback" in fault for fault in faults), faults
+        print(f"again: {faults[0]}", file=sys.stderr)
+    raise AssertionError(f"three matches in a row failed: {faults}")
+
+
 def first_match_seconds(server: BackgroundServer, lang: str, parent: Path) -> tuple[float, Path, list[str]]:
     """Seconds from `kingmaker init` to the end of a first match; the kit's folder and command."""
     started = time.perf_counter()
@@ -58,15 +72,7 @@ def first_match_seconds(server: BackgroundServer, lang: str, parent: Path) -> tu
         admin_pb2.MatchSeat(bot="kit", command=command, working_directory=str(folder)),
         admin_pb2.MatchSeat(bot="random", command=RANDOM),
     ]
-    for _ in range(3):
-        record = run_match(server, "kingdoms", seats)
-        faults = played_cleanly(record, 0) + played_cleanly(record, 1)
-        if not faults:
-            break
-        assert all("NEVER_CONNECTED" in fault or "fallback" in fault for fault in faults), faults
-        print(f"again: {faults[0]}", file=sys.stderr)
-    else:
-        raise AssertionError(f"three matches in a row failed: {faults}")
+    clean_match(server, seats)
     return time.perf_counter() - started, folder, command
 
 
@@ -79,17 +85,7 @@ def decisions_per_second(
     kit = admin_pb2.MatchSeat(bot="kit", command=command, working_directory=str(folder))
     sdk = admin_pb2.MatchSeat(bot="sdk", command=RANDOM)
     seats = [kit, sdk] if first else [sdk, kit]
-    for _ in range(3):
-        record = run_match(server, "kingdoms", seats)
-        faults = played_cleanly(record, 0) + played_cleanly(record, 1)
-        if not faults:
-            break
-        # A jailed bot here sometimes dies of SIGSEGV before its hello, whatever its language
-        # (the report to the lead has it): play that match again rather than time a fallback.
-        assert all("NEVER_CONNECTED" in fault or "fallback" in fault for fault in faults), faults
-        print(f"again: {faults[0]}", file=sys.stderr)
-    else:
-        raise AssertionError(f"three matches in a row failed: {faults}")
+    record = clean_match(server, seats)
     rates = [1000 * seat.decisions / seat.total_ms for seat in record.seat_times]
     return (rates[0], rates[1]) if first else (rates[1], rates[0])
 
