@@ -25,6 +25,7 @@ final class UnixSocketForwarder {
         daemon(() -> {
             while (true) {
                 Socket client = listener.accept();
+                client.setTcpNoDelay(true); // each reply leaves at once, not after a delayed ack
                 try {
                     SocketChannel unix = SocketChannel.open(socket);
                     daemon(() -> toSocket(client, unix));
