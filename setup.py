@@ -23,6 +23,7 @@ LAYERS = {
     "kingmaker.sdk": "sdk",
     "kingmaker.ladder": "ladder",
     "kingmaker.sample_bots": "sample_bots",
+    "kingmaker.kits": "kits",
 }
 
 
@@ -48,6 +49,8 @@ class BuildPyWithProtos(build_py):
 # "kingmaker" itself is a namespace package; cli_entry/ gives it only a __main__.py, so that
 # `python -m kingmaker` runs the command line.
 packages = {"kingmaker": "cli_entry", **_layer_packages(), **proto_packages(ROOT / "proto")}
+# `kingmaker init` copies the contract's .proto files into a kit.
+protos = {package: ["*.proto"] for package in proto_packages(ROOT / "proto")}
 setup(
     packages=sorted(packages),
     package_dir=packages,
@@ -57,6 +60,9 @@ setup(
         "kingmaker.games.kingsville": ["*.json"],
         "kingmaker.ladder.migrations": ["*.mako"],
         "kingmaker.server.web": ["templates/*.html", "static/*"],
+        # Each kit folder, dot-files included (glob's * skips them).
+        "kingmaker.kits": ["*.md", "*/**/*", "*/.*", "*/**/.*"],
+        **protos,
     },
     cmdclass={"build_py": BuildPyWithProtos},
 )

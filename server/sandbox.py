@@ -23,6 +23,7 @@ that RLIMIT_NPROC is enforced and counts this bot alone. docs/security.md has th
 from __future__ import annotations
 
 import functools
+import glob
 import importlib.util
 import logging
 import os
@@ -63,6 +64,9 @@ SYSTEM_FILES = (
     "/etc/ld.so.conf.d",
     "/etc/alternatives",
     "/etc/localtime",
+    # Debian's JDKs keep their configuration here (conf/security/java.security is a link into
+    # it): without it a JVM cannot start. Settings only, no secrets.
+    *sorted(glob.glob("/etc/java-*-openjdk")),
 )
 
 # Run inside the jail as root: give the bot's folders (fresh tmpfs, ':'-separated) to its own user,

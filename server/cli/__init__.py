@@ -64,6 +64,16 @@ COMMANDS = {
     "whoami": LazyCommand(
         "login:whoami", "Say who the server takes you for, with the token the commands would send."
     ),
+    "init": LazyCommand(
+        "init:init",
+        "Write a starter bot: a random bot for every game in LANG, its kingmaker.toml and a README "
+        "that says how to build it, play it against the sample bots and submit it.",
+    ),
+    "doctor": LazyCommand(
+        "doctor:doctor",
+        "Say which languages this server can build bots in now (each toolchain is found and a "
+        "trivial program built with it), and the apt-get line that installs the rest.",
+    ),
     "league": LazyCommand("leagues:app", "Create, run and follow leagues."),
 }
 

@@ -1,0 +1,62 @@
+"""`kingmaker doctor` and the readiness probes behind it: a missing program, a failing trivial
+build and a ready toolchain are told apart, and the install line names what is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from kingmaker.kits.languages import Language, Probe, check, install_line
+
+KINGMAKER = str(Path(sys.executable).with_name("kingmaker"))
+
+
+def a_language(programs: tuple[str, ...] = ("sh",), probe: Probe | None = None) -> Language:
+    return Language("toy", "Toy", "grpc", ("toy-compiler", "libtoy-dev"), programs, probe, "toy 1.0")
+
+
+def test_a_missing_program_is_named() -> None:
+    readiness = check(a_language(programs=("sh", "no-such-compiler-here")))
+    assert not readiness.ready
+    assert readiness.detail == "not found: no-such-compiler-here"
+
+
+def test_a_trivial_build_that_fails_is_reported_with_its_last_line() -> None:
+    readiness = check(a_language(probe=Probe("cat main.toy >&2; exit 3", {"main.toy": "syntax error here"})))
+    assert not readiness.ready
+    assert readiness.detail == "a trivial build failed: syntax error here"
+
+
+def test_a_trivial_build_that_works_makes_the_language_ready() -> None:
+    readiness = check(a_language(probe=Probe("test -f main.toy", {"main.toy": "fine"})))
+    assert readiness.ready and readiness.detail == ""
+
+
+def test_a_probe_that_hangs_is_stopped() -> None:
+    readiness = check(a_language(probe=Probe("sleep 30")), timeout=0.5)
+    assert not readiness.ready
+    assert "took more than" in readiness.detail
+
+
+def test_the_install_line_names_each_missing_package_once() -> None:
+    other = Language("toy2", "Toy 2", "grpc", ("libtoy-dev", "toy2"), (), None, "")
+    assert install_line([a_language(), other]) == "apt-get install -y libtoy-dev toy-compiler toy2"
+    assert install_line([]) is None
+
+
+def test_the_doctor_says_python_is_ready_here() -> None:
+    done = subprocess.run(
+        [KINGMAKER, "doctor", "--lang", "python"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Python" in done.stdout and "yes" in done.stdout
+    assert "every language above can be built here" in done.stdout
+
+
+def test_the_doctor_refuses_an_unknown_language() -> None:
+    done = subprocess.run(
+        [KINGMAKER, "doctor", "--lang", "cobol"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert "unknown language 'cobol'" in done.stderr
