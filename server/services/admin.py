@@ -812,11 +812,12 @@ def new_admin_token() -> str:
 def entrant(seat: admin_pb2.MatchSeat) -> Entrant:
     """An ad hoc seat: a command the server runs for this match only."""
     program = seat.command[0]
-    found = (
-        shutil.which(program) if "/" not in program else (program if os.access(program, os.X_OK) else None)
-    )
+    # A relative path runs from the seat's working directory, as the launcher starts it there.
+    path = os.path.join(seat.working_directory or "", program)
+    found = shutil.which(program) if "/" not in program else (path if os.access(path, os.X_OK) else None)
     if found is None:
-        raise ValueError(f"cannot start {program!r}: no such executable")
+        where = f" in {seat.working_directory}" if seat.working_directory and "/" in program else ""
+        raise ValueError(f"cannot start {program!r}{where}: no such executable")
     name = seat.bot or program.rsplit("/", 1)[-1]
     return Entrant(name=name, command=tuple(seat.command), cwd=seat.working_directory or None)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import grpc
 import pytest
 
@@ -118,3 +121,28 @@ def test_the_server_still_plays_after_faults(server: BackgroundServer) -> None:
     report = run_match(server, [ad_hoc("a", RANDOM), ad_hoc("b", RANDOM)], seed=99)
     assert all(seat.end_reason is EndReason.FINISHED for seat in report.seats)
     assert not server.server.pool.sessions, "every session is closed once its match is over"
+
+
+def test_a_seat_command_relative_to_its_working_directory_starts_there(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    """`./bot` with a working directory is the bot in that folder (it was refused as missing)."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    script = folder / "bot"
+    run = "runpy.run_module('kingmaker.sample_bots.random_bot', run_name='__main__')"
+    script.write_text(f"#!{sys.executable}\nimport runpy\n{run}\n")
+    script.chmod(0o755)
+    seats = [
+        admin_pb2.MatchSeat(bot="mine", command=["./bot"], working_directory=str(folder)),
+        admin_pb2.MatchSeat(bot="other", command=[sys.executable, "-m", "kingmaker.sample_bots.random_bot"]),
+    ]
+    metadata = (("authorization", f"Bearer {server.admin_token}"),)
+    with grpc.insecure_channel(server.address) as channel:
+        admin = admin_pb2_grpc.AdminStub(channel)
+        record = admin.RunMatch(admin_pb2.RunMatchRequest(game="kings_road", seats=seats), metadata=metadata)
+        assert [seat.end_reason for seat in record.seats] == [common_pb2.END_REASON_FINISHED] * 2
+        seats[0].command[0] = "./missing"
+        with pytest.raises(grpc.RpcError) as refused:
+            admin.RunMatch(admin_pb2.RunMatchRequest(game="kings_road", seats=seats), metadata=metadata)
+    assert f"cannot start './missing' in {folder}: no such executable" in refused.value.details()
