@@ -90,7 +90,12 @@ CONDITIONS = (
     Condition(
         "a jail that works here: bubblewrap installed, and unprivileged user namespaces allowed "
         "(sysctl kernel.unprivileged_userns_clone=1), or run as root",
-        ("bubblewrap unusable",),
+        ("bubblewrap unusable", "bubblewrap does not work here", "builds run in the jail", "no jail here"),
+    ),
+    Condition(
+        "the starter kit's toolchain: `kingmaker doctor` names the Debian packages of each language "
+        "and prints the apt-get line that installs them (.ci/run installs them)",
+        ("toolchain here",),
     ),
     Condition(
         "run as root, with a Python that other users may run (not one under a private /root): the "

@@ -41,6 +41,7 @@ from kingmaker.server.duels import DuelSetup
 from kingmaker.server.launcher import confinement, jail_refusal
 from kingmaker.server.matches import play_match
 from kingmaker.server.rated import entrants_of, play_ticket
+from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant, Roster
 from kingmaker.server.scheduler import LeagueRunner, Progress
 from kingmaker.server.services import convert, validation
@@ -217,16 +218,20 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         match_id = uuid.uuid4().hex[:12]
         report = await play_match(self.roster, game.spec.name, entrants, seed, options, control, match_id)
         self.archive.add(report)
-        return convert.report_record(report)
+        return await self._unstored(report)
 
     @permitted
     async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: Context) -> admin_pb2.MatchRecord:
         report = self.archive.get(request.match_id)
         if report is not None:
-            record = convert.report_record(report)
-            record.seat_logs.extend(convert.report_seat_logs(report))
-            return await self._for_caller(record)
+            return await self._unstored(report)
         return await self._stored(validation.match_id(request.match_id), with_log=True)
+
+    async def _unstored(self, report: MatchReport) -> admin_pb2.MatchRecord:
+        """A match played between commands, as RunMatch returns it and GetMatch finds it again."""
+        record = convert.report_record(report)
+        record.seat_logs.extend(convert.report_seat_logs(report))
+        return await self._for_caller(record)
 
     @permitted
     async def ListMatches(
