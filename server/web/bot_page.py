@@ -1,8 +1,9 @@
 """A bot's page, from maintained rows and bounded, indexed reads, so that it costs the same for a
 bot with ten matches as for one with ten thousand: its ``rating`` rows (results per game), its
 ``botfault`` rows (faults by reason), the latest ``HISTORY_POINTS`` of its rating history per game
-(on the ``(game, bot_id, matches)`` index) and one page of its matches, newest first (on the
-``(bot_id, match_id)`` index, or ``(bot_id, end_reason, match_id)`` for the matches of one fault).
+(on the ``(game, bot_id, matches)`` index), its newest versions (on ``bot_id``) and one page of its
+matches, newest first (on the ``(bot_id, match_id)`` index, or ``(bot_id, end_reason, match_id)``
+for the matches of one fault).
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.fault_counts import faults_by_reason
-from kingmaker.ladder.models import Bot, Match, MatchSeat, MatchStatus, Rating, RatingHistory
+from kingmaker.ladder.models import (
+    Author,
+    Bot,
+    BotVersion,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    RatingHistory,
+)
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.web.match_rows import match_rows
 
@@ -23,6 +33,8 @@ PAGE_SIZE = 50
 """Matches per page."""
 HISTORY_POINTS = 500
 """At most this many rating-history points per game (the latest)."""
+VERSIONS_SHOWN = 20
+"""The newest versions listed (every one is in `kingmaker bot builds`)."""
 FAULTS = tuple(reason.value for reason in EndReason if reason.is_bot_fault)
 
 
@@ -40,6 +52,13 @@ def bot_page(db: Database, name: str, page: int = 1, fault: str | None = None) -
         faults = faults_by_reason(session, bot.id)
         match_ids = _match_ids(session, bot.id, page, fault)
         matches = match_rows(session, match_ids[:PAGE_SIZE], viewer=name)
+        author = session.get(Author, bot.author_id) if bot.author_id is not None else None
+        versions = session.exec(
+            select(BotVersion)
+            .where(BotVersion.bot_id == bot.id)
+            .order_by(col(BotVersion.number).desc())
+            .limit(VERSIONS_SHOWN)
+        ).all()
         status = (
             "retired"
             if bot.retired_at
@@ -52,6 +71,9 @@ def bot_page(db: Database, name: str, page: int = 1, fault: str | None = None) -
             "status": status,
             "suspended_reason": bot.suspended_reason,
             "kind": "remote" if bot.command is None else "managed",
+            "author": author.name if author is not None else None,
+            "active_version": bot.active_version,
+            "versions": [version_row(version) for version in versions],
             "results": [result_row(row) for row in ratings],
             "history": history,
             "faults": [
@@ -63,6 +85,20 @@ def bot_page(db: Database, name: str, page: int = 1, fault: str | None = None) -
             "page": page,
             "more": len(match_ids) > PAGE_SIZE,
         }
+
+
+def version_row(version: BotVersion) -> dict[str, Any]:
+    """A version as the page lists it: what it is and how it stands, nothing of its build log."""
+    return {
+        "number": version.number,
+        "status": version.status,
+        "source": version.source,
+        "language": version.manifest.get("language") or version.manifest.get("detected") or None,
+        "protocol": version.protocol,
+        "created_at": version.created_at.isoformat(timespec="seconds"),
+        "activated_at": version.activated_at.isoformat(timespec="seconds") if version.activated_at else None,
+        "reason": version.status_reason,
+    }
 
 
 def result_row(row: Rating) -> dict[str, Any]:
@@ -101,6 +137,7 @@ def _history(session: Session, bot_id: int, game: str) -> list[dict[str, Any]]:
             col(RatingHistory.mu),
             col(RatingHistory.sigma),
             col(RatingHistory.conservative),
+            col(RatingHistory.version),
         )
         .where(col(RatingHistory.game) == game, col(RatingHistory.bot_id) == bot_id)
         .order_by(col(RatingHistory.matches).desc())
@@ -113,6 +150,7 @@ def _history(session: Session, bot_id: int, game: str) -> list[dict[str, Any]]:
             "mu": round(mu, 3),
             "sigma": round(sigma, 3),
             "conservative": round(conservative, 3),
+            "version": version,
         }
-        for matches, match_id, mu, sigma, conservative in reversed(rows)
+        for matches, match_id, mu, sigma, conservative, version in reversed(rows)
     ]

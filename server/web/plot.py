@@ -3,6 +3,7 @@ conservative rating (mu - 3 sigma) the standings sort by."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from markupsafe import Markup
@@ -47,4 +48,13 @@ def rating_plot(points: list[dict[str, Any]], game: str) -> Markup:
         text(2, HEIGHT - PAD, f"{y_low:.1f}", 10),
         text(WIDTH - PAD, 14, "mu ±3σ (blue), conservative (red)", 10, text_anchor="end"),
     ]
+    # Where a new version started to play: a dashed line, labelled with the version.
+    for before, point in itertools.pairwise(points):
+        if point.get("version") is not None and point.get("version") != before.get("version"):
+            x = at(point["matches"], y_low).split(",")[0]
+            parts.append(
+                f'<line class="version-change" data-version="{point["version"]}" x1="{x}" y1="{PAD}" '
+                f'x2="{x}" y2="{HEIGHT - PAD}" stroke="#5cb85c" stroke-dasharray="4 3"/>'
+            )
+            parts.append(text(float(x) + 3, PAD + 10, f"v{point['version']}", 10))
     return Markup(document(WIDTH, HEIGHT, parts, f"{game} rating history"))

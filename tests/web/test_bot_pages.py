@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.authors import add_author
+from kingmaker.ladder.bots import edit_bot, register_bot
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import create_match, finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason
@@ -145,3 +146,37 @@ def test_a_bot_page_costs_the_same_few_indexed_reads_however_many_matches(site: 
     assert len(many) == len(few) <= 20
     assert not [s for s in many if "matchlog" in s.lower()]  # a page never reads a match's log
     assert not [s for s in many if "GROUP BY" in s.upper()]  # nor counts over the bot's seats
+
+
+def test_a_bot_page_shows_its_author_its_versions_and_where_each_started_to_play(
+    site: dict[str, Any],
+) -> None:
+    db = site["db"]
+    ann, _ = add_author(db, "ann")
+    register_bot(db, "annbot", [GAME], ["/bin/true"], author_id=ann.id)  # version 1: its command
+
+    def play_version(version: int) -> None:
+        ticket = mark_running(db, create_match(db, GAME, ["annbot", "ada"], seed=1).match_id)
+        seats = tuple(
+            SeatOutcome(seat, bot, score=10 - seat, rank=seat + 1, version=version if seat == 0 else None)
+            for seat, bot in enumerate(ticket.bot_ids)
+        )
+        finish_match(db, MatchOutcome(ticket.match_id, seats, "test"))
+
+    play_version(1)
+    play_version(1)
+    edit_bot(db, "annbot", command=["/bin/false"])  # the admin's new command: version 2
+    play_version(2)
+
+    data = json.loads(get(f"{site['url']}/api/bots/annbot")[1])
+    assert data["author"] == "ann" and data["active_version"] == 2
+    assert [(row["number"], row["status"], row["source"]) for row in data["versions"]] == [
+        (2, "active", "command"),
+        (1, "retired", "command"),
+    ]
+    assert [point["version"] for point in data["history"][GAME]] == [1, 1, 2]
+    status, html = get(f"{site['url']}/bots/annbot")
+    assert status == 200 and "by <strong>ann</strong>; plays version 2" in html
+    marks = re.findall(r'class="version-change" data-version="(\d+)"', html)
+    assert marks == ["2"], "one mark, where version 2 started"
+    assert "the admin's" in get(f"{site['url']}/bots/ada")[1]
