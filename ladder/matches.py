@@ -37,6 +37,7 @@ from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import suspend_if_faulty
+from kingmaker.ladder.league_pool import note_rated
 from kingmaker.ladder.models import (
     Bot,
     League,
@@ -295,6 +296,7 @@ def _record(
         seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
         session.add(seat)
     changes = _rate(session, match, seats, ranks, faulty) if rated else []
+    note_rated(session, match.league_id, changes)
     if not rated:
         match.rated = False
         match.status_reason = (
