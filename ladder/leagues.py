@@ -141,12 +141,12 @@ def create_league(
                     "plan up front; use fewer rounds or bots, or a continuous ladder league (--format ladder)"
                 )
             _write_plan(session, league, schedule.plan())
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def get_league(db: Database, name: str) -> LeagueInfo:
     with db.read() as session:
-        return _info(session, _league_by_name(session, name))
+        return league_info(session, league_by_name(session, name))
 
 
 def list_leagues(db: Database, limit: int | None = None, after_id: int | None = None) -> list[LeagueInfo]:
@@ -156,7 +156,7 @@ def list_leagues(db: Database, limit: int | None = None, after_id: int | None = 
         if after_id is not None:
             query = query.where(col(League.id) > after_id)
         leagues = session.exec(query).all()
-        return [_info(session, league) for league in leagues]
+        return [league_info(session, league) for league in leagues]
 
 
 def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTicket]:
@@ -323,33 +323,33 @@ def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
     """A run of the league is starting (or joined): it is no longer paused, and it keeps the
     concurrency it is given (0 keeps the one it had)."""
     with db.transaction() as session:
-        league = _league_by_name(session, name, lock=True)
+        league = league_by_name(session, name, lock=True)
         league.paused = False
         if concurrency:
             league.concurrency = concurrency
         session.add(league)
         session.flush()
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def pause_league(db: Database, name: str) -> LeagueInfo:
     """Start no new match of the league (those in play finish) until it is run again."""
     with db.transaction() as session:
-        league = _league_by_name(session, name, lock=True)
+        league = league_by_name(session, name, lock=True)
         if league.finished:
             raise InvalidRequestError(f"league {name!r} is finished")
         league.paused = True
         league.status_reason = "paused by an admin; `league resume` carries on"
         session.add(league)
         session.flush()
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def stop_league(db: Database, name: str) -> LeagueInfo:
     """End the league for good: its waiting matches are cancelled (those in play finish and are
     rated), and it is finished. This is how a continuous ladder league ends."""
     with db.transaction() as session:
-        league = _league_by_name(session, name, lock=True)
+        league = league_by_name(session, name, lock=True)
         if league.finished:
             raise InvalidRequestError(f"league {name!r} is finished already")
         waiting = session.exec(
@@ -364,7 +364,7 @@ def stop_league(db: Database, name: str) -> LeagueInfo:
         league.status_reason = f"stopped by an admin ({len(waiting)} waiting matches cancelled)"
         session.add(league)
         session.flush()
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def end_league(db: Database, league_id: int, reason: str) -> None:
@@ -467,7 +467,7 @@ def rerun_league(db: Database, league_id: int, new_name: str) -> LeagueInfo:
             group = match.ordinal if match.duplicate_group is None else match.duplicate_group
             plan.append(PlannedMatch(match.ordinal, bot_ids, match.seed, group, match.duplicate_group))
         note_planned(session, league.id, plan)
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[Bot]:
@@ -592,14 +592,6 @@ def _waiting_count(session: Session, league_id: int) -> int:
     ).one()
 
 
-def _entrant_ids(session: Session, league_id: int) -> list[int]:
-    return list(
-        session.exec(
-            select(LeagueBot.bot_id).where(LeagueBot.league_id == league_id).order_by(col(LeagueBot.position))
-        ).all()
-    )
-
-
 def _league(session: Session, league_id: int, lock: bool = False) -> League:
     league = lock_league(session, league_id) if lock else session.get(League, league_id)
     if league is None:
@@ -607,15 +599,18 @@ def _league(session: Session, league_id: int, lock: bool = False) -> League:
     return league
 
 
-def _league_by_name(session: Session, name: str, lock: bool = False) -> League:
+def league_by_name(session: Session, name: str, lock: bool = False) -> League:
     league = session.exec(select(League).where(League.name == name)).first()
     if league is None:
         raise NotFoundError(f"no league named {name!r}")
     return _league(session, league.id or 0, lock=True) if lock else league
 
 
-def _info(session: Session, league: League) -> LeagueInfo:
+def league_info(session: Session, league: League) -> LeagueInfo:
     assert league.id is not None
+    entrants = session.exec(
+        select(LeagueBot).where(LeagueBot.league_id == league.id).order_by(col(LeagueBot.position))
+    ).all()
     return LeagueInfo(
         id=league.id,
         name=league.name,
@@ -626,9 +621,13 @@ def _info(session: Session, league: League) -> LeagueInfo:
         duplicate=league.duplicate,
         options=dict(league.options),
         settings=dict(league.settings),
-        bot_ids=tuple(_entrant_ids(session, league.id)),
+        bot_ids=tuple(entrant.bot_id for entrant in entrants),
         finished=league.finished,
         status_reason=league.status_reason,
         paused=league.paused,
         concurrency=league.concurrency,
+        away_ids=tuple(entrant.bot_id for entrant in entrants if entrant.away and entrant.left_at is None),
+        left_ids=tuple(entrant.bot_id for entrant in entrants if entrant.left_at is not None),
+        started_at=league.started_at,
+        matches_planned=league.matches_planned,
     )
