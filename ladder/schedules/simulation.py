@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kingmaker.ladder.ratings import conservative, rate, settings_for
-from kingmaker.ladder.schedules.base import Progress
+from kingmaker.ladder.schedules.base import Progress, Schedule
 from kingmaker.ladder.schedules.matchmaking import PLAN_AHEAD, Matchmaker
 from kingmaker.ladder.schedules.pool import MemoryPool, pair
 
@@ -46,12 +46,15 @@ def spread_strengths(bots: int, betas: float) -> dict[int, float]:
     return {bot: 25.0 + beta * betas * ((bot - 1) / (bots - 1) - 0.5) for bot in range(1, bots + 1)}
 
 
-def simulate(strengths: Mapping[int, float], players: int, matches: int, seed: int) -> SimulatedLadder:
+def simulate(
+    strengths: Mapping[int, float], players: int, matches: int, seed: int, maker: Schedule | None = None
+) -> SimulatedLadder:
     """Plan and play ``matches`` matches of a ladder league with league seed ``seed``, one at a
-    time, planning as the league store does: when nothing waits, ``PLAN_AHEAD`` more than needed."""
+    time, planning as the league store does: when nothing waits, ``PLAN_AHEAD`` more than needed.
+    ``maker``: another schedule to plan with (reading the same ``MemoryPool``), to compare."""
     settings = settings_for(GAME)
     pool = MemoryPool(dict.fromkeys(strengths, (settings.mu, settings.sigma)))
-    maker = Matchmaker(players, seed, max_matches=matches)
+    maker = maker or Matchmaker(players, seed, max_matches=matches)
     luck = random.Random(seed)
     waiting: deque[tuple[int, ...]] = deque()
     played: list[tuple[int, ...]] = []
