@@ -5,13 +5,16 @@ Formats (``FORMATS``):
 - ``round_robin``: every group of ``players`` bots meets ``rounds`` times;
 - ``gauntlet``: ``challenger`` against every group of ``players - 1`` bots of the field;
 - ``ladder``: continuous matchmaking (``schedules.matchmaking``) until ``max_matches`` or
-  ``time_budget_s`` (counted from the league's first match), or forever if neither is set.
+  ``time_budget_s`` (counted from the league's first match), or forever if neither is set; bots
+  join and leave it while it runs (``membership``).
 
 ``duplicate=True`` plays each seed once per rotation of the seats, in every format. A round robin or
 gauntlet is planned in full when created (every match row written, status *scheduled*); a ladder
-is planned a group at a time as ``next_matches`` is asked. Seeds derive from the league seed, so a
-league created again with the same seed, bots and settings plans the same matches, and
-``rerun_league`` copies an existing league's planned matches (seeds and seats) into a new one.
+is planned a few matches at a time as they are claimed, from the league's maintained rows
+(``league_pool``), so a claim costs the same however many bots and matches the league has. Seeds
+derive from the league seed, so a league created again with the same seed, bots and settings plans
+the same matches, and ``rerun_league`` copies an existing league's planned matches (seeds and
+seats) into a new one.
 
 Every transaction that changes a league's plan or state locks its row first (``lock_league``), so
 on a database where transactions run at once (PostgreSQL) two of them take turns, as they do in

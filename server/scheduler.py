@@ -97,6 +97,11 @@ class _Run:
     finishes: deque[float] = field(default_factory=deque)
     """When matches finished within the last ``RATE_WINDOW_S`` (monotonic seconds)."""
 
+    def forget_finishes(self, now: float) -> None:
+        """Drop the finishes older than the rate's window (so the record stays small)."""
+        while self.finishes and self.finishes[0] < now - RATE_WINDOW_S:
+            self.finishes.popleft()
+
     def publish(self, progress: Progress) -> None:
         self.latest = progress
         for queue in self.watchers:
@@ -137,8 +142,7 @@ class LeagueRunner:
             return RunState()
         now = time.monotonic()
         held_for = now - run.held_since if run.held_since is not None else 0.0
-        while run.finishes and run.finishes[0] < now - RATE_WINDOW_S:
-            run.finishes.popleft()
+        run.forget_finishes(now)
         span = min(RATE_WINDOW_S, now - run.started)
         rate = 60.0 * len(run.finishes) / span if span > 0 else 0.0
         return RunState(run.in_play, run.held_back, held_for, run.held_total_s + held_for, rate, run.waiting)
@@ -411,6 +415,7 @@ class LeagueRunner:
     async def _publish(self, run: _Run, last: FinishReport | None = None) -> None:
         if last is not None and last.status == MatchStatus.FINISHED and not last.already_recorded:
             run.finishes.append(time.monotonic())
+            run.forget_finishes(run.finishes[-1])
             run.waiting = ""
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         run.publish(Progress(run.name, counts, last, league_id=run.league_id))

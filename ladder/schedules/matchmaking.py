@@ -38,7 +38,7 @@ from kingmaker.ladder.schedules.pool import Contender
 
 SEED_POOL = 8
 """How many of the least-played bots a seed's coin may fall on (among those that tie)."""
-NEAREST = 64
+NEAREST = 32
 """The most bots looked at per group: the seed's nearest in mu."""
 K_SHARE = 0.3
 """``s`` of the k law, as a share of the other present bots."""
