@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, bindparam, update
+from sqlalchemy import Table, bindparam, false, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, col, select
 
@@ -70,8 +70,7 @@ class DatabasePool:
             .join(Bot, col(Bot.id) == col(LeagueBot.bot_id))
             .where(
                 LeagueBot.league_id == self.league_id,
-                col(LeagueBot.left_at).is_(None),
-                col(LeagueBot.away).is_(False),
+                col(LeagueBot.away) == false(),  # (a left bot is away too): the indexes' second column
                 col(Bot.enabled).is_(True),
                 col(Bot.suspended_reason).is_(None),
                 col(Bot.retired_at).is_(None),

@@ -55,7 +55,7 @@ def leave_league(db: Database, name: str, bot_name: str) -> LeagueInfo:
         entry = session.get(LeagueBot, (league.id, bot.id)) if bot is not None else None
         if bot is None or entry is None or entry.left_at is not None:
             raise NotFoundError(f"bot {bot_name} is not in league {name!r}")
-        entry.left_at = utc_now()
+        entry.left_at, entry.away = utc_now(), True
         session.add(entry)
         _cancel_waiting(session, league.id, {entry.bot_id: f"bot {bot_name} left the league"})
         session.flush()

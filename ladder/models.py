@@ -100,8 +100,8 @@ class LeagueBot(SQLModel, table=True):
     and rated (``league_pool``), so that planning reads a few indexed rows, never counts."""
 
     __table_args__ = (
-        Index("ix_leaguebot_league_planned", "league_id", "planned", "bot_id"),
-        Index("ix_leaguebot_league_mu", "league_id", "mu", "bot_id"),
+        Index("ix_leaguebot_league_planned", "league_id", "away", "planned", "bot_id"),
+        Index("ix_leaguebot_league_mu", "league_id", "away", "mu", "bot_id"),
         Index("ix_leaguebot_bot", "bot_id"),
     )
 
@@ -114,7 +114,8 @@ class LeagueBot(SQLModel, table=True):
     sigma: float = 25.0 / 3
     """Its rating in the league's game, copied when it changes (a ladder league's, while open)."""
     away: bool = False
-    """A remote bot that is not connected: not scheduled until it comes back."""
+    """Not scheduled now: a remote bot that is not connected, or one that left (``left_at``).
+    First in the indexes, so that the matchmaker's reads skip these rows however many they are."""
     left_at: datetime | None = None
     """When it left the league (``league leave``); it stays listed for its matches."""
 

@@ -29,8 +29,8 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("sigma", sa.Float(), nullable=False, server_default=str(DEFAULT_SIGMA)))
         batch_op.add_column(sa.Column("away", sa.Boolean(), nullable=False, server_default=sa.false()))
         batch_op.add_column(sa.Column("left_at", UTCDateTime(), nullable=True))
-        batch_op.create_index("ix_leaguebot_league_planned", ["league_id", "planned", "bot_id"])
-        batch_op.create_index("ix_leaguebot_league_mu", ["league_id", "mu", "bot_id"])
+        batch_op.create_index("ix_leaguebot_league_planned", ["league_id", "away", "planned", "bot_id"])
+        batch_op.create_index("ix_leaguebot_league_mu", ["league_id", "away", "mu", "bot_id"])
         batch_op.create_index("ix_leaguebot_bot", ["bot_id"])
     op.create_table(
         "leaguepair",
