@@ -30,6 +30,8 @@ SECTIONS: dict[str, str] = {
     "engines": "engines",
     "referee": "referee",
     "league": "league",
+    "claims": "claims",
+    "ladder": "ladder",
     "clock": "clock",
     "standings": "standings",
     "chaos": "chaos",

@@ -5,13 +5,16 @@ Formats (``FORMATS``):
 - ``round_robin``: every group of ``players`` bots meets ``rounds`` times;
 - ``gauntlet``: ``challenger`` against every group of ``players - 1`` bots of the field;
 - ``ladder``: continuous matchmaking (``schedules.matchmaking``) until ``max_matches`` or
-  ``time_budget_s`` (counted from the league's first match), or forever if neither is set.
+  ``time_budget_s`` (counted from the league's first match), or forever if neither is set; bots
+  join and leave it while it runs (``membership``).
 
 ``duplicate=True`` plays each seed once per rotation of the seats, in every format. A round robin or
 gauntlet is planned in full when created (every match row written, status *scheduled*); a ladder
-is planned a group at a time as ``next_matches`` is asked. Seeds derive from the league seed, so a
-league created again with the same seed, bots and settings plans the same matches, and
-``rerun_league`` copies an existing league's planned matches (seeds and seats) into a new one.
+is planned a few matches at a time as they are claimed, from the league's maintained rows
+(``league_pool``), so a claim costs the same however many bots and matches the league has. Seeds
+derive from the league seed, so a league created again with the same seed, bots and settings plans
+the same matches, and ``rerun_league`` copies an existing league's planned matches (seeds and
+seats) into a new one.
 
 Every transaction that changes a league's plan or state locks its row first (``lock_league``), so
 on a database where transactions run at once (PostgreSQL) two of them take turns, as they do in
@@ -32,6 +35,7 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder import bounds
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.league_pool import DatabasePool, new_entrant, note_planned
 from kingmaker.ladder.matches import (
     check_game_setup,
     close_league_if_done,
@@ -47,13 +51,13 @@ from kingmaker.ladder.models import (
     Match,
     MatchSeat,
     MatchStatus,
-    Rating,
     utc_now,
 )
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.records import LeagueInfo, MatchTicket
 from kingmaker.ladder.schedules import Gauntlet, Matchmaker, PlannedMatch, Progress, RoundRobin
-from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, Schedule
+from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, check_entrants
+from kingmaker.ladder.schedules.matchmaking import PLAN_AHEAD
 
 FORMATS = ("round_robin", "gauntlet", "ladder")
 LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
@@ -135,12 +139,12 @@ def create_league(
         assert league.id is not None
         for position, bot in enumerate(entered):
             assert bot.id is not None
-            session.add(LeagueBot(league_id=league.id, bot_id=bot.id, position=position))
+            session.add(new_entrant(session, league, bot.id, position))
         try:
-            schedule = _schedule(league, [bot.id or 0 for bot in entered])
+            schedule = _fixed_schedule(league, [bot.id or 0 for bot in entered])
         except ValueError as error:
             raise InvalidRequestError(str(error)) from None
-        if isinstance(schedule, FixedSchedule):
+        if schedule is not None:
             size = schedule.size()
             if size > bounds.PLANNED_MATCHES:
                 raise InvalidRequestError(
@@ -148,12 +152,12 @@ def create_league(
                     "plan up front; use fewer rounds or bots, or a continuous ladder league (--format ladder)"
                 )
             _write_plan(session, league, schedule.plan())
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def get_league(db: Database, name: str) -> LeagueInfo:
     with db.read() as session:
-        return _info(session, _league_by_name(session, name))
+        return league_info(session, league_by_name(session, name))
 
 
 def list_leagues(db: Database, limit: int | None = None, after_id: int | None = None) -> list[LeagueInfo]:
@@ -163,7 +167,7 @@ def list_leagues(db: Database, limit: int | None = None, after_id: int | None = 
         if after_id is not None:
             query = query.where(col(League.id) > after_id)
         leagues = session.exec(query).all()
-        return [_info(session, league) for league in leagues]
+        return [league_info(session, league) for league in leagues]
 
 
 def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTicket]:
@@ -182,22 +186,29 @@ def _next_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]
 
 
 def claim_matches(
-    db: Database, league_id: int, limit: int, busy: frozenset[int] = frozenset()
+    db: Database,
+    league_id: int,
+    limit: int,
+    busy: frozenset[int] = frozenset(),
+    absent: frozenset[int] = frozenset(),
 ) -> list[MatchTicket]:
     """Up to ``limit`` of the league's next matches, marked *running* in the same transaction
     that picks them, so nothing (a suspension, a disable) can slip in between. A waiting match
     with a bot that may no longer play is cancelled on the spot instead of being handed out.
-    Matches whose bots are all free (none in ``busy``, the bots of matches in play) go first."""
-    return retrying(_claim_matches, db, league_id, limit, busy)
+    Matches whose bots are all free (none in ``busy``, the bots of matches in play) go first;
+    a match with a bot in ``absent`` (a remote bot not connected just now) is left waiting."""
+    return retrying(_claim_matches, db, league_id, limit, busy, absent)
 
 
-def _claim_matches(db: Database, league_id: int, limit: int, busy: frozenset[int]) -> list[MatchTicket]:
+def _claim_matches(
+    db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int]
+) -> list[MatchTicket]:
     with db.transaction() as session:
         league = _league(session, league_id, lock=True)
         if league.paused or league.finished:
             return []
         _plan_ahead(session, league, limit)
-        waiting = _free_first(session, league, limit, busy)
+        waiting = _free_first(session, league, limit, busy, absent)
         claimed = []
         for match in waiting:
             blocked = _inactive_seat(session, match)
@@ -222,9 +233,12 @@ CLAIM_LOOKAHEAD = 256
 round robin's plan order puts a bot's matches together: 55 in a row for the first of 12 bots)."""
 
 
-def _free_first(session: Session, league: League, limit: int, busy: frozenset[int]) -> list[Match]:
+def _free_first(
+    session: Session, league: League, limit: int, busy: frozenset[int], absent: frozenset[int]
+) -> list[Match]:
     """``limit`` of the league's waiting matches, locked: first those whose bots are free (not
-    ``busy``, and not in another match chosen here), then the rest in plan order.
+    ``busy``, and not in another match chosen here), then the rest in plan order; none with an
+    ``absent`` bot.
 
     A bot already in play would need a second process (or a second connection's capacity) for a
     match that could as well wait: in a 12-bot, 3-player round robin 4 at a time, plan order
@@ -232,9 +246,10 @@ def _free_first(session: Session, league: League, limit: int, busy: frozenset[in
     The next ``limit`` matches are looked at first; only when they are not all free does the claim
     read further, and then only ids and seats, not whole rows (a claim is made per match)."""
     window = _waiting_seats(session, league, limit)
-    chosen, all_free = _choose_free(window, limit, busy)
+    chosen, all_free = _choose_free(window, limit, busy, absent)
     if not all_free and len(window) == limit:
-        chosen, _ = _choose_free(_waiting_seats(session, league, limit + CLAIM_LOOKAHEAD), limit, busy)
+        further = _waiting_seats(session, league, limit + CLAIM_LOOKAHEAD)
+        chosen, _ = _choose_free(further, limit, busy, absent)
     ids = [match_id for match_id, _ in chosen]
     # Locked, and still waiting once locked: a bot's withdrawal (another transaction) must not
     # cancel a match claimed here, nor may one it cancelled meanwhile be claimed.
@@ -269,13 +284,16 @@ def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[
 
 
 def _choose_free(
-    waiting: list[tuple[int, set[int]]], limit: int, busy: frozenset[int]
+    waiting: list[tuple[int, set[int]]], limit: int, busy: frozenset[int], absent: frozenset[int]
 ) -> tuple[list[tuple[int, set[int]]], bool]:
-    """``limit`` matches, free ones first; and whether all of those are free."""
+    """``limit`` matches without absent bots, free ones first; and whether all were free and
+    none absent."""
     taken: set[int] = set(busy)
     free: list[tuple[int, set[int]]] = []
     rest: list[tuple[int, set[int]]] = []
     for match_id, bots in waiting:
+        if not absent.isdisjoint(bots):
+            continue
         if len(free) < limit and taken.isdisjoint(bots):
             free.append((match_id, bots))
             taken |= bots
@@ -316,33 +334,33 @@ def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
     """A run of the league is starting (or joined): it is no longer paused, and it keeps the
     concurrency it is given (0 keeps the one it had)."""
     with db.transaction() as session:
-        league = _league_by_name(session, name, lock=True)
+        league = league_by_name(session, name, lock=True)
         league.paused = False
         if concurrency:
             league.concurrency = concurrency
         session.add(league)
         session.flush()
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def pause_league(db: Database, name: str) -> LeagueInfo:
     """Start no new match of the league (those in play finish) until it is run again."""
     with db.transaction() as session:
-        league = _league_by_name(session, name, lock=True)
+        league = league_by_name(session, name, lock=True)
         if league.finished:
             raise InvalidRequestError(f"league {name!r} is finished")
         league.paused = True
         league.status_reason = "paused by an admin; `league resume` carries on"
         session.add(league)
         session.flush()
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def stop_league(db: Database, name: str) -> LeagueInfo:
     """End the league for good: its waiting matches are cancelled (those in play finish and are
     rated), and it is finished. This is how a continuous ladder league ends."""
     with db.transaction() as session:
-        league = _league_by_name(session, name, lock=True)
+        league = league_by_name(session, name, lock=True)
         if league.finished:
             raise InvalidRequestError(f"league {name!r} is finished already")
         waiting = session.exec(
@@ -357,7 +375,7 @@ def stop_league(db: Database, name: str) -> LeagueInfo:
         league.status_reason = f"stopped by an admin ({len(waiting)} waiting matches cancelled)"
         session.add(league)
         session.flush()
-        return _info(session, league)
+        return league_info(session, league)
 
 
 def end_league(db: Database, league_id: int, reason: str) -> None:
@@ -443,19 +461,24 @@ def rerun_league(db: Database, league_id: int, new_name: str) -> LeagueInfo:
         session.flush()
         assert league.id is not None
         for entry in session.exec(select(LeagueBot).where(LeagueBot.league_id == league_id)).all():
-            session.add(LeagueBot(league_id=league.id, bot_id=entry.bot_id, position=entry.position))
+            session.add(new_entrant(session, league, entry.bot_id, entry.position))
+        plan = []
         for match in originals:
+            bot_ids = ticket(session, match).bot_ids
             schedule_match(
                 session,
                 game=match.game,
                 seed=match.seed,
                 options=match.options,
-                bot_ids=ticket(session, match).bot_ids,
+                bot_ids=bot_ids,
                 league_id=league.id,
                 ordinal=match.ordinal,
                 duplicate_group=match.duplicate_group,
             )
-        return _info(session, league)
+            group = match.ordinal if match.duplicate_group is None else match.duplicate_group
+            plan.append(PlannedMatch(match.ordinal, bot_ids, match.seed, group, match.duplicate_group))
+        note_planned(session, league.id, plan)
+        return league_info(session, league)
 
 
 def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[Bot]:
@@ -478,28 +501,33 @@ def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[B
     return found
 
 
-def _schedule(league: League, bot_ids: list[int]) -> Schedule:
+def _fixed_schedule(league: League, bot_ids: list[int]) -> FixedSchedule | None:
+    """A round robin's or gauntlet's schedule; None for a ladder (checked to have enough bots)."""
     settings = league.settings
+    if league.format == "ladder":
+        check_entrants(bot_ids, league.players)
+        return None
     if league.format == "round_robin":
         return RoundRobin(
             bot_ids, league.players, league.seed, duplicate=league.duplicate, rounds=settings["rounds"]
         )
-    if league.format == "gauntlet":
-        return Gauntlet(
-            bot_ids[0],
-            bot_ids[1:],
-            league.players,
-            league.seed,
-            duplicate=league.duplicate,
-            rounds=settings["rounds"],
-        )
-    return Matchmaker(
-        bot_ids,
+    return Gauntlet(
+        bot_ids[0],
+        bot_ids[1:],
         league.players,
         league.seed,
         duplicate=league.duplicate,
-        max_matches=settings.get("max_matches"),
-        time_budget_s=settings.get("time_budget_s"),
+        rounds=settings["rounds"],
+    )
+
+
+def _matchmaker(league: League) -> Matchmaker:
+    return Matchmaker(
+        league.players,
+        league.seed,
+        duplicate=league.duplicate,
+        max_matches=league.settings.get("max_matches"),
+        time_budget_s=league.settings.get("time_budget_s"),
     )
 
 
@@ -516,6 +544,7 @@ def _write_plan(session: Session, league: League, plan: Sequence[PlannedMatch]) 
             ordinal=planned.ordinal,
             duplicate_group=planned.duplicate_group,
         )
+    note_planned(session, league.id, plan)
     if plan:
         league.groups_planned = max(league.groups_planned, plan[-1].group + 1)
         league.matches_planned = max(league.matches_planned, plan[-1].ordinal + 1)
@@ -524,55 +553,44 @@ def _write_plan(session: Session, league: League, plan: Sequence[PlannedMatch]) 
 
 
 def _top_up(session: Session, league: League, wanted: int) -> None:
-    """Ask the matchmaker for groups until ``wanted`` matches wait (or it has no more)."""
+    """Once fewer than ``wanted`` matches wait, plan groups until ``PLAN_AHEAD`` more than that do
+    (or the matchmaker has no more: done, or too few bots present)."""
     assert league.id is not None
-    bot_ids = _entrant_ids(session, league.id)
-    schedule = _schedule(league, bot_ids)
-    while _waiting_count(session, league.id) < wanted:
-        batch = schedule.next_matches(_progress(session, league, bot_ids))
+    waiting = _waiting_count(session, league.id)
+    if waiting >= wanted:
+        return
+    maker = _matchmaker(league)
+    pool = DatabasePool(session, league.id)
+    while waiting < wanted + PLAN_AHEAD:
+        batch = maker.next_matches(_progress(league, pool))
         if not batch:
             return
         _write_plan(session, league, batch)
+        waiting += len(batch)
 
 
-def _progress(session: Session, league: League, bot_ids: list[int]) -> Progress:
-    assert league.id is not None
-    counted = session.exec(
-        select(MatchSeat.bot_id, func.count())
-        .join(Match)
-        .where(
-            Match.league_id == league.id,
-            col(Match.status).in_([*LIVE, MatchStatus.FINISHED]),
-        )
-        .group_by(col(MatchSeat.bot_id))
-    ).all()
-    ratings = session.exec(
-        select(Rating).where(Rating.game == league.game, col(Rating.bot_id).in_(bot_ids))
-    ).all()
-    active = session.exec(
-        select(Bot.id).where(
-            col(Bot.id).in_(bot_ids), col(Bot.enabled).is_(True), col(Bot.suspended_reason).is_(None)
-        )
-    ).all()
+def _progress(league: League, pool: DatabasePool | None = None) -> Progress:
     elapsed = 0.0
     if league.started_at is not None:
         elapsed = (utc_now() - league.started_at).total_seconds()
     return Progress(
         groups_planned=league.groups_planned,
         matches_planned=league.matches_planned,
-        counts=dict(counted),
-        ratings={row.bot_id: (row.mu, row.sigma) for row in ratings},
-        active=frozenset(bot for bot in active if bot is not None),
         elapsed_s=elapsed,
+        pool=pool,
     )
 
 
 def _close_ladder_if_done(session: Session, league: League) -> None:
+    """A ladder ends once its matchmaker is done (match count or time budget) and nothing of it
+    waits or runs; one that only lacks bots present waits for them."""
     assert league.id is not None
+    if league.finished or not _matchmaker(league).done(_progress(league)):
+        return
     running = session.exec(
         select(Match.id).where(Match.league_id == league.id, col(Match.status).in_(LIVE))
     ).first()
-    if running is None and not league.finished:
+    if running is None:
         league.finished = True
         session.add(league)
 
@@ -585,14 +603,6 @@ def _waiting_count(session: Session, league_id: int) -> int:
     ).one()
 
 
-def _entrant_ids(session: Session, league_id: int) -> list[int]:
-    return list(
-        session.exec(
-            select(LeagueBot.bot_id).where(LeagueBot.league_id == league_id).order_by(col(LeagueBot.position))
-        ).all()
-    )
-
-
 def _league(session: Session, league_id: int, lock: bool = False) -> League:
     league = lock_league(session, league_id) if lock else session.get(League, league_id)
     if league is None:
@@ -600,15 +610,18 @@ def _league(session: Session, league_id: int, lock: bool = False) -> League:
     return league
 
 
-def _league_by_name(session: Session, name: str, lock: bool = False) -> League:
+def league_by_name(session: Session, name: str, lock: bool = False) -> League:
     league = session.exec(select(League).where(League.name == name)).first()
     if league is None:
         raise NotFoundError(f"no league named {name!r}")
     return _league(session, league.id or 0, lock=True) if lock else league
 
 
-def _info(session: Session, league: League) -> LeagueInfo:
+def league_info(session: Session, league: League) -> LeagueInfo:
     assert league.id is not None
+    entrants = session.exec(
+        select(LeagueBot).where(LeagueBot.league_id == league.id).order_by(col(LeagueBot.position))
+    ).all()
     return LeagueInfo(
         id=league.id,
         name=league.name,
@@ -619,9 +632,13 @@ def _info(session: Session, league: League) -> LeagueInfo:
         duplicate=league.duplicate,
         options=dict(league.options),
         settings=dict(league.settings),
-        bot_ids=tuple(_entrant_ids(session, league.id)),
+        bot_ids=tuple(entrant.bot_id for entrant in entrants),
         finished=league.finished,
         status_reason=league.status_reason,
         paused=league.paused,
         concurrency=league.concurrency,
+        away_ids=tuple(entrant.bot_id for entrant in entrants if entrant.away and entrant.left_at is None),
+        left_ids=tuple(entrant.bot_id for entrant in entrants if entrant.left_at is not None),
+        started_at=league.started_at,
+        matches_planned=league.matches_planned,
     )

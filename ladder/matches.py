@@ -46,6 +46,7 @@ from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.fault_counts import count_faults
 from kingmaker.ladder.faults import suspend_if_faulty
+from kingmaker.ladder.league_pool import note_rated
 from kingmaker.ladder.models import (
     Bot,
     League,
@@ -318,6 +319,7 @@ def _record(
             session.add(seat_log(match.id, given))
             drop_old_stderr(session, given.bot_id)
     changes = _rate(session, match, seats, ranks, faulty) if rated else []
+    note_rated(session, match.league_id, changes)
     if not rated and not asked_unrated:
         match.rated = False
         match.status_reason = (

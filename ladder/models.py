@@ -185,11 +185,43 @@ class League(SQLModel, table=True):
 
 
 class LeagueBot(SQLModel, table=True):
-    """The bots entered in a league, in the order given (that order seeds the schedule)."""
+    """The bots entered in a league, in the order given (that order seeds the schedule), with
+    what a continuous ladder's matchmaker reads of each, kept up to date as matches are planned
+    and rated (``league_pool``), so that planning reads a few indexed rows, never counts."""
+
+    __table_args__ = (
+        Index("ix_leaguebot_league_planned", "league_id", "away", "planned", "bot_id"),
+        Index("ix_leaguebot_league_mu", "league_id", "away", "mu", "bot_id"),
+        Index("ix_leaguebot_bot", "bot_id"),
+    )
 
     league_id: int = Field(foreign_key="league.id", primary_key=True)
     bot_id: int = Field(foreign_key="bot.id", primary_key=True)
     position: int
+    planned: int = 0
+    """Matches planned for it in this league (whatever became of them)."""
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    """Its rating in the league's game, copied when it changes (a ladder league's, while open)."""
+    away: bool = False
+    """Not scheduled now: a remote bot that is not connected, or one that left (``left_at``).
+    First in the indexes, so that the matchmaker's reads skip these rows however many they are."""
+    left_at: datetime | None = None
+    """When it left the league (``league leave``); it stays listed for its matches."""
+
+
+class LeaguePair(SQLModel, table=True):
+    """Two bots of a league that have been planned to meet: one row each way (bot, other)."""
+
+    league_id: int = Field(foreign_key="league.id", primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    other_id: int = Field(foreign_key="bot.id", primary_key=True)
+    planned: int = 0
+    """Matches planned with both in them."""
+    last_group: int = 0
+    """The plan's group index (seed index) of the last of those."""
+    played: int = 0
+    """Rated finished matches with both in them."""
 
 
 class Match(SQLModel, table=True):

@@ -163,3 +163,10 @@ class LeagueInfo:
     paused: bool = False
     concurrency: int | None = None
     """The matches at once its runs keep (None: the server's default)."""
+    away_ids: tuple[int, ...] = ()
+    """Entrants not scheduled while they are away (remote bots not connected)."""
+    left_ids: tuple[int, ...] = ()
+    """Entrants that left the league (still in ``bot_ids``, for their matches)."""
+    started_at: datetime | None = None
+    """When its first match started."""
+    matches_planned: int = 0

@@ -24,6 +24,7 @@ from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.league_pool import note_ratings
 from kingmaker.ladder.models import Author, Bot, BotVersion, LadderPolicy, Rating, VersionStatus, utc_now
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.ratings import conservative, settings_for
@@ -365,6 +366,7 @@ def _apply_policy(session: Session, bot_id: int) -> None:
         row.conservative = conservative(row.mu, row.sigma)
         row.updated_at = utc_now()
         session.add(row)
+        note_ratings(session, row.game, [(bot_id, row.mu, row.sigma)])  # what the matchmaker reads
 
 
 def _next_number(session: Session, bot_id: int) -> int:

@@ -30,6 +30,7 @@ from kingmaker.server.live import LiveHub
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.match_host import HostSettings
+from kingmaker.server.presence import AWAY_GRACE_S
 from kingmaker.server.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.run_folder import make_run_folder
 from kingmaker.server.sandbox import SandboxPolicy, exposed_secret, shown_paths
@@ -97,6 +98,9 @@ class ServerConfig:
     """Matches a league plays at the same time, unless its run asks for another number."""
     admission_control: bool = True
     """Hold new matches back while the server's loop lags (see ``admission``)."""
+    away_grace: float = AWAY_GRACE_S
+    """Seconds a remote bot of a running ladder may go without a connection before it is away
+    (see ``presence``)."""
     resume_leagues: bool = True
     """Start again, at start-up, every league a previous run left unfinished."""
     jail: bool = True
@@ -254,7 +258,8 @@ class KingmakerServer:
             live=self.live,
             builds=self.builds,
         )
-        self.admission = Admission(self.loop_lag) if config.admission_control else None
+        control = config.time_control
+        self.admission = Admission(self.loop_lag, control.decision_ms) if config.admission_control else None
         try:
             self.executor = await self._executor(LocalExecutor(self.roster))
         except ExecutorError:  # nothing was served: leave nothing behind
@@ -263,7 +268,13 @@ class KingmakerServer:
                 Path(config.address.removeprefix("unix:")).unlink(missing_ok=True)
             raise
         self.leagues = LeagueRunner(
-            self.db, self.roster, config.time_control, config.concurrency, self.admission, self.executor
+            self.db,
+            self.roster,
+            config.time_control,
+            config.concurrency,
+            self.admission,
+            self.executor,
+            away_grace=config.away_grace,
         )
         arena = ArenaService(self.pool, hello_timeout=config.hello_timeout)
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, server)

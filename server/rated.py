@@ -101,14 +101,14 @@ def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | 
 
 
 def claim_with_entrants(
-    db: Database, league_id: int, limit: int, busy: frozenset[int]
+    db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int] = frozenset()
 ) -> list[tuple[MatchTicket, list[Entrant] | None]]:
     """Claim the league's next matches (``leagues.claim_matches``) and read their bots in the same
     thread hop: between two matches this is all the database work, so it is done in one go. A
     claimed match whose bots cannot be read gets None, and ``play_ticket`` reads them again (and
     voids the match if it still cannot): a claim must not be retried once it has taken matches."""
     claimed: list[tuple[MatchTicket, list[Entrant] | None]] = []
-    for ticket in leagues.claim_matches(db, league_id, limit, busy):
+    for ticket in leagues.claim_matches(db, league_id, limit, busy, absent):
         try:
             claimed.append((ticket, entrants_of(db, ticket.bot_ids)))
         except Exception:

@@ -16,10 +16,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from kingmaker.ladder import leagues
+from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder import leagues, membership
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
@@ -27,6 +30,7 @@ from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import LocalExecutor, MatchExecutor
+from kingmaker.server.presence import AWAY_GRACE_S, Presence
 from kingmaker.server.rated import claim_with_entrants, play_ticket
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
@@ -34,6 +38,11 @@ from kingmaker.server.roster import Roster
 log = logging.getLogger("kingmaker.server")
 
 ADMISSION_RECHECK_S = 0.05
+PRESENCE_RECHECK_S = 1.0
+"""How often a ladder with nothing to play looks again at who is here (a bot connecting wakes it
+sooner)."""
+RATE_WINDOW_S = 60.0
+"""Matches per minute are counted over the last minute of the run (or the run so far)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,22 @@ class Progress:
     league_id: int = 0
 
 
+@dataclass(frozen=True)
+class RunState:
+    """What a running league is doing now, for ``league status`` and ``league run``."""
+
+    in_play: int = 0
+    held_back: int = 0
+    """Matches admission control holds back now."""
+    held_for_s: float = 0.0
+    """How long it has held them back, this time."""
+    held_total_s: float = 0.0
+    """How long it held matches back in all, this run."""
+    matches_per_minute: float = 0.0
+    waiting: str = ""
+    """Why a ladder has nothing in play (its bots are away); empty otherwise."""
+
+
 @dataclass
 class _Run:
     league_id: int
@@ -58,6 +83,24 @@ class _Run:
     in_play: int = 0
     held_back: int = 0
     """Matches admission control is holding back now (see ``admission``)."""
+    held_since: float | None = None
+    """When admission control began holding this league's matches back (monotonic seconds)."""
+    held_total_s: float = 0.0
+    """How long it held matches back in earlier spells of this run."""
+    presence: Presence | None = None
+    """For a ladder league: which of its remote bots are here."""
+    waiting: str = ""
+    """Why a ladder has nothing in play now (its bots are away), in a sentence; empty otherwise."""
+    ending: bool = False
+    """The run has played its last match (paused, stopped, failed): a new run waits for it."""
+    started: float = field(default_factory=time.monotonic)
+    finishes: deque[float] = field(default_factory=deque)
+    """When matches finished within the last ``RATE_WINDOW_S`` (monotonic seconds)."""
+
+    def forget_finishes(self, now: float) -> None:
+        """Drop the finishes older than the rate's window (so the record stays small)."""
+        while self.finishes and self.finishes[0] < now - RATE_WINDOW_S:
+            self.finishes.popleft()
 
     def publish(self, progress: Progress) -> None:
         self.latest = progress
@@ -74,6 +117,7 @@ class LeagueRunner:
         concurrency: int = 2,
         admission: Admission | None = None,
         executor: MatchExecutor | None = None,
+        away_grace: float = AWAY_GRACE_S,
     ) -> None:
         self.db = db
         self.roster = roster
@@ -82,19 +126,40 @@ class LeagueRunner:
         self.control = control
         self.concurrency = concurrency
         self.admission = admission
+        self.away_grace = away_grace
+        """How long a ladder's remote bot may go unconnected before it is away (``presence``)."""
         self._runs: dict[int, _Run] = {}
 
     def live(self, league_id: int) -> tuple[int, int]:
         """(matches in play, matches held back by admission control) of a running league."""
+        state = self.state(league_id)
+        return state.in_play, state.held_back
+
+    def state(self, league_id: int) -> RunState:
+        """What the league's run is doing now (all zero when it is not running)."""
         run = self._runs.get(league_id)
         if run is None or run.task is None or run.task.done():
-            return 0, 0
-        return run.in_play, run.held_back
+            return RunState()
+        now = time.monotonic()
+        held_for = now - run.held_since if run.held_since is not None else 0.0
+        run.forget_finishes(now)
+        span = min(RATE_WINDOW_S, now - run.started)
+        rate = 60.0 * len(run.finishes) / span if span > 0 else 0.0
+        return RunState(run.in_play, run.held_back, held_for, run.held_total_s + held_for, rate, run.waiting)
+
+    async def entrants_changed(self, league_id: int) -> None:
+        """A bot joined or left the league: a running ladder looks again at who is here."""
+        run = self._runs.get(league_id)
+        if run is None or run.presence is None or run.task is None or run.task.done():
+            return
+        run.presence.entrants(await asyncio.to_thread(membership.remote_entrants, self.db, league_id))
+        self.roster.pool.notify()  # wakes a ladder that waits for bots
 
     async def watch(self, name: str, concurrency: int = 0) -> AsyncIterator[Progress]:
         """Start the league if it is not running, then yield its progress until it is done.
         Ends even if the league's task died without saying so (it always should say so)."""
         info = await asyncio.to_thread(leagues.prepare_run, self.db, name, concurrency)
+        await self._ended(info.id)
         run = self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
         queue: asyncio.Queue[Progress] = asyncio.Queue()
         run.watchers.append(queue)
@@ -127,7 +192,15 @@ class LeagueRunner:
     async def start(self, name: str, concurrency: int = 0) -> None:
         """Run the league in the background (as ``watch`` does, with nobody watching)."""
         info = await asyncio.to_thread(leagues.prepare_run, self.db, name, concurrency)
+        await self._ended(info.id)
         self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
+
+    async def _ended(self, league_id: int) -> None:
+        """Let a run that is ending (paused or stopped, finishing its last matches and stopping
+        its bots) end, so that the league starts afresh rather than joining it."""
+        run = self._runs.get(league_id)
+        if run is not None and run.ending and run.task is not None and not run.task.done():
+            await asyncio.wait({run.task})
 
     async def resume_unfinished(self) -> list[str]:
         """Start again every league that had begun and not finished (after a restart)."""
@@ -165,6 +238,7 @@ class LeagueRunner:
             reset = await asyncio.to_thread(leagues.resume_league, self.db, run.league_id)
             if reset:
                 log.info("league %s: %d interrupted matches will be replayed", run.name, reset)
+            run.presence = await self._presence(run)
             await self._publish(run)
             # A match gives up its slot when its referee is done, before its result is stored:
             # the next match is claimed and started first, then the result is written while it
@@ -181,12 +255,13 @@ class LeagueRunner:
                     allowed = free if self.admission is None else self.admission.allowed(free, len(playing))
                     self._hold(run, free - allowed)
                     claimed = []
+                    absent = await self._absent(run)
                     if allowed > 0:
                         busy = frozenset(
                             bot for t in in_play.values() if t.match_id in playing for bot in t.bot_ids
                         )
                         claimed = await until_stored(
-                            claim_with_entrants, self.db, run.league_id, allowed, busy
+                            claim_with_entrants, self.db, run.league_id, allowed, busy, absent
                         )
                     for ticket, entrants in claimed:
                         playing.add(ticket.match_id)
@@ -208,15 +283,26 @@ class LeagueRunner:
                     failed.append(error)
 
             unheld = await fill()
-            while in_play:
-                # Held back: look again soon, for the lag may fall before any match ends.
-                timeout = None if unheld else ADMISSION_RECHECK_S
-                done, _ = await asyncio.wait(in_play, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    await self._publish(run, await self._settle(run, in_play.pop(task), task))
-                if failed:
-                    raise failed[0]
+            while True:
+                while in_play:
+                    # Held back: look again soon, for the lag may fall before any match ends.
+                    timeout = None if unheld else ADMISSION_RECHECK_S
+                    done, _ = await asyncio.wait(
+                        in_play, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    for task in done:
+                        await self._publish(run, await self._settle(run, in_play.pop(task), task))
+                    if failed:
+                        raise failed[0]
+                    unheld = await fill()
+                if not await self._waits_for_bots(run):
+                    run.ending = True
+                    break
+                # A ladder whose bots are away: wait for one to connect (or look again soon).
+                await self.roster.pool.wait_for_change(PRESENCE_RECHECK_S)
                 unheld = await fill()
+                if in_play:
+                    run.waiting = ""
             info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
             if info.paused:
                 reason = info.status_reason or "paused"
@@ -226,10 +312,12 @@ class LeagueRunner:
                 reason = "stopped with matches left unplayed; run it again to carry on"
         except asyncio.CancelledError:
             accepting = False
+            run.ending = True
             reason = "stopped: the server shut down; the league resumes when it starts again"
             raise
         except Exception as error:
             accepting = False
+            run.ending = True
             log.exception("league %s stopped by an error", run.name)
             reason = f"stopped by a server error: {error}; run it again to carry on"
             # The matches already in play are not to blame: let them finish and be recorded.
@@ -247,10 +335,51 @@ class LeagueRunner:
             await self._finish(run, reason)
 
     def _hold(self, run: _Run, count: int) -> None:
-        """Record that this league holds back ``count`` matches now."""
+        """Record that this league holds back ``count`` matches now (and since when)."""
         if self.admission is not None:
             self.admission.held_back += count - run.held_back
         run.held_back = count
+        now = time.monotonic()
+        if count and run.held_since is None:
+            run.held_since = now
+        elif not count and run.held_since is not None:
+            run.held_total_s += now - run.held_since
+            run.held_since = None
+
+    async def _presence(self, run: _Run) -> Presence | None:
+        """For a ladder league, who of its remote bots is here (None for other formats)."""
+        info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
+        if info.format != "ladder":
+            return None
+        remote = await asyncio.to_thread(membership.remote_entrants, self.db, run.league_id)
+        return Presence(self.roster.pool, info.game, remote, set(info.away_ids), self.away_grace)
+
+    async def _absent(self, run: _Run) -> frozenset[int]:
+        """The league's remote bots not connected now; those away long enough are marked so (their
+        waiting matches cancelled), and those back are marked back."""
+        if run.presence is None:
+            return frozenset()
+        gone, back = run.presence.changes()
+        if gone or back:
+            await until_stored(membership.mark_presence, self.db, run.league_id, gone, back)
+            log.info("league %s: away %s, back %s", run.name, sorted(gone), sorted(back))
+        return run.presence.absent()
+
+    async def _waits_for_bots(self, run: _Run) -> bool:
+        """Whether a ladder with nothing in play is waiting for its bots (rather than done,
+        paused or stopped); if so ``run.waiting`` says why."""
+        if run.presence is None:
+            return False
+        info = await asyncio.to_thread(leagues.get_league, self.db, run.name)
+        if info.finished or info.paused:
+            return False
+        away = await asyncio.to_thread(ladder_bots.names_of, self.db, sorted(run.presence.away))
+        run.waiting = (
+            f"waiting for bots: {', '.join(sorted(away.values()))} away (not connected)"
+            if away
+            else "waiting for bots: too few are present to fill a match"
+        )
+        return True
 
     async def _settle(
         self, run: _Run, ticket: MatchTicket, task: asyncio.Task[FinishReport]
@@ -284,5 +413,9 @@ class LeagueRunner:
             log.exception("league %s: could not read its progress", run.name)
 
     async def _publish(self, run: _Run, last: FinishReport | None = None) -> None:
+        if last is not None and last.status == MatchStatus.FINISHED and not last.already_recorded:
+            run.finishes.append(time.monotonic())
+            run.forget_finishes(run.finishes[-1])
+            run.waiting = ""
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         run.publish(Progress(run.name, counts, last, league_id=run.league_id))

@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kingmaker.ladder.schedules.pool import Pool
 
 SEED_BITS = 62
 """Seeds fit a signed 64-bit column with room to spare."""
@@ -46,14 +48,18 @@ class Progress:
 
     groups_planned: int = 0
     matches_planned: int = 0
-    counts: Mapping[int, int] = field(default_factory=dict)
-    """Matches each bot has been planned in this league (finished, running or waiting)."""
-    ratings: Mapping[int, tuple[float, float]] = field(default_factory=dict)
-    """Each bot's current (mu, sigma) in the league's game."""
-    active: frozenset[int] | None = None
-    """Bots that may still be scheduled; None means all of them."""
     elapsed_s: float = 0.0
     """Seconds since the league started."""
+    pool: Pool | None = None
+    """A continuous ladder's present bots, their counts, ratings and meetings (``pool``)."""
+
+
+def check_entrants(bots: Sequence[int], players: int) -> None:
+    """``ValueError`` unless these bots, each entered once, can fill a match of ``players`` seats."""
+    if len(set(bots)) != len(bots):
+        raise ValueError("a bot is entered twice")
+    if len(bots) < players:
+        raise ValueError(f"{len(bots)} bots cannot fill a {players}-seat match")
 
 
 def rotations(seated: Sequence[int]) -> list[tuple[int, ...]]:
@@ -99,16 +105,9 @@ class SeatBalancer:
 class Schedule(ABC):
     """A league's plan, handed out group by group."""
 
-    def __init__(
-        self, bots: Sequence[int], players: int, league_seed: int, *, duplicate: bool = False
-    ) -> None:
-        if len(set(bots)) != len(bots):
-            raise ValueError("a bot is entered twice")
+    def __init__(self, players: int, league_seed: int, *, duplicate: bool = False) -> None:
         if players < 2:
             raise ValueError("a match needs at least 2 seats")
-        if len(bots) < players:
-            raise ValueError(f"{len(bots)} bots cannot fill a {players}-seat match")
-        self.bots = tuple(bots)
         self.players = players
         self.league_seed = league_seed
         self.duplicate = duplicate
@@ -149,7 +148,9 @@ class FixedSchedule(Schedule):
         duplicate: bool = False,
         rounds: int = 1,
     ) -> None:
-        super().__init__(bots, players, league_seed, duplicate=duplicate)
+        super().__init__(players, league_seed, duplicate=duplicate)
+        check_entrants(bots, players)
+        self.bots = tuple(bots)
         if rounds < 1:
             raise ValueError("rounds must be at least 1")
         self.rounds = rounds

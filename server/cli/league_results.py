@@ -7,7 +7,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,14 +66,35 @@ def table_(
     admin_token: str | None = TokenOption,
 ) -> None:
     """A league's crosstable: each bot's head-to-head score against each other (1 for placing
-    ahead, 1/2 for a shared place, ± its standard error), its places, faults and time per decision."""
+    ahead, 1/2 for a shared place, ± its standard error), its places, faults and time per decision;
+    and how often each pair met."""
     with admin_client(server, admin_token) as client:
         league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
         result = crosstable(league_matches(client, name))
+        pairs = client.call("GetLeaguePairs", admin_pb2.GetLeagueRequest(name=name)).pairs
     if json:
-        print_json(_table_data(league, result))
+        print_json(_table_data(league, result) | {"pairs": [_pair_data(pair) for pair in pairs]})
         return
     print_crosstable(league, result)
+    print_meetings(league, pairs)
+
+
+def print_meetings(league: admin_pb2.LeagueInfo, pairs: Sequence[admin_pb2.LeaguePair]) -> None:
+    """How often each pair of bots played each other: the matchmaker's mixing at a glance."""
+    if not pairs:
+        return
+    played = {(p.bot, p.other): p.played for p in pairs} | {(p.other, p.bot): p.played for p in pairs}
+    bots = list(league.bots)
+    numbers = [str(n) for n in range(1, len(bots) + 1)]
+    meetings = table("meetings: rated matches each pair played together", ("#", "bot", *numbers))
+    for label, bot in zip(numbers, bots, strict=True):
+        cells = ["" if bot == other else str(played.get((bot, other), 0)) for other in bots]
+        meetings.add_row(label, bot, *cells)
+    print_table(meetings)
+
+
+def _pair_data(pair: admin_pb2.LeaguePair) -> dict[str, Any]:
+    return {"bot": pair.bot, "other": pair.other, "planned": pair.planned, "played": pair.played}
 
 
 def league_matches(client: AdminClient, name: str) -> Iterator[admin_pb2.MatchRecord]:

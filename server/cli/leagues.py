@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -11,6 +11,7 @@ from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
 from kingmaker.server.cli.league_results import export, table_
+from kingmaker.server.cli.league_status import held, left, print_league
 from kingmaker.server.cli.matches import parse_options
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
@@ -110,8 +111,9 @@ def run(
 
     Ends with the faults of each bot; exits 3 if any seat ended by its bot's fault, 0 otherwise."""
     with admin_client(server, admin_token) as client:
-        client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))  # an unknown league: one line
-        summary, reason = run_with_progress(client, name, concurrency)
+        # An unknown league: one line.
+        league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
+        summary, reason = run_with_progress(client, name, concurrency, league)
         league = client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
     print_league(league)
     if reason and reason != "finished":
@@ -121,36 +123,55 @@ def run(
         raise typer.Exit(FAULT_EXIT)
 
 
-def run_with_progress(client: object, name: str, concurrency: int) -> tuple[FaultSummary, str]:
-    """Follow a league run with a progress bar (shared with `kingmaker demo`); the faults seen
-    and why the run ended."""
+def run_with_progress(
+    client: object, name: str, concurrency: int, league: admin_pb2.LeagueInfo | None = None
+) -> tuple[FaultSummary, str]:
+    """Follow a league run (shared with `kingmaker demo`): a round robin or gauntlet with a bar
+    toward its planned matches; a continuous ladder with matches played, per minute and what is
+    left of its budget (a bar only toward a set match count). The faults seen and why the run
+    ended."""
     request = admin_pb2.RunLeagueRequest(name=name, concurrency=concurrency)
+    continuous = league is not None and league.format == "ladder"
+    counted = continuous and league is not None and league.max_matches > 0
     columns = (
         TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[running]} running, {task.fields[waiting]} left{task.fields[held]}"),
+        *((BarColumn(), MofNCompleteColumn()) if counted or not continuous else ()),
+        TextColumn("{task.fields[line]}"),
         TimeElapsedColumn(),
     )
     summary = FaultSummary()
     reason = ""
     with Progress(*columns, console=console) as progress:
-        task = progress.add_task(name, total=None, running=0, waiting="?", held="")
+        task = progress.add_task(name, total=None, line="starting")
         for update in client.stream("RunLeague", request):  # type: ignore[attr-defined]
-            total = update.finished + update.running + update.waiting
-            held = f", {update.held_back} held back (server busy)" if update.held_back else ""
-            progress.update(
-                task,
-                completed=update.finished,
-                total=total,
-                running=update.running,
-                waiting=update.waiting,
-                held=held,
-            )
+            if continuous:
+                assert league is not None
+                total = league.max_matches or None
+                line = ladder_line(update, league)
+            else:
+                total = update.finished + update.running + update.waiting
+                line = f"{update.running} running, {update.waiting} left"
+            if update.held_back:
+                line += "; " + held(
+                    update.held_back, update.held_back_seconds, update.server_lag_ms, update.lag_limit_ms
+                )
+            if update.waiting_reason:
+                line += "; " + update.waiting_reason
+            progress.update(task, completed=update.finished, total=total, line=line)
             if update.HasField("last"):
                 summary.add(update.last)
             reason = update.reason or reason
     return summary, reason
+
+
+def ladder_line(update: admin_pb2.LeagueProgress, league: admin_pb2.LeagueInfo) -> str:
+    parts = [f"{update.finished} played", f"{update.running} running"]
+    if update.matches_per_minute:
+        parts.append(f"{update.matches_per_minute:.1f} matches/min")
+    if league.time_budget_seconds and not league.started_at:
+        league.started_at = time.time()  # its first match starts now
+    parts.extend(part for part in left(league, update.finished) if "matches left" not in part)
+    return ", ".join(parts)
 
 
 @app.command("pause")
@@ -186,6 +207,34 @@ def stop(
 def _control(method: str, name: str, server: str | None, admin_token: str | None) -> None:
     with admin_client(server, admin_token) as client:
         league = client.call(method, admin_pb2.LeagueControlRequest(name=name))
+    print_league(league)
+
+
+@app.command("join")
+def join(
+    name: str = typer.Argument(..., help="The ladder league's name."),
+    bot: str = typer.Argument(..., help="The registered bot that joins it."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Enter a bot in a ladder league, running or not; it starts level with the field."""
+    _member("JoinLeague", name, bot, server, admin_token)
+
+
+@app.command("leave")
+def leave(
+    name: str = typer.Argument(..., help="The ladder league's name."),
+    bot: str = typer.Argument(..., help="The bot that leaves it."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Take a bot out of a ladder league: its waiting matches are cancelled, those in play count."""
+    _member("LeaveLeague", name, bot, server, admin_token)
+
+
+def _member(method: str, name: str, bot: str, server: str | None, admin_token: str | None) -> None:
+    with admin_client(server, admin_token) as client:
+        league = client.call(method, admin_pb2.LeagueMemberRequest(name=name, bot=bot))
     print_league(league)
 
 
@@ -241,47 +290,13 @@ def list_(
     for league in found:
         done = league.matches.get("finished", 0)
         total = sum(league.matches.values()) - league.matches.get("cancelled", 0)
+        if league.format == "ladder":  # planned as it goes: there is no total to count toward
+            total = league.max_matches
         state = "finished" if league.finished else "paused" if league.paused else "open"
         shown.add_row(
             league.name, league.game, league.format, str(league.players), str(len(league.bots)),
-            state, f"{done}/{total}",
+            state, f"{done}/{total}" if total else f"{done} played",
         )  # fmt: skip
     print_table(shown)
     if answer.next_page_token:
         console.print(f"more: --after {answer.next_page_token}")
-
-
-def print_league(league: admin_pb2.LeagueInfo) -> None:
-    state = "finished" if league.finished else "paused" if league.paused else "not finished"
-    console.print(
-        f"league [bold]{league.name}[/]: {league.game}, {league.format}, {league.players} seats, {state}"
-    )
-    console.print(f"bots: {', '.join(league.bots)}")
-    console.print(
-        "matches: " + ", ".join(f"{count} {status}" for status, count in sorted(league.matches.items()))
-    )
-    if league.in_play or league.held_back:
-        console.print(f"running now: {league.in_play} in play", soft_wrap=True)
-    if league.held_back:
-        console.print(
-            f"held back: {league.held_back} matches, while the server's loop lags "
-            f"{league.server_lag_ms:.0f} ms (p99; admission control starts them when it falls)",
-            soft_wrap=True,
-        )
-    if league.workers:
-        print_workers(league.workers)
-    if league.status_reason:
-        console.print(f"last run: {league.status_reason}")
-
-
-def print_workers(workers: Sequence[admin_pb2.WorkerLoad]) -> None:
-    """The server's worker processes (all leagues together): what each is doing."""
-    shown = table(
-        f"the server's {len(workers)} worker processes (all leagues)",
-        ("pid", "in play", "loop lag ms", "matches done"),
-    )
-    for worker in workers:
-        shown.add_row(
-            str(worker.pid), str(worker.in_play), f"{worker.loop_lag_ms:.1f}", str(worker.matches_done)
-        )
-    print_table(shown)

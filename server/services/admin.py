@@ -21,7 +21,19 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import authors, bot_stats, bots, bounds, history, leagues, seat_logs, secrecy, standings
+from kingmaker.ladder import (
+    authors,
+    bot_stats,
+    bots,
+    bounds,
+    history,
+    league_pool,
+    leagues,
+    membership,
+    seat_logs,
+    secrecy,
+    standings,
+)
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import (
     ConflictError,
@@ -618,6 +630,35 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         return await self._league(request.name)
 
     @permitted
+    async def JoinLeague(
+        self, request: admin_pb2.LeagueMemberRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        info = await asyncio.to_thread(membership.join_league, self.db, request.name, request.bot)
+        await self.league_runner.entrants_changed(info.id)
+        return await self._league(request.name)
+
+    @permitted
+    async def LeaveLeague(
+        self, request: admin_pb2.LeagueMemberRequest, context: Context
+    ) -> admin_pb2.LeagueInfo:
+        info = await asyncio.to_thread(membership.leave_league, self.db, request.name, request.bot)
+        await self.league_runner.entrants_changed(info.id)
+        return await self._league(request.name)
+
+    @permitted
+    async def GetLeaguePairs(
+        self, request: admin_pb2.GetLeagueRequest, context: Context
+    ) -> admin_pb2.LeaguePairsResponse:
+        info = await asyncio.to_thread(leagues.get_league, self.db, request.name)
+        pairs = await asyncio.to_thread(league_pool.league_pairs, self.db, info.id)
+        return admin_pb2.LeaguePairsResponse(
+            pairs=[
+                admin_pb2.LeaguePair(bot=p.bot, other=p.other, planned=p.planned, played=p.played)
+                for p in pairs
+            ]
+        )
+
+    @permitted
     async def GetStandings(
         self, request: admin_pb2.GetStandingsRequest, context: Context
     ) -> admin_pb2.GetStandingsResponse:
@@ -748,16 +789,22 @@ class AdminService(admin_pb2_grpc.AdminServicer):
         info = await asyncio.to_thread(leagues.get_league, self.db, name)
         counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
         named = await asyncio.to_thread(bots.names_of, self.db, info.bot_ids)
-        names = [named[bot_id] for bot_id in info.bot_ids]
-        message = convert.league_message(info, names, counts)
-        message.in_play, message.held_back = self.league_runner.live(info.id)
-        message.server_lag_ms = self._server_lag_ms()
+        message = convert.league_message(info, named, counts)
+        state = self.league_runner.state(info.id)
+        message.in_play, message.held_back = state.in_play, state.held_back
+        message.held_back_seconds, message.held_total_seconds = state.held_for_s, state.held_total_s
+        message.matches_per_minute, message.waiting_reason = state.matches_per_minute, state.waiting
+        message.server_lag_ms, message.lag_limit_ms = self._server_lag_ms(), self._lag_limit_ms()
         message.workers.extend(convert.worker_load(load) for load in self.league_runner.executor.loads())
         return message
 
     def _server_lag_ms(self) -> float:
         admission = self.league_runner.admission
         return admission.recent_ms() if admission is not None else 0.0
+
+    def _lag_limit_ms(self) -> float:
+        admission = self.league_runner.admission
+        return admission.limit_ms if admission is not None else 0.0
 
     async def _progress(self, progress: Progress) -> admin_pb2.LeagueProgress:
         counts = progress.counts
@@ -770,9 +817,12 @@ class AdminService(admin_pb2_grpc.AdminServicer):
             done=progress.done,
             reason=progress.reason,
             server_lag_ms=self._server_lag_ms(),
+            lag_limit_ms=self._lag_limit_ms(),
         )
         if not progress.done:
-            message.held_back = self.league_runner.live(progress.league_id)[1]
+            state = self.league_runner.state(progress.league_id)
+            message.held_back, message.held_back_seconds = state.held_back, state.held_for_s
+            message.matches_per_minute, message.waiting_reason = state.matches_per_minute, state.waiting
         if progress.last is not None:
             message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
         return message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from kingmaker.games import serial
@@ -203,7 +204,10 @@ def author_message(author: AuthorInfo) -> admin_pb2.AuthorInfo:
     )
 
 
-def league_message(info: LeagueInfo, bot_names: list[str], counts: dict[str, int]) -> admin_pb2.LeagueInfo:
+def league_message(
+    info: LeagueInfo, names: Mapping[int, str], counts: dict[str, int]
+) -> admin_pb2.LeagueInfo:
+    """The league as the admin API shows it (``names``: its bots' names by id)."""
     return admin_pb2.LeagueInfo(
         name=info.name,
         game=info.game,
@@ -212,12 +216,17 @@ def league_message(info: LeagueInfo, bot_names: list[str], counts: dict[str, int
         seed=info.seed,
         duplicate=info.duplicate,
         options=options_to_proto(info.options),
-        bots=bot_names,
+        bots=[names[bot_id] for bot_id in info.bot_ids],
         finished=info.finished,
         matches=counts,
         status_reason=info.status_reason or "",
         paused=info.paused,
         concurrency=info.concurrency or 0,
+        away=[names[bot_id] for bot_id in info.away_ids],
+        left=[names[bot_id] for bot_id in info.left_ids],
+        max_matches=info.settings.get("max_matches") or 0,
+        time_budget_seconds=info.settings.get("time_budget_s") or 0.0,
+        started_at=_seconds(info.started_at),
     )
 
 

@@ -23,6 +23,7 @@ from kingmaker.ladder.models import (
     Bot,
     League,
     LeagueBot,
+    LeaguePair,
     Match,
     MatchSeat,
     MatchStatus,
@@ -115,6 +116,7 @@ def league_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
             .limit(PAGE_SIZE + 1)
         ).all()
         matches = match_rows(session, [match_id or 0 for match_id in page_ids])
+        met = _meetings(session, league.id)
         info = {
             "league": league.name,
             "game": league.game,
@@ -137,6 +139,7 @@ def league_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
         "crosstable": [[None if a == b else table.get((a, b), 0) for b in ids] for a in ids],
         "in_play": in_play,
         "matches": matches[:PAGE_SIZE],
+        "meetings": [[None if a == b else met.get((a, b), 0) for b in ids] for a in ids],
         "page": page,
         "more": len(matches) > PAGE_SIZE,
     }
@@ -159,6 +162,16 @@ def _crosstable(session: Session, league_id: int) -> dict[tuple[int, int], int]:
         .group_by(col(mine.bot_id), col(theirs.bot_id))
     ).all()
     return {(a, b): count for a, b, count in rows}
+
+
+def _meetings(session: Session, league_id: int) -> dict[tuple[int, int], int]:
+    """(a, b) -> rated matches bots a and b played together in the league (maintained rows)."""
+    rows = session.exec(
+        select(LeaguePair.bot_id, LeaguePair.other_id, LeaguePair.played).where(
+            LeaguePair.league_id == league_id
+        )
+    ).all()
+    return {(a, b): played for a, b, played in rows}
 
 
 def match_page(db: Database, match_id: int) -> dict[str, Any]:

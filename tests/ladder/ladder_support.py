@@ -53,9 +53,9 @@ DICE_DUEL = Game(
 )
 
 
-def make_bots(db: Database, count: int, game: str = TEST_GAME) -> list[BotInfo]:
-    """``count`` remote bots named bot0, bot1, ... that play ``game``."""
-    return [register_bot(db, f"bot{i}", [game])[0] for i in range(count)]
+def make_bots(db: Database, count: int, game: str = TEST_GAME, first: int = 0) -> list[BotInfo]:
+    """``count`` remote bots named bot0, bot1, ... (from bot``first``) that play ``game``."""
+    return [register_bot(db, f"bot{i}", [game])[0] for i in range(first, first + count)]
 
 
 def snapshot(db: Database) -> dict[str, list[tuple[Any, ...]]]:

@@ -146,7 +146,9 @@ def test_a_continuous_ladder_plans_on_demand_and_stops_at_its_match_count(db: Da
     assert get_league(db, "ladder").finished
     counts = {row.bot: row.matches for row in standings(db, TEST_GAME)}
     assert sum(counts.values()) == 40
-    assert max(counts.values()) - min(counts.values()) <= 1
+    # Opponents are drawn (so that pairings mix), not simply the least played: counts stay within
+    # two of each other rather than one.
+    assert max(counts.values()) - min(counts.values()) <= 2
 
 
 def test_a_disabled_bot_leaves_the_ladder_pool(db: Database) -> None:

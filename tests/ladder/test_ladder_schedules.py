@@ -1,4 +1,5 @@
-"""Planning is pure: every pairing appears, seats rotate fairly, duplicate seeds are shared."""
+"""Planning is pure: every pairing appears, seats rotate fairly, duplicate seeds are shared.
+The continuous ladder's matchmaker has its own tests (test_ladder_matchmaking.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kingmaker.ladder.schedules import Gauntlet, Matchmaker, Progress, RoundRobin, derive_seed
+from kingmaker.ladder.schedules import Gauntlet, RoundRobin, derive_seed
 from kingmaker.ladder.schedules.base import SEED_BITS
 
 sizes = st.integers(2, 5).flatmap(lambda k: st.tuples(st.just(k), st.integers(k, 9)))
@@ -114,72 +115,3 @@ def test_schedules_refuse_too_few_or_repeated_bots() -> None:
         RoundRobin([1, 2], 3, 0)
     with pytest.raises(ValueError, match="twice"):
         RoundRobin([1, 1, 2], 2, 0)
-
-
-def run_matchmaker(
-    maker: Matchmaker, groups: int, ratings: dict[int, tuple[float, float]] | None = None
-) -> list[tuple[int, ...]]:
-    """Ask for ``groups`` groups, counting each as played, as the league store does."""
-    counts: Counter[int] = Counter()
-    played: list[tuple[int, ...]] = []
-    planned = 0
-    for index in range(groups):
-        batch = maker.next_matches(
-            Progress(groups_planned=index, matches_planned=planned, counts=counts, ratings=ratings or {})
-        )
-        if not batch:
-            break
-        for match in batch:
-            counts.update(match.bots)
-            played.append(match.bots)
-        planned += len(batch)
-    return played
-
-
-def test_matchmaking_evens_out_match_counts() -> None:
-    played = run_matchmaker(Matchmaker(list(range(7)), 3, 11), 70)
-    counts = Counter(bot for match in played for bot in match)
-    assert max(counts.values()) - min(counts.values()) <= 1
-
-
-def test_matchmaking_serves_a_newcomer_first() -> None:
-    maker = Matchmaker([1, 2, 3, 4, 5], 2, 0)
-    batch = maker.next_matches(
-        Progress(counts={1: 10, 2: 10, 3: 10, 4: 10, 5: 0}, ratings={5: (25.0, 25.0 / 3)})
-    )
-    assert 5 in batch[0].bots
-
-
-def test_matchmaking_prefers_opponents_near_in_skill() -> None:
-    ratings = {1: (10.0, 1.0), 2: (11.0, 1.0), 3: (30.0, 1.0), 4: (40.0, 1.0), 5: (41.0, 1.0)}
-    counts = {1: 0, 2: 3, 3: 3, 4: 3, 5: 3}
-    batch = Matchmaker(list(ratings), 2, 0).next_matches(Progress(counts=counts, ratings=ratings))
-    assert set(batch[0].bots) == {1, 2}
-    counts = {1: 3, 2: 3, 3: 3, 4: 0, 5: 3}
-    batch = Matchmaker(list(ratings), 2, 0).next_matches(Progress(counts=counts, ratings=ratings))
-    assert set(batch[0].bots) == {4, 5}
-
-
-def test_matchmaking_does_not_keep_anyone_in_the_first_seat() -> None:
-    played = run_matchmaker(Matchmaker(list(range(4)), 2, 3), 80)
-    first = Counter(match[0] for match in played)
-    assert len(first) == 4
-    assert max(first.values()) < 0.5 * len(played)
-
-
-def test_matchmaking_stops_at_the_match_count_and_the_time_budget() -> None:
-    assert len(run_matchmaker(Matchmaker(list(range(4)), 2, 0, max_matches=9), 100)) == 9
-    duplicate = Matchmaker(list(range(4)), 2, 0, duplicate=True, max_matches=4)
-    played = run_matchmaker(duplicate, 100)
-    assert len(played) == 4
-    assert played[0] == played[1][::-1]
-    timed = Matchmaker(list(range(4)), 2, 0, time_budget_s=60)
-    assert timed.next_matches(Progress(elapsed_s=59.9))
-    assert timed.next_matches(Progress(elapsed_s=60.0)) == []
-
-
-def test_matchmaking_skips_inactive_bots_and_stops_when_too_few_remain() -> None:
-    maker = Matchmaker([1, 2, 3], 2, 0)
-    batch = maker.next_matches(Progress(active=frozenset({2, 3}), counts={2: 5, 3: 5}))
-    assert set(batch[0].bots) == {2, 3}
-    assert maker.next_matches(Progress(active=frozenset({3}))) == []

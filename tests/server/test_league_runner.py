@@ -86,13 +86,17 @@ def test_an_error_in_the_league_task_ends_it_with_the_reason_told_and_stored(
     calls = 0
 
     def failing_claim(
-        database: Database, league_id: int, limit: int, busy: frozenset[int] = frozenset()
+        database: Database,
+        league_id: int,
+        limit: int,
+        busy: frozenset[int] = frozenset(),
+        absent: frozenset[int] = frozenset(),
     ) -> list[MatchTicket]:
         nonlocal calls
         calls += 1
         if calls == 2:
             raise RuntimeError("the disk is full")
-        return real_claim(database, league_id, limit, busy)
+        return real_claim(database, league_id, limit, busy, absent)
 
     monkeypatch.setattr(leagues, "claim_matches", failing_claim)
     seen = watch_to_the_end(db)
@@ -167,10 +171,15 @@ def test_admission_control_holds_matches_back_while_the_loop_lags(
         watching = asyncio.ensure_future(_collect(runner.watch("weekly", 4)))
         league_id = leagues.get_league(db, "weekly").id
         in_play = held = 0
+        held_for = held_total = 0.0
         for _ in range(40):  # watch it for a while under lag
             await asyncio.sleep(0.005)
             now_in_play, now_held = runner.live(league_id)
             in_play, held = max(in_play, now_in_play), max(held, now_held)
+            state = runner.state(league_id)
+            assert state.held_total_s >= state.held_for_s
+            held_for, held_total = max(held_for, state.held_for_s), max(held_total, state.held_total_s)
+        assert 0 < held_for <= held_total, "how long matches were held back, now and in all"
         lag.now_ms = 0.0  # the loop caught up
         seen = await asyncio.wait_for(watching, 30)
         await runner.stop()
@@ -181,6 +190,16 @@ def test_admission_control_holds_matches_back_while_the_loop_lags(
     assert seen[-1].reason == "finished"
     assert statuses(db)[MatchStatus.FINISHED] == 6
     assert admission.held_back == 0
+
+
+def test_the_lag_that_holds_matches_back_scales_with_the_decision_limit() -> None:
+    lag = SteerableLag()
+    lag.now_ms = 26.0  # what held a league to one match at a time for a whole run under 2 s
+    assert Admission(lag, decision_ms=2000).limit_ms == 100.0
+    assert Admission(lag, decision_ms=2000).allowed(4, league_in_play=1) == 4
+    assert Admission(lag, decision_ms=100).limit_ms == 20.0  # never below the floor
+    assert Admission(lag, decision_ms=100).allowed(4, league_in_play=1) == 0
+    assert Admission(lag, decision_ms=100).allowed(4, league_in_play=0) == 1, "no league starves"
 
 
 async def _collect(progress: object) -> list[Progress]:

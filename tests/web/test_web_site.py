@@ -159,6 +159,12 @@ def test_a_league_page_updates_itself_while_the_league_runs(site: dict[str, Any]
                     ahead[BOTS.index(mine["bot"])][BOTS.index(theirs["bot"])] += 1
     expected = [["—" if a == b else str(ahead[a][b]) for b in range(len(BOTS))] for a in range(len(BOTS))]
     assert cells == expected and played == 3
+    # How often each pair met (a round robin of 3 bots: each pair once), from the maintained rows.
+    met = browser.execute_script(
+        "return [...document.querySelectorAll('#meetings tbody tr')]"
+        ".map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent))"
+    )
+    assert met == [["—" if a == b else "1" for b in range(len(BOTS))] for a in range(len(BOTS))]
 
 
 def live(browser: Any) -> tuple[str, int]:

@@ -1,0 +1,211 @@
+"""A league's maintained matchmaking rows: who has played how much, at what rating, with whom.
+
+``leaguebot`` keeps, per entrant, the matches planned for it, a copy of its rating in the league's
+game, and whether it is away or has left; ``leaguepair`` keeps, per pair of entrants (a row each
+way), the matches planned with both, the group index of the last, and the rated matches they
+played together. They are updated in the transactions that change them: ``note_planned`` when
+matches are planned, ``note_rated`` in the one that records a match's result. So a continuous
+ladder's matchmaker (``DatabasePool``) reads a few rows by index per group, and its cost does not
+grow with the number of bots or of matches played.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Table, bindparam, false, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, SQLModel, col, select
+
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.models import Bot, League, LeagueBot, LeaguePair, Rating
+from kingmaker.ladder.ratings import settings_for
+from kingmaker.ladder.records import RatingChange
+from kingmaker.ladder.schedules import PlannedMatch
+from kingmaker.ladder.schedules.pool import Contender
+
+UPSERT_ROWS = 1_000
+"""Pair rows per INSERT (SQLite allows 32,766 parameters in one statement)."""
+
+
+class DatabasePool:
+    """The ``schedules.Pool`` of one league, read from its maintained rows in the caller's session."""
+
+    def __init__(self, session: Session, league_id: int) -> None:
+        self.session = session
+        self.league_id = league_id
+
+    def fewest_planned(self, limit: int) -> list[Contender]:
+        query = self._present().order_by(col(LeagueBot.planned), col(LeagueBot.bot_id)).limit(limit)
+        return self._contenders(query)
+
+    def nearest(self, bot: Contender, limit: int) -> list[Contender]:
+        # Two walks out from the seed's mu along the (league, mu) index, merged: at most 2 * limit rows.
+        present = self._present().where(LeagueBot.bot_id != bot.bot_id)
+        above = present.where(col(LeagueBot.mu) >= bot.mu).order_by(col(LeagueBot.mu), col(LeagueBot.bot_id))
+        below = present.where(col(LeagueBot.mu) < bot.mu).order_by(
+            col(LeagueBot.mu).desc(), col(LeagueBot.bot_id)
+        )
+        found = self._contenders(above.limit(limit)) + self._contenders(below.limit(limit))
+        return sorted(found, key=lambda c: (abs(c.mu - bot.mu), c.bot_id))[:limit]
+
+    def last_met(self, bot: int, others: Sequence[int]) -> dict[int, int]:
+        rows = self.session.exec(
+            select(LeaguePair.other_id, LeaguePair.last_group).where(
+                LeaguePair.league_id == self.league_id,
+                LeaguePair.bot_id == bot,
+                col(LeaguePair.other_id).in_(others),
+            )
+        ).all()
+        return dict(rows)
+
+    def _present(self) -> Any:
+        """The league's entrants that may be seated now, as (bot, planned, mu, sigma) rows."""
+        return (
+            select(LeagueBot.bot_id, LeagueBot.planned, LeagueBot.mu, LeagueBot.sigma)
+            .join(Bot, col(Bot.id) == col(LeagueBot.bot_id))
+            .where(
+                LeagueBot.league_id == self.league_id,
+                col(LeagueBot.away) == false(),  # (a left bot is away too): the indexes' second column
+                col(Bot.enabled).is_(True),
+                col(Bot.suspended_reason).is_(None),
+                col(Bot.retired_at).is_(None),
+            )
+        )
+
+    def _contenders(self, query: Any) -> list[Contender]:
+        return [Contender(*row) for row in self.session.exec(query).all()]
+
+
+def note_planned(session: Session, league_id: int, plan: Sequence[PlannedMatch]) -> None:
+    """Count newly planned matches in the league's rows (in the transaction that writes them)."""
+    if not plan:
+        return
+    counts = Counter(bot for planned in plan for bot in planned.bots)
+    entrants = _table(LeagueBot)
+    session.execute(  # one statement, run once per bot (executemany)
+        update(entrants)
+        .where(entrants.c.league_id == league_id, entrants.c.bot_id == bindparam("bot"))
+        .values(planned=entrants.c.planned + bindparam("matches")),
+        [{"bot": bot, "matches": matches} for bot, matches in sorted(counts.items())],
+    )
+    meetings: Counter[tuple[int, int]] = Counter()
+    last: dict[tuple[int, int], int] = {}
+    for planned in plan:
+        for key in itertools.permutations(planned.bots, 2):
+            meetings[key] += 1
+            last[key] = max(last.get(key, planned.group), planned.group)
+    rows = [
+        {"league_id": league_id, "bot_id": a, "other_id": b}
+        | {"planned": n, "last_group": last[a, b], "played": 0}
+        for (a, b), n in sorted(meetings.items())
+    ]
+    for start in range(0, len(rows), UPSERT_ROWS):
+        _upsert_pairs(session, rows[start : start + UPSERT_ROWS])
+
+
+def note_rated(session: Session, league_id: int | None, changes: Sequence[RatingChange]) -> None:
+    """A rated match changed these ratings: copy them to the bots' open ladder leagues of that game,
+    and count the meeting in its league's pair rows (in the transaction that records the result)."""
+    if not changes:
+        return
+    note_ratings(
+        session, changes[0].game, [(change.bot_id, change.mu_after, change.sigma_after) for change in changes]
+    )
+    if league_id is not None:
+        seated = [change.bot_id for change in changes]
+        pairs = _table(LeaguePair)
+        session.execute(
+            update(pairs)
+            .where(pairs.c.league_id == league_id, pairs.c.bot_id.in_(seated), pairs.c.other_id.in_(seated))
+            .values(played=pairs.c.played + 1)
+        )
+
+
+def note_ratings(session: Session, game: str, ratings: Sequence[tuple[int, float, float]]) -> None:
+    """These bots' ratings in ``game`` are now (bot id, mu, sigma): copy them to their open ladder
+    leagues of that game (after a rated match, or when a new version's rating starts again)."""
+    open_ladders = select(League.id).where(
+        League.game == game, League.format == "ladder", col(League.finished).is_(False)
+    )
+    entrants = _table(LeagueBot)
+    session.execute(  # by bot id, the order every result locks rows in
+        update(entrants)
+        .where(entrants.c.bot_id == bindparam("bot"))
+        .where(entrants.c.league_id.in_(open_ladders.scalar_subquery()))
+        .values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma")),
+        [{"bot": bot, "new_mu": mu, "new_sigma": sigma} for bot, mu, sigma in sorted(ratings)],
+    )
+
+
+@dataclass(frozen=True)
+class PairCount:
+    bot: str
+    other: str
+    planned: int
+    """Matches planned with both (waiting, running, finished or cancelled)."""
+    played: int
+    """Rated matches they played together."""
+
+
+def league_pairs(db: Database, league_id: int) -> list[PairCount]:
+    """How often each pair of the league's bots met, by bot names (one entry per pair)."""
+    with db.read() as session:
+        rows = session.exec(
+            select(LeaguePair.bot_id, LeaguePair.other_id, LeaguePair.planned, LeaguePair.played)
+            .where(LeaguePair.league_id == league_id, col(LeaguePair.bot_id) < col(LeaguePair.other_id))
+            .order_by(col(LeaguePair.bot_id), col(LeaguePair.other_id))
+        ).all()
+        ids = {bot for row in rows for bot in row[:2]}
+        names = dict(session.exec(select(Bot.id, Bot.name).where(col(Bot.id).in_(ids))).all())
+    return [PairCount(names[a], names[b], planned, played) for a, b, planned, played in rows]
+
+
+def _table(model: type[SQLModel]) -> Table:
+    """The model's Core table: bulk updates go through Core, not the ORM's by-key bulk mode."""
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+def _upsert_pairs(session: Session, rows: list[dict[str, int]]) -> None:
+    """Add planned meetings to pair rows, creating those that do not exist yet."""
+    dialect = session.get_bind().dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = insert(LeaguePair).values(rows)
+        session.execute(
+            statement.on_conflict_do_update(
+                index_elements=["league_id", "bot_id", "other_id"],
+                set_={
+                    "planned": col(LeaguePair.planned) + statement.excluded.planned,
+                    "last_group": statement.excluded.last_group,
+                },
+            )
+        )
+        return
+    for row in rows:  # any other database: read, then write
+        key = (row["league_id"], row["bot_id"], row["other_id"])
+        found = session.get(LeaguePair, key)
+        if found is None:
+            session.add(LeaguePair(**row))
+        else:
+            found.planned += row["planned"]
+            found.last_group = row["last_group"]
+            session.add(found)
+    session.flush()
+
+
+def new_entrant(session: Session, league: League, bot_id: int, position: int, planned: int = 0) -> LeagueBot:
+    """A league's row for a bot entering it, with its rating in the league's game copied."""
+    rating = session.exec(select(Rating).where(Rating.bot_id == bot_id, Rating.game == league.game)).first()
+    settings = settings_for(league.game)
+    mu, sigma = (rating.mu, rating.sigma) if rating is not None else (settings.mu, settings.sigma)
+    assert league.id is not None
+    return LeagueBot(
+        league_id=league.id, bot_id=bot_id, position=position, planned=planned, mu=mu, sigma=sigma
+    )
