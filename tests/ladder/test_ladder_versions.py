@@ -9,11 +9,11 @@ import pytest
 from ladder_support import TEST_GAME, snapshot
 from sqlmodel import select
 
-from kingmaker.ladder import bots, standings, versions
+from kingmaker.ladder import bots, leagues, standings, versions
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import create_match, finish_match, mark_running
-from kingmaker.ladder.models import Rating, RatingHistory, VersionStatus
+from kingmaker.ladder.models import LeagueBot, Rating, RatingHistory, VersionStatus
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.versions import WAITING_FOR_FIRST_VERSION
 
@@ -90,6 +90,34 @@ def test_a_new_version_moves_the_rating_by_the_games_policy(
     assert (now.sigma == pytest.approx(25 / 3)) is sigma_reset
     assert now.conservative == pytest.approx(now.mu - 3 * now.sigma)
     assert versions.get_version(db, "sub", 1).status == VersionStatus.RETIRED
+
+
+def test_a_new_versions_rating_is_what_a_running_ladder_matches_it_by(db: Database) -> None:
+    """The matchmaker reads each entrant's rating from its league row: a new version that starts
+    its rating again must start it there too, or the ladder seats it by its old version's."""
+    submitted(db, "sub")
+    bots.register_bot(db, "rival", [TEST_GAME])
+    league = leagues.create_league(db, "open", TEST_GAME, ["sub", "rival"], format="ladder", max_matches=50)
+    for _ in range(3):
+        play(db, ["sub", "rival"], [1, None])
+    assert entrant_rating(db, league.id, "sub") == pytest.approx(
+        (rating(db, "sub").mu, rating(db, "sub").sigma)
+    )
+    versions.set_ladder_policy(db, TEST_GAME, "reset")
+    submitted(db, "sub")
+    assert entrant_rating(db, league.id, "sub") == pytest.approx((25.0, 25 / 3))
+    assert entrant_rating(db, league.id, "rival") == pytest.approx(
+        (rating(db, "rival").mu, rating(db, "rival").sigma)
+    )
+
+
+def entrant_rating(db: Database, league_id: int, name: str) -> tuple[float, float]:
+    bot_id = bots.get_bot(db, name).id
+    with db.read() as session:
+        row = session.exec(
+            select(LeagueBot).where(LeagueBot.league_id == league_id, LeagueBot.bot_id == bot_id)
+        ).one()
+        return row.mu, row.sigma
 
 
 def test_matches_and_the_rating_history_record_the_version_that_played(db: Database) -> None:
