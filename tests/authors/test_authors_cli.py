@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots
+from kingmaker.ladder import bots, leagues
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 
@@ -141,3 +141,39 @@ def test_a_disabled_or_rotated_author_is_refused_at_once(
     assert run("bot", "add", "x", "-g", "kingdoms", "--server", server.address, "--token", new)[0] == 0
     listed = admin(server, "author", "list", "--json")
     assert {(a["name"], a["bots"]) for a in json.loads(listed)} == {("ann", 1), ("ben", 0)}
+
+
+def test_an_author_enters_and_withdraws_her_own_bot_in_a_ladder_and_no_other(
+    server: BackgroundServer, config: Path, two_authors: dict[str, str]
+) -> None:
+    db = server.server.db
+    bots.register_bot(db, "house-1", ["kingdoms"])
+    bots.register_bot(db, "house-2", ["kingdoms"])
+    leagues.create_league(db, "club", "kingdoms", ["house-1", "house-2"], format="ladder", max_matches=10)
+    for name in ("ann", "ben"):
+        code, _, err = run(
+            "bot",
+            "add",
+            f"{name}s-bot",
+            "-g",
+            "kingdoms",
+            "--server",
+            server.address,
+            "--token",
+            two_authors[name],
+        )
+        assert code == 0, err
+    run("login", "--server", server.address, "--token", two_authors["ann"])
+
+    code, out, err = run("league", "join", "club", "anns-bot")
+    assert code == 0, err
+    assert "anns-bot" in out
+    code, out, err = run("league", "join", "club", "bens-bot")
+    assert code != 0
+    assert "bens-bot" in err, "the refusal names the bot"
+    entrants = leagues.get_league(db, "club").bot_ids
+    assert bots.get_bot(db, "bens-bot").id not in entrants
+    assert bots.get_bot(db, "anns-bot").id in entrants
+    code, out, err = run("league", "leave", "club", "anns-bot")
+    assert code == 0, err
+    assert "left: anns-bot" in out
