@@ -44,6 +44,7 @@ from kingmaker.ladder.errors import (
 )
 from kingmaker.ladder.matches import create_match, mark_running, match_log
 from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.records import LeagueInfo
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.sdk.sprt import Sprt
 from kingmaker.server import duels
@@ -633,15 +634,19 @@ class AdminService(admin_pb2_grpc.AdminServicer):
     async def JoinLeague(
         self, request: admin_pb2.LeagueMemberRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
-        info = await asyncio.to_thread(membership.join_league, self.db, request.name, request.bot)
-        await self.league_runner.entrants_changed(info.id)
-        return await self._league(request.name)
+        return await self._change_entrants(membership.join_league, request)
 
     @permitted
     async def LeaveLeague(
         self, request: admin_pb2.LeagueMemberRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
-        info = await asyncio.to_thread(membership.leave_league, self.db, request.name, request.bot)
+        return await self._change_entrants(membership.leave_league, request)
+
+    async def _change_entrants(
+        self, change: Callable[[Database, str, str], LeagueInfo], request: admin_pb2.LeagueMemberRequest
+    ) -> admin_pb2.LeagueInfo:
+        """A bot joins or leaves a ladder league; a run of it plans with its new entrants."""
+        info = await asyncio.to_thread(change, self.db, request.name, request.bot)
         await self.league_runner.entrants_changed(info.id)
         return await self._league(request.name)
 

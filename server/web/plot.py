@@ -26,10 +26,12 @@ def rating_plot(points: list[dict[str, Any]], game: str) -> Markup:
     if y_high - y_low < 1:
         y_high = y_low + 1
 
+    def x_at(x: float) -> float:
+        return float(PAD + (x - x_low) / (x_high - x_low) * (WIDTH - 2 * PAD))
+
     def at(x: float, y: float) -> str:
-        px = PAD + (x - x_low) / (x_high - x_low) * (WIDTH - 2 * PAD)
         py = HEIGHT - PAD + (y_low - y) / (y_high - y_low) * (HEIGHT - 2 * PAD)
-        return f"{px:.1f},{py:.1f}"
+        return f"{x_at(x):.1f},{py:.1f}"
 
     band = " ".join(at(x, y) for x, y in zip(xs, highs, strict=True))
     band += " " + " ".join(at(x, y) for x, y in zip(reversed(xs), reversed(lows), strict=True))
@@ -51,10 +53,10 @@ def rating_plot(points: list[dict[str, Any]], game: str) -> Markup:
     # Where a new version started to play: a dashed line, labelled with the version.
     for before, point in itertools.pairwise(points):
         if point.get("version") is not None and point.get("version") != before.get("version"):
-            x = at(point["matches"], y_low).split(",")[0]
+            x = x_at(point["matches"])
             parts.append(
-                f'<line class="version-change" data-version="{point["version"]}" x1="{x}" y1="{PAD}" '
-                f'x2="{x}" y2="{HEIGHT - PAD}" stroke="#5cb85c" stroke-dasharray="4 3"/>'
+                f'<line class="version-change" data-version="{point["version"]}" x1="{x:.1f}" y1="{PAD}" '
+                f'x2="{x:.1f}" y2="{HEIGHT - PAD}" stroke="#5cb85c" stroke-dasharray="4 3"/>'
             )
-            parts.append(text(float(x) + 3, PAD + 10, f"v{point['version']}", 10))
+            parts.append(text(x + 3, PAD + 10, f"v{point['version']}", 10))
     return Markup(document(WIDTH, HEIGHT, parts, f"{game} rating history"))
