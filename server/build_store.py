@@ -95,7 +95,13 @@ class BuildStore:
             if target.is_dir():
                 return build_hash  # the same build was kept before
             _read_only(incoming)
-            os.replace(incoming, target)
+            try:
+                os.replace(incoming, target)
+            except OSError:
+                # Another writer kept the same folder first (two matches on one Ray node, or two
+                # nodes on one machine, unpack one build at once): theirs is ours.
+                if not target.is_dir():
+                    raise
             return build_hash
         finally:
             if incoming.exists():

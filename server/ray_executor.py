@@ -55,6 +55,8 @@ class _Host:
     busy: int = 0
     builds: set[str] = field(default_factory=set)
     """Built folders this host is known to have."""
+    sending: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while builds are sent: matches starting together send a folder once, not each."""
 
 
 class RayExecutor:
@@ -154,15 +156,17 @@ class RayExecutor:
 
     async def _send_builds(self, host: _Host, entrants: Sequence[Entrant]) -> None:
         """Give the host every built folder of this match it lacks (it caches them by hash)."""
-        for build_hash in {entrant.build_hash for entrant in entrants if entrant.build_hash}:
-            if build_hash in host.builds:
-                continue
-            if not await host.actor.has_build.remote(build_hash) and self.builds is not None:
-                packed = await asyncio.to_thread(self.builds.pack, build_hash)
-                await host.actor.add_build.remote(build_hash, packed)
-                self.sent_builds += 1
-                log.info("ray executor: sent the built folder %s to %s", build_hash[:12], host.where)
-            host.builds.add(build_hash)
+        wanted = {entrant.build_hash for entrant in entrants if entrant.build_hash} - host.builds
+        if not wanted:
+            return
+        async with host.sending:
+            for build_hash in sorted(wanted - host.builds):
+                if not await host.actor.has_build.remote(build_hash) and self.builds is not None:
+                    packed = await asyncio.to_thread(self.builds.pack, build_hash)
+                    await host.actor.add_build.remote(build_hash, packed)
+                    self.sent_builds += 1
+                    log.info("ray executor: sent the built folder %s to %s", build_hash[:12], host.where)
+                host.builds.add(build_hash)
 
     async def retire(self, bot_ids: set[int]) -> None:
         """Stop these bots' warm processes here and on every worker."""

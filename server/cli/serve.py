@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import signal
 import socket
@@ -125,8 +126,21 @@ def serve(
         max=bounds.WORKERS.high,
         help="With --executor ray: use at most this many worker nodes (0: all).",
     ),
+    log_level: str | None = typer.Option(
+        None,
+        "--log-level",
+        help="Print the server's log from this level on, with times: debug, info or warning "
+        "(without it: warnings and errors only, as plain lines).",
+        show_default=False,
+    ),
 ) -> None:
     """Start the referee server (loopback by default) and serve until Ctrl-C or SIGTERM."""
+    if log_level is not None:
+        if log_level.lower() not in LOG_LEVELS:
+            fail(f"--log-level {log_level!r}: choose one of {', '.join(LOG_LEVELS)}")
+        logging.basicConfig(
+            level=LOG_LEVELS[log_level.lower()], format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
     if executor is None:  # --workers alone means worker processes, even on one core
@@ -163,6 +177,9 @@ def serve(
     finally:
         if site_socket is not None:
             site_socket.close()
+
+
+LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING}
 
 
 def _website_socket(host: str, port: int) -> socket.socket:

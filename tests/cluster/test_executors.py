@@ -108,9 +108,10 @@ def test_an_unreachable_ray_head_is_one_clear_error() -> None:
         (["--executor", "ray"], "needs --ray-address"),
         (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "cannot join the Ray cluster"),
         (["--executor", "ray", "--ray-address", "nowhere"], "must be HOST:PORT"),
+        (["--log-level", "loud"], "--log-level 'loud': choose one of debug, info, warning"),
     ],
 )
-def test_serve_refuses_an_executor_it_cannot_run(
+def test_serve_refuses_an_executor_or_log_level_it_cannot_use(
     kingmaker_home: Path, tmp_path: Path, args: list[str], message: str
 ) -> None:
     database = tmp_path / "k.db"

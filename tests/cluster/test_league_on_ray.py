@@ -43,7 +43,7 @@ PATIENT = [
 class ClusterServer:
     """`kingmaker serve --executor ray` in the cluster's network namespace, on a Unix socket."""
 
-    def __init__(self, cluster: LocalRayCluster, folder: Path) -> None:
+    def __init__(self, cluster: LocalRayCluster, folder: Path, *options: str) -> None:
         self.socket = folder / "server.sock"
         self.database = folder / "league.db"
         self.address = f"unix:{self.socket}"
@@ -51,7 +51,7 @@ class ClusterServer:
         command = [
             sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
             "--database-url", f"sqlite:///{self.database}", "--admin-token", TOKEN,
-            "--concurrency", "4", "--executor", "ray", "--ray-address", cluster.address,
+            "--concurrency", "4", "--executor", "ray", "--ray-address", cluster.address, *options,
         ]  # fmt: skip
         environment = {**os.environ, "KINGMAKER_HOME": str(folder / "home")}
         with self.log.open("wb") as output:

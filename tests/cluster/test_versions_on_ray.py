@@ -4,6 +4,7 @@ and caches it by hash; the league's matches record the version that played."""
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import tempfile
 from pathlib import Path
@@ -35,7 +36,7 @@ run(Helped())
 def test_a_submitted_version_is_sent_to_each_node_once_and_plays_there(
     ray_cluster: LocalRayCluster, tmp_path: Path
 ) -> None:
-    server = ClusterServer(ray_cluster, tmp_path)
+    server = ClusterServer(ray_cluster, tmp_path, "--log-level", "info")
     try:
         for name in ("first", "second"):
             folder = tmp_path / name
@@ -78,3 +79,6 @@ def test_a_submitted_version_is_sent_to_each_node_once_and_plays_there(
     cache = Path(tempfile.gettempdir()) / f"kingmaker-builds-{os.getuid()}"
     built = [hash for (hash,) in rows(server.database, "SELECT build_hash FROM botversion")]
     assert len(built) == 2 and all((cache / build_hash / "helpers.py").is_file() for build_hash in built)
+    # Matches that start together on one node send a built folder to it once, not once each.
+    sent = re.findall(r"sent the built folder (\w+) to (\S+)", server.log.read_text())
+    assert sent and len(sent) == len(set(sent)), sent
