@@ -23,6 +23,7 @@ from kingmaker.games.registry import game_names
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.league_pool import level_with_the_field
 from kingmaker.ladder.models import (
     Author,
     Bot,
@@ -119,6 +120,9 @@ def set_enabled(db: Database, name: str, enabled: bool) -> BotInfo:
     with db.transaction() as session:
         bot = find_bot(session, name)
         _refuse_if_retired(bot)
+        assert bot.id is not None
+        if enabled and not bot.enabled:
+            level_with_the_field(session, bot.id)
         bot.enabled = enabled
         session.add(bot)
         if not enabled:
@@ -204,6 +208,8 @@ def reinstate(db: Database, name: str) -> BotInfo:
         _refuse_if_retired(bot)
         if bot.suspended_reason is None:
             raise InvalidRequestError(f"bot {name!r} is not suspended")
+        assert bot.id is not None
+        level_with_the_field(session, bot.id)
         bot.suspended_reason = None
         bot.suspended_stderr = None
         bot.suspended_at = None

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, bindparam, false, update
+from sqlalchemy import Table, bindparam, case, false, func, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, SQLModel, col, select
 
 from kingmaker.ladder.db import Database
@@ -30,6 +31,10 @@ from kingmaker.ladder.schedules.pool import Contender
 
 UPSERT_ROWS = 1_000
 """Pair rows per INSERT (SQLite allows 32,766 parameters in one statement)."""
+
+
+SEATABLE = (col(Bot.enabled).is_(True), col(Bot.suspended_reason).is_(None), col(Bot.retired_at).is_(None))
+"""What a bot must be for any schedule to seat it (joined with its ``bot`` row)."""
 
 
 class DatabasePool:
@@ -71,9 +76,7 @@ class DatabasePool:
             .where(
                 LeagueBot.league_id == self.league_id,
                 col(LeagueBot.away) == false(),  # (a left bot is away too): the indexes' second column
-                col(Bot.enabled).is_(True),
-                col(Bot.suspended_reason).is_(None),
-                col(Bot.retired_at).is_(None),
+                *SEATABLE,
             )
         )
 
@@ -139,6 +142,37 @@ def note_ratings(session: Session, game: str, ratings: Sequence[tuple[int, float
         .where(entrants.c.league_id.in_(open_ladders.scalar_subquery()))
         .values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma")),
         [{"bot": bot, "new_mu": mu, "new_sigma": sigma} for bot, mu, sigma in sorted(ratings)],
+    )
+
+
+def level_with_the_field(session: Session, bot_id: int) -> None:
+    """The bot may be seated again (enabled, reinstated, a version of it passed): in each open
+    ladder league it has not left, raise its count of planned matches to the fewest among the
+    bots present there, as for a bot that joins. Left behind, it would seed every match until it
+    caught up. One UPDATE of its own rows, the level computed in the database, so no league row is
+    locked: call it before changing the bot's row, the order a result takes (league rows, then
+    the bot's)."""
+    others = aliased(LeagueBot)
+    fewest = (
+        select(func.min(others.planned))
+        .join(Bot, col(Bot.id) == others.bot_id)
+        .where(
+            others.league_id == LeagueBot.league_id,
+            others.bot_id != bot_id,
+            others.away == false(),
+            *SEATABLE,
+        )
+        .scalar_subquery()
+    )
+    open_ladders = select(League.id).where(League.format == "ladder", col(League.finished).is_(False))
+    session.execute(
+        update(LeagueBot)
+        .where(
+            col(LeagueBot.bot_id) == bot_id,
+            col(LeagueBot.left_at).is_(None),
+            col(LeagueBot.league_id).in_(open_ladders.scalar_subquery()),
+        )
+        .values(planned=case((fewest > LeagueBot.planned, fewest), else_=LeagueBot.planned))
     )
 
 

@@ -24,7 +24,7 @@ from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.league_pool import note_ratings
+from kingmaker.ladder.league_pool import level_with_the_field, note_ratings
 from kingmaker.ladder.models import Author, Bot, BotVersion, LadderPolicy, Rating, VersionStatus, utc_now
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.ratings import conservative, settings_for
@@ -331,6 +331,8 @@ def set_ladder_policy(db: Database, game: str, new_version: str) -> str:
 
 def _activate(session: Session, bot: Bot, version: BotVersion) -> None:
     assert bot.id is not None
+    if bot.suspended_reason is not None:  # it plays again below: level with each ladder's field
+        level_with_the_field(session, bot.id)
     previous = bot.active_version
     if previous is not None and previous != version.number:
         old = session.exec(
