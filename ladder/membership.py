@@ -4,9 +4,9 @@ bot that is not connected is *away* (not scheduled, never faulted) until it come
 A bot that joins, comes back or rejoins starts level with the field: its count of planned matches
 is raised to the fewest among the bots present, so it is seeded soon, but does not play every match
 until it has caught up. (A bot enabled or reinstated is levelled the same way, in every ladder it
-is in at once: ``league_pool.level_with_the_field``.) One that leaves or goes away has its waiting matches cancelled (those in
-play finish and count); it stays listed in the league for its matches. Every change locks the
-league row first, as the league store does.
+is in at once: ``league_pool.level_with_the_field``.) One that leaves or goes away has its waiting
+matches cancelled (those in play finish and count); it stays listed in the league for its matches.
+Every change locks the league row first, as the league store does.
 """
 
 from __future__ import annotations
