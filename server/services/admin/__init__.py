@@ -1,0 +1,26 @@
+"""The Admin service the command line talks to, one part per area. Who may call what is
+``permissions.PERMISSIONS``.
+
+Each method translates: it checks the request, calls the ladder (in a worker thread, since the
+database is blocking) or the match machinery, and turns the answer into messages. Ladder
+errors become the matching gRPC status with the ladder's own sentence as details.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from kingmaker.server.services.admin.authors import AuthorRpcs
+from kingmaker.server.services.admin.bots import BotRpcs
+from kingmaker.server.services.admin.leagues import LeagueRpcs
+from kingmaker.server.services.admin.matches import MatchRpcs
+from kingmaker.server.services.admin.versions import VersionRpcs
+from kingmaker.v1 import admin_pb2_grpc
+
+
+class AdminService(MatchRpcs, BotRpcs, VersionRpcs, LeagueRpcs, AuthorRpcs, admin_pb2_grpc.AdminServicer):
+    """Every RPC of the Admin service (``proto/kingmaker/v1/admin.proto``)."""
+
+
+def new_admin_token() -> str:
+    return secrets.token_urlsafe(32)

@@ -1,0 +1,65 @@
+"""Authors: who the caller is, and the admin adding, listing, disabling and limiting authors."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kingmaker.ladder import authors, bounds
+from kingmaker.server.services import convert, validation
+from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
+from kingmaker.server.services.permissions import Role
+from kingmaker.v1 import admin_pb2
+
+
+class AuthorRpcs(AdminBase):
+    """Who the caller is, and the admin's management of authors."""
+
+    @permitted
+    async def WhoAmI(self, request: admin_pb2.WhoAmIRequest, context: Context) -> admin_pb2.WhoAmIResponse:
+        caller = CALLER.get()
+        response = admin_pb2.WhoAmIResponse(role=caller.role.value)
+        if caller.role is Role.AUTHOR:
+            author = await asyncio.to_thread(authors.get_author, self.db, caller.name)
+            response.author.CopyFrom(convert.author_message(author))
+        return response
+
+    @permitted
+    async def AddAuthor(
+        self, request: admin_pb2.AddAuthorRequest, context: Context
+    ) -> admin_pb2.AddAuthorResponse:
+        quota = request.bot_quota if request.HasField("bot_quota") else authors.DEFAULT_BOT_QUOTA
+        author, token = await asyncio.to_thread(authors.add_author, self.db, request.name, quota)
+        return admin_pb2.AddAuthorResponse(author=convert.author_message(author), token=token)
+
+    @permitted
+    async def ListAuthors(
+        self, request: admin_pb2.ListAuthorsRequest, context: Context
+    ) -> admin_pb2.ListAuthorsResponse:
+        limit = validation.page_size(request.limit, default=bounds.PAGE.high)
+        found = await asyncio.to_thread(authors.list_authors, self.db, limit + 1, request.page_token or None)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.ListAuthorsResponse(
+            authors=[convert.author_message(author) for author in page],
+            next_page_token=page[-1].name if more else "",
+        )
+
+    @permitted
+    async def SetAuthorEnabled(
+        self, request: admin_pb2.SetAuthorEnabledRequest, context: Context
+    ) -> admin_pb2.AuthorInfo:
+        author = await asyncio.to_thread(authors.set_author_enabled, self.db, request.name, request.enabled)
+        return convert.author_message(author)
+
+    @permitted
+    async def SetAuthorQuota(
+        self, request: admin_pb2.SetAuthorQuotaRequest, context: Context
+    ) -> admin_pb2.AuthorInfo:
+        author = await asyncio.to_thread(authors.set_bot_quota, self.db, request.name, request.bot_quota)
+        return convert.author_message(author)
+
+    @permitted
+    async def RotateAuthorToken(
+        self, request: admin_pb2.RotateAuthorTokenRequest, context: Context
+    ) -> admin_pb2.RotateAuthorTokenResponse:
+        token = await asyncio.to_thread(authors.rotate_author_token, self.db, request.name)
+        return admin_pb2.RotateAuthorTokenResponse(token=token)

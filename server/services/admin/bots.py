@@ -1,0 +1,191 @@
+"""Bots: registering, showing, enabling, changing and removing them, and their seat logs."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import grpc
+
+from kingmaker.ladder import bot_stats, bots, bounds, seat_logs
+from kingmaker.server.launcher import confinement
+from kingmaker.server.roster import Entrant
+from kingmaker.server.services import convert, validation
+from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
+from kingmaker.server.services.errors import abort
+from kingmaker.v1 import admin_pb2, arena_pb2
+
+
+class BotRpcs(AdminBase):
+    """Registering, showing, changing and removing bots, and their logs."""
+
+    @permitted
+    async def AddBot(self, request: admin_pb2.AddBotRequest, context: Context) -> admin_pb2.AddBotResponse:
+        caller = CALLER.get()
+        if (request.command or request.path) and not caller.is_admin:
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "an author adds a remote bot here (no command); a bot the server runs comes by "
+                "`kingmaker submit`, which builds its code in the jail",
+            )
+        if request.path:  # a bot folder on this machine: built and validated as a submission
+            assert self.submissions is not None
+            return await self.submissions.add_from_folder(request, context, author_id=None)
+        if request.check and request.command:
+            # Launch it before registering anything, so a bot that cannot start is not registered.
+            command = Entrant(
+                request.name, command=tuple(request.command), cwd=request.working_directory or None
+            )
+            ok, detail, tail = await self.roster.check(command)
+            if not ok:
+                await abort(
+                    context, grpc.StatusCode.FAILED_PRECONDITION, _check_failure(request.name, detail, tail)
+                )
+        bot, token = await asyncio.to_thread(
+            bots.register_bot,
+            self.db,
+            request.name,
+            list(request.games),
+            list(request.command) or None,
+            request.working_directory or None,
+            caller.author_id,
+        )
+        return admin_pb2.AddBotResponse(bot=convert.bot_message(bot), token=token)
+
+    @permitted
+    async def ListBots(
+        self, request: admin_pb2.ListBotsRequest, context: Context
+    ) -> admin_pb2.ListBotsResponse:
+        limit = validation.page_size(request.limit, default=bounds.PAGE.high)
+        after = request.page_token or None
+        found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None, limit + 1, after)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.ListBotsResponse(
+            bots=[
+                self._bot_for_caller(convert.bot_message(bot, self._connected(bot.id)), bot.author_id)
+                for bot in page
+            ],
+            next_page_token=page[-1].name if more else "",
+        )
+
+    @permitted
+    async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
+        connected = self._connected(bot.id)
+        message = (  # with its newest version, where the server takes submissions
+            await self.submissions.bot_message(bot, connected)
+            if self.submissions is not None
+            else convert.bot_message(bot, connected)
+        )
+        if bot.command is not None and self.roster.sandbox is not None:
+            message.confinement = confinement(self.roster.sandbox)
+        return self._bot_for_caller(message, bot.author_id)
+
+    @permitted
+    async def GetBotStats(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotStats:
+        record = await asyncio.to_thread(bot_stats.bot_record, self.db, request.name)
+        return convert.bot_stats(record)
+
+    @permitted
+    async def SetBotEnabled(
+        self, request: admin_pb2.SetBotEnabledRequest, context: Context
+    ) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.set_enabled, self.db, request.name, request.enabled)
+        if not bot.enabled:  # a disabled bot's open streams end now, not at their next match
+            for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was disabled")
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @permitted
+    async def RotateToken(
+        self, request: admin_pb2.RotateTokenRequest, context: Context
+    ) -> admin_pb2.RotateTokenResponse:
+        token = await asyncio.to_thread(bots.rotate_token, self.db, request.name)
+        bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
+        # Streams opened with the old token end now, not when they next disconnect. (Bots the
+        # server launched hold one-time launch tokens, untouched by this.)
+        for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+            if session.identity.launch_key is None:
+                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, "the bot's token was rotated")
+        return admin_pb2.RotateTokenResponse(token=token)
+
+    @permitted
+    async def CheckBot(
+        self, request: admin_pb2.CheckBotRequest, context: Context
+    ) -> admin_pb2.CheckBotResponse:
+        bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
+        if bot.command is None:
+            await abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"{bot.name} is a remote bot: it connects itself",
+            )
+        assert bot.command is not None
+        ok, detail, tail = await self.roster.check(
+            Entrant(bot.name, command=bot.command, cwd=bot.working_dir)
+        )
+        return admin_pb2.CheckBotResponse(ok=ok, detail=detail, stderr_tail=tail)
+
+    @permitted
+    async def ReinstateBot(
+        self, request: admin_pb2.ReinstateBotRequest, context: Context
+    ) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.reinstate, self.db, request.name)
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @permitted
+    async def EditBot(self, request: admin_pb2.EditBotRequest, context: Context) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(
+            functools.partial(
+                bots.edit_bot,
+                self.db,
+                request.name,
+                command=list(request.command.argv) if request.HasField("command") else None,
+                working_dir=request.working_directory if request.HasField("working_directory") else None,
+                games=list(request.games) or None,
+            )
+        )
+        # Processes kept from before run the old command: start afresh next time.
+        await self.roster.retire({bot.id})
+        return convert.bot_message(bot, self._connected(bot.id))
+
+    @permitted
+    async def RemoveBot(self, request: admin_pb2.RemoveBotRequest, context: Context) -> admin_pb2.BotInfo:
+        bot = await asyncio.to_thread(bots.retire_bot, self.db, request.name)
+        for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+            self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
+        await self.roster.retire({bot.id})
+        return convert.bot_message(bot)
+
+    @permitted
+    async def GetBotLogs(
+        self, request: admin_pb2.GetBotLogsRequest, context: Context
+    ) -> admin_pb2.GetBotLogsResponse:
+        await asyncio.to_thread(bots.get_bot, self.db, request.bot)  # NOT_FOUND for an unknown bot
+        if request.match_id:
+            match_id = validation.match_id(request.match_id)
+            found = await asyncio.to_thread(seat_logs.match_logs, self.db, match_id)
+            mine = [log for log in found if log.bot == request.bot]
+            return admin_pb2.GetBotLogsResponse(logs=[convert.seat_log_message(log) for log in mine])
+        limit = validation.page_size(request.limit, default=20)
+        before = validation.page_token_id(request.page_token)
+        found = await asyncio.to_thread(seat_logs.bot_logs, self.db, request.bot, limit + 1, before)
+        page, more = found[:limit], len(found) > limit
+        return admin_pb2.GetBotLogsResponse(
+            logs=[convert.seat_log_message(log) for log in page],
+            next_page_token=str(page[-1].match_id) if more else "",
+        )
+
+    def _bot_for_caller(self, message: admin_pb2.BotInfo, owner_id: int | None) -> admin_pb2.BotInfo:
+        """What the caller may see of a bot: its command, folder and stderr only if it is theirs."""
+        if not CALLER.get().owns(owner_id):
+            for private in ("command", "working_directory", "suspended_stderr", "confinement"):
+                message.ClearField(private)
+        return message
+
+
+def _check_failure(name: str, detail: str, stderr_tail: str) -> str:
+    lines = [line for line in stderr_tail.strip().splitlines() if line.strip()]
+    said = f"; its stderr ends: {lines[-1].strip()[:300]}" if lines else ""
+    return f"bot {name} did not start: {detail}{said} (register it anyway with --no-check)"
