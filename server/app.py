@@ -159,6 +159,11 @@ class KingmakerServer:
         self.home_lock.acquire()
         try:
             self.db: Database = open_database(url)
+            try:  # and one server per PostgreSQL database, whatever homes name it
+                self.home_lock.hold_database(self.db.engine)
+            except BaseException:
+                self.db.close()
+                raise
             self.admin_token = load_or_create_admin_token(config.admin_token)
         except BaseException:
             self.home_lock.release()

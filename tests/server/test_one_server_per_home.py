@@ -9,9 +9,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres_server import Databases
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.matches import create_match, mark_running
@@ -70,6 +74,64 @@ def test_two_homes_on_one_sqlite_database_are_one_server_too(tmp_path: Path) -> 
     assert second.returncode == 1
     assert f"is using the database {database}:" in second.stderr
     assert not (tmp_path / "two" / "admin-token").exists(), "nothing was made in the refused home"
+
+
+@pytest.fixture
+def postgres_url(postgres: Databases) -> Iterator[str]:
+    url = postgres.new_database()
+    yield url
+    postgres.give_back(url)
+
+
+def test_two_homes_on_one_postgresql_database_are_one_server_too(tmp_path: Path, postgres_url: str) -> None:
+    first = HomeLock(tmp_path / "one", postgres_url)
+    first.acquire()
+    engine = create_engine(postgres_url)
+    try:
+        first.hold_database(engine)
+        first.record("127.0.0.1:5000")
+        second = HomeLock(tmp_path / "two", postgres_url)
+        second.acquire()  # another home: that lock is free
+        with pytest.raises(HomeInUse) as refused:
+            second.hold_database(engine)
+        assert str(refused.value).startswith(
+            f"another kingmaker server (pid {os.getpid()}, listening on 127.0.0.1:5000) is using the "
+            "database postgresql"
+        )
+        assert "give this server a database of its own (--database-url)" in str(refused.value)
+        first.release()
+        second.hold_database(engine)  # free once its holder let go
+        second.release()
+    finally:
+        first.release()
+        engine.dispose()
+
+
+def test_a_second_server_on_a_postgresql_database_in_use_refuses_and_voids_nothing(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "one"))
+    first = BackgroundServer(ServerConfig(address="127.0.0.1:0", database_url=postgres_url))
+    try:
+        registered = first.run(_register(first))
+        ticket = create_match(first.server.db, "kingdoms", registered, seed=3)
+        mark_running(first.server.db, ticket.match_id)
+
+        second = serve_once(tmp_path / "two", "--database-url", postgres_url)
+
+        assert second.returncode == 1
+        said = [line for line in second.stderr.splitlines() if line.strip()]
+        assert (
+            len(said) == 1
+            and f"(pid {os.getpid()}, listening on {first.address}) is using the database" in said[0]
+        )
+        url = make_url(postgres_url)
+        assert url.render_as_string(hide_password=True) in said[0]
+        assert not url.password or str(url.password) not in said[0], "the password is not shown"
+        assert match_summary(first.server.db, ticket.match_id).status == MatchStatus.RUNNING
+        assert not (tmp_path / "two" / "admin-token").exists(), "nothing was made in the refused home"
+    finally:
+        first.stop()
 
 
 def test_the_home_is_free_again_once_its_server_stops_however_it_stops(
