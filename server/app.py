@@ -344,7 +344,9 @@ class KingmakerServer:
             raise ExecutorError("the ray executor needs --ray-address HOST:PORT (the Ray head)")
         from kingmaker.server.ray_executor import RayExecutor
 
-        executor = RayExecutor(config.ray_address, local, settings, config.ray_workers, self.builds)
+        executor = RayExecutor(
+            config.ray_address, local, settings, config.ray_workers, self.builds, live=self.live
+        )
         await executor.start()
         return executor
 

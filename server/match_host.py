@@ -8,12 +8,16 @@ does locally and returns its ``MatchReport``; the host never touches the databas
 class with no Ray in it: the executor wraps it as a Ray actor, one per worker node.
 
 Its matches publish to its own live hub; ``watch`` subscribes ``on_frame`` (the worker process's
-pipe to the server) to one of them, so the server's spectators see it (``process_executor``).
+pipe to the server) to one of them, so the server's spectators see it (``process_executor``). A
+Ray actor cannot call the server, so without ``on_frame`` the frames wait here until the server
+takes them (``take_frames``, which ``ray_executor`` calls while anyone watches).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import logging
 import os
 import shutil
@@ -41,6 +45,9 @@ from kingmaker.server.sessions import SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 log = logging.getLogger("kingmaker.server")
+
+KEPT_FRAMES = 10_000
+"""Frames kept for ``take_frames`` at most: if the server stops taking them, the oldest go."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,8 @@ class MatchHost:
         self.on_frame: Callable[[LiveFrame], None] | None = None
         """Where the frames of the matches the server watches go (the worker's pipe)."""
         self._watched: dict[str, Subscription] = {}
+        self._frames: collections.deque[LiveFrame] = collections.deque(maxlen=KEPT_FRAMES)
+        self._frames_came: asyncio.Event | None = None
         root = settings.build_root or os.path.join(tempfile.gettempdir(), f"kingmaker-builds-{os.getuid()}")
         self.builds = BuildStore(Path(root))
         """Built versions' folders: the server's own, or this node's cache of them."""
@@ -123,12 +132,30 @@ class MatchHost:
         return report
 
     def watch(self, match_id: str, on: bool) -> None:
-        """Send match ``match_id``'s frames to ``on_frame`` from now on (as it stands first), or stop."""
-        if on and match_id not in self._watched and self.on_frame is not None:
-            send = self.on_frame
+        """Send match ``match_id``'s frames to ``on_frame`` (or keep them for ``take_frames``) from
+        now on, as it stands first; or stop."""
+        if on and match_id not in self._watched:
+            send = self.on_frame or self._keep_frame
             self._watched[match_id] = self.live.subscribe(match_id, lambda stamp, frame: send(frame))
         elif not on and match_id in self._watched:
             self.live.unsubscribe(self._watched.pop(match_id))
+
+    async def take_frames(self, wait_s: float) -> list[LiveFrame]:
+        """The frames of watched matches kept since the last call, in order; waits up to
+        ``wait_s`` for one when none is kept (so the caller asks again at once, not on a timer)."""
+        if not self._frames and wait_s > 0:
+            came = self._frames_came = self._frames_came or asyncio.Event()
+            came.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(came.wait(), wait_s)
+        frames = list(self._frames)
+        self._frames.clear()
+        return frames
+
+    def _keep_frame(self, frame: LiveFrame) -> None:
+        self._frames.append(frame)
+        if self._frames_came is not None:
+            self._frames_came.set()
 
     async def has_build(self, build_hash: str) -> bool:
         """Whether this host has that built folder already (a Ray node keeps its cache)."""

@@ -16,6 +16,11 @@ times, and here when no worker is left, so a lost node does not lose a league. N
 attempt was written, and ``finish_match`` counts a match id once whatever happens, so a retried
 match is never counted twice. A node whose host died is not used again in this run (a node that
 comes back joins under a new id and gets a new host).
+
+Spectators: when the server's live hub gains a first watcher of a match a host plays, the host is
+told to ``watch`` it, and a task of the server's takes that host's frames (``take_frames``: a call
+that waits for the next frames, so they come as moves are made) into the hub, until nothing on
+that host is watched any more.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from kingmaker.games.api import OptionValue
 from kingmaker.server.build_store import BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
+from kingmaker.server.live import LiveHub
 from kingmaker.server.match_host import HostSettings, MatchHost
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.roster import Entrant
@@ -45,6 +51,8 @@ ATTEMPTS = 3
 REFRESH_S = 5.0
 """How often the executor looks for nodes that joined the cluster."""
 HOST_START_TIMEOUT_S = 120.0
+FRAMES_WAIT_S = 1.0
+"""How long one call for a host's frames waits for the next (a call answers as soon as one comes)."""
 
 
 @dataclass
@@ -57,6 +65,10 @@ class _Host:
     """Built folders this host is known to have."""
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while builds are sent: matches starting together send a folder once, not each."""
+    watched: set[str] = field(default_factory=set)
+    """Its matches whose frames the server's spectators want."""
+    frames: asyncio.Task[None] | None = None
+    """The task that takes its frames into the server's live hub, while any is watched."""
 
 
 class RayExecutor:
@@ -69,6 +81,7 @@ class RayExecutor:
         settings: HostSettings,
         max_hosts: int = 0,
         builds: BuildStore | None = None,
+        live: LiveHub | None = None,
     ) -> None:
         self.address = address
         self.max_hosts = max_hosts
@@ -88,6 +101,12 @@ class RayExecutor:
         self._refreshed_at = 0.0
         self._refreshing: asyncio.Lock | None = None
         self._ray: Any = None
+        self.live = live
+        self.playing: dict[str, _Host] = {}
+        """Matches in play on a host, by match id."""
+        self._orders: set[asyncio.Task[Any]] = set()
+        if live is not None:
+            live.on_watch = self._watch
 
     async def start(self) -> None:
         """Join the cluster as its driver and place a host on every worker node."""
@@ -137,8 +156,11 @@ class RayExecutor:
                 self.played_here += 1
                 return await self.local.play(game, entrants, seed, options, control, match_id)
             host.busy += 1
+            self.playing[match_id] = host
             try:
                 await self._send_builds(host, entrants)
+                if self.live is not None and match_id in self.live.watching:
+                    self._watch(match_id, True)
                 call = host.actor.play.remote(game, list(entrants), seed, dict(options), control, match_id)
                 report: MatchReport = await call
                 return report
@@ -152,6 +174,8 @@ class RayExecutor:
                 self._drop(host)
             finally:
                 host.busy -= 1
+                self._watch(match_id, False)
+                self.playing.pop(match_id, None)
         raise RuntimeError(f"match {match_id} was lost with {ATTEMPTS} workers in a row")
 
     async def _send_builds(self, host: _Host, entrants: Sequence[Entrant]) -> None:
@@ -168,6 +192,38 @@ class RayExecutor:
                     log.info("ray executor: sent the built folder %s to %s", build_hash[:12], host.where)
                 host.builds.add(build_hash)
 
+    def _watch(self, match_id: str, on: bool) -> None:
+        """Have the host playing ``match_id`` keep its frames for the server (or stop); the live
+        hub calls this when the match gains its first watcher or loses its last."""
+        host = self.playing.get(match_id)
+        if host is None or (match_id in host.watched) == on:
+            return
+        if on:
+            host.watched.add(match_id)
+        else:
+            host.watched.discard(match_id)
+        order = asyncio.create_task(_await(host.actor.watch.remote(match_id, on)))
+        self._orders.add(order)
+        order.add_done_callback(self._orders.discard)
+        order.add_done_callback(lambda done: done.cancelled() or done.exception())  # a lost host: fine
+        if on and (host.frames is None or host.frames.done()):
+            host.frames = asyncio.create_task(self._take_frames(host))
+
+    async def _take_frames(self, host: _Host) -> None:
+        """Bring the host's frames into the server's live hub while any of its matches is watched,
+        and once more after (the last frames of a match that just ended)."""
+        assert self.live is not None
+        try:
+            while True:
+                watching = bool(host.watched)
+                frames = await host.actor.take_frames.remote(FRAMES_WAIT_S if watching else 0.0)
+                for frame in frames:
+                    self.live.publish(frame)
+                if not watching and not frames:
+                    return
+        except Exception as error:  # the host is lost: its matches are played again elsewhere
+            log.info("ray executor: no more frames from %s: %s", host.where, type(error).__name__)
+
     async def retire(self, bot_ids: set[int]) -> None:
         """Stop these bots' warm processes here and on every worker."""
         await self.local.retire(bot_ids)
@@ -181,6 +237,9 @@ class RayExecutor:
             return
         hosts = list(self.hosts.values())
         self.hosts.clear()
+        for host in hosts:
+            if host.frames is not None:
+                host.frames.cancel()
         closing = [host.actor.close.remote() for host in hosts]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 30)

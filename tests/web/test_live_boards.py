@@ -14,14 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import PATIENT_BOT, events
+from web_support import PATIENT_BOT, events, spectator_views
 
-from kingmaker.games import serial
-from kingmaker.games.registry import get_game
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.matches import match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -89,19 +86,6 @@ def site(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mon
         yield running
     finally:
         running.stop()
-
-
-def spectator_views(db: Database, match_id: int) -> list[Any]:
-    """The spectator view after each decision of the stored match, by the engine."""
-    log = match_log(db, match_id)
-    game = get_game(log.game)
-    assert game.spectate is not None
-    state = game.new(2, log.seed, log.options)
-    views = [serial.to_data(game.spectate(state))]
-    for joint in log.actions:
-        state.apply({int(seat): serial.action_from_data(game.spec, data) for seat, data in joint.items()})
-        views.append(serial.to_data(game.spectate(state)))
-    return views
 
 
 def test_a_running_match_streams_its_public_board_as_moves_are_made(site: Site) -> None:

@@ -12,12 +12,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
+from kingmaker.games import serial
 from kingmaker.games.api import Action, Seat
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.matches import create_match, finish_match, mark_running
+from kingmaker.ladder.matches import create_match, finish_match, mark_running, match_log
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 
 CHROMIUM = "/usr/bin/chromium"
@@ -139,3 +141,16 @@ def start_chromium(width: int = 1280, height: int = 900, network_log: bool = Fal
     ):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def spectator_views(db: Database, match_id: int, players: int = 2) -> list[Any]:
+    """The spectator view after each decision of the stored match, by the engine."""
+    log = match_log(db, match_id)
+    game = get_game(log.game)
+    assert game.spectate is not None
+    state = game.new(players, log.seed, log.options)
+    views = [serial.to_data(game.spectate(state))]
+    for joint in log.actions:
+        state.apply({int(seat): serial.action_from_data(game.spec, data) for seat, data in joint.items()})
+        views.append(serial.to_data(game.spectate(state)))
+    return views
