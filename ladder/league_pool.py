@@ -150,8 +150,8 @@ def level_with_the_field(session: Session, bot_id: int) -> None:
     ladder league it has not left, raise its count of planned matches to the fewest among the
     bots present there, as for a bot that joins. Left behind, it would seed every match until it
     caught up. One UPDATE of its own rows, the level computed in the database, so no league row is
-    locked: call it before changing the bot's row, the order a result takes (league rows, then
-    the bot's)."""
+    locked. Call it after changing the bot's ratings and before changing the bot's row: a result
+    locks them in that order (ratings, these rows, the bot), and the same order cannot deadlock."""
     others = aliased(LeagueBot)
     fewest = (
         select(func.min(others.planned))

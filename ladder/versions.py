@@ -331,8 +331,6 @@ def set_ladder_policy(db: Database, game: str, new_version: str) -> str:
 
 def _activate(session: Session, bot: Bot, version: BotVersion) -> None:
     assert bot.id is not None
-    if bot.suspended_reason is not None:  # it plays again below: level with each ladder's field
-        level_with_the_field(session, bot.id)
     previous = bot.active_version
     if previous is not None and previous != version.number:
         old = session.exec(
@@ -343,6 +341,10 @@ def _activate(session: Session, bot: Bot, version: BotVersion) -> None:
             old.status_reason = f"replaced by version {version.number}"
             session.add(old)
         _apply_policy(session, bot.id)
+    if bot.suspended_reason is not None:
+        # It plays again (below): level with each ladder's field. After its ratings, before its
+        # row: the order in which a result locks them (ratings, ladder rows, the bot).
+        level_with_the_field(session, bot.id)
     version.status, version.status_reason, version.activated_at = VersionStatus.ACTIVE, None, utc_now()
     session.add(version)
     bot.active_version = version.number
