@@ -64,7 +64,7 @@ def register_bot(
             bot = new_bot(session, name, checked_games, token, author_id)
             bot.command, bot.working_dir = argv, working_dir
             if argv is not None:  # what it runs is its version 1
-                record_command_version(session, bot)
+                record_command_version(session, bot, argv, working_dir)
             info = bot_info(session, bot)
     except IntegrityError:
         # Another thread registered the same name between our check and our insert.
@@ -150,19 +150,17 @@ def edit_bot(
         bot = find_bot(session, name)
         _refuse_if_retired(bot)
         assert bot.id is not None
-        before = (bot.command, bot.working_dir)
-        if argv is not None:
-            bot.command = argv
-        if working_dir is not None:
-            if working_dir and bot.command is None:
-                raise InvalidRequestError("a working directory only makes sense for a managed bot")
-            bot.working_dir = working_dir or None
+        new_command = argv if argv is not None else bot.command
+        new_working_dir = bot.working_dir if working_dir is None else working_dir or None
+        if working_dir and new_command is None:
+            raise InvalidRequestError("a working directory only makes sense for a managed bot")
         if checked is not None:
             set_games(session, bot, checked)
-        session.add(bot)
         session.flush()
-        if bot.command is not None and (bot.command, bot.working_dir) != before:
-            record_command_version(session, bot)  # the old command stays as the previous version
+        if new_command is not None and (new_command, new_working_dir) != (bot.command, bot.working_dir):
+            # The old command stays as the previous version. The bot's row takes the new one as
+            # the version is activated, after its ratings moved (the order a result locks them).
+            record_command_version(session, bot, new_command, new_working_dir)
         return bot_info(session, bot)
 
 

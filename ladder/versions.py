@@ -127,17 +127,21 @@ def _submitted_to(session: Session, bot_name: str, author_id: int | None) -> Bot
     return bot
 
 
-def record_command_version(session: Session, bot: Bot) -> BotVersion:
+def record_command_version(
+    session: Session, bot: Bot, command: Sequence[str], working_dir: str | None
+) -> BotVersion:
     """The admin registered or changed a managed bot's command: that is a new version, active now
-    (inside the caller's transaction; the ratings follow the policy when it replaces another)."""
+    (inside the caller's transaction; the ratings follow the policy when it replaces another). The
+    bot's row takes the command when the version is activated, after its ratings moved: the order
+    in which a result locks them."""
     assert bot.id is not None
     version = BotVersion(
         bot_id=bot.id,
         number=_next_number(session, bot.id),
         status=VersionStatus.BUILDING,
         source="command",
-        command=list(bot.command or []),
-        working_dir=bot.working_dir,
+        command=list(command),
+        working_dir=working_dir,
         built_at=utc_now(),
     )
     session.add(version)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from database_fixtures import database_url, ladder_url, postgres  # noqa: F401  (SQLite and PostgreSQL)
+from database_fixtures import database_url, ladder_url, postgres, postgres_url  # noqa: F401  (SQLite and PostgreSQL)
 from hypothesis import settings
 
 from kingmaker.server.app import ServerConfig

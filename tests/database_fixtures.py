@@ -62,6 +62,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
+def postgres_url(postgres: Databases) -> Iterator[str]:
+    """A migrated, empty PostgreSQL database, for a test of PostgreSQL's own behaviour."""
+    url = postgres.new_database()
+    yield url
+    postgres.give_back(url)
+
+
+@pytest.fixture
 def ladder_url(database_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """``database_url``, also made the default of every server the test starts (through
     ``$KINGMAKER_DATABASE_URL``), so a server-level test runs on both databases."""

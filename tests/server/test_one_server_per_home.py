@@ -9,11 +9,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_server import Databases
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
@@ -74,13 +72,6 @@ def test_two_homes_on_one_sqlite_database_are_one_server_too(tmp_path: Path) -> 
     assert second.returncode == 1
     assert f"is using the database {database}:" in second.stderr
     assert not (tmp_path / "two" / "admin-token").exists(), "nothing was made in the refused home"
-
-
-@pytest.fixture
-def postgres_url(postgres: Databases) -> Iterator[str]:
-    url = postgres.new_database()
-    yield url
-    postgres.give_back(url)
 
 
 def test_two_homes_on_one_postgresql_database_are_one_server_too(tmp_path: Path, postgres_url: str) -> None:
