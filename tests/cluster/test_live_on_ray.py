@@ -23,14 +23,15 @@ pytestmark = pytest.mark.slow
 
 WEB_PORT = 8765
 """The website's port, in the cluster's own network namespace (nothing else listens there)."""
-# A random bot that thinks 30 ms per move: a Kingdoms match stays in play for several seconds.
+# A random bot that thinks 100 ms per move: a Kingdoms match stays in play for over ten seconds,
+# time enough for the reader to start in the namespace on a loaded machine.
 SLOW_BOT = (
     "import time\n"
     "from kingmaker.sample_bots.random_bot import RandomBot\n"
     "from kingmaker.sdk import run\n"
     "class Slow(RandomBot):\n"
     "    def act(self, request):\n"
-    "        time.sleep(0.03)\n"
+    "        time.sleep(0.1)\n"
     "        return super().act(request)\n"
     "run(Slow())\n"
 )
