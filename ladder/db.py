@@ -18,7 +18,9 @@ PostgreSQL (``postgresql://...``, driven by psycopg 3) is set up for several ser
 
 - a write transaction is READ COMMITTED, and every write that reads-then-writes shared rows locks
   them first (``SELECT ... FOR UPDATE``, in one order everywhere: league, match, ratings by bot id,
-  bots by id; see ``matches.finish_match``), so two matches of one bot finishing at once both count;
+  ladder rows (``leaguebot``), bots by id; see ``matches.finish_match``, and
+  ``tests/ladder/test_ladder_lock_order.py``, which checks every writer of a bot's rows against
+  it), so two matches of one bot finishing at once both count;
 - a read transaction is REPEATABLE READ and READ ONLY: one snapshot for the whole read (as SQLite's
   WAL gives), which under MVCC never blocks a writer nor waits for one;
 - a transaction that PostgreSQL still aborts as a deadlock or serialization failure is retried by
