@@ -105,7 +105,9 @@ class HomeLock:
                 if not connection.execute(
                     text("SELECT pg_try_advisory_lock(:key)"), {"key": DATABASE_LOCK_KEY}
                 ).scalar():
-                    where = engine.url.render_as_string(hide_password=True)
+                    # Named as a user writes it: no driver suffix, no password.
+                    url = engine.url
+                    where = url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
                     raise HomeInUse(
                         f"another kingmaker server ({_database_holder(connection)}) is using the database "
                         f"{where}: stop it first, or give this server a database of its own (--database-url)"
