@@ -103,7 +103,8 @@ class PostgresServer:
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def url(self, database: str = "postgres") -> str:
-        return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
+        # The form a user writes, and the one ``.ci/postgres`` gives: the server adds its driver.
+        return f"postgresql://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
 
     def log_tail(self, lines: int = 20) -> str:
         with contextlib.suppress(OSError):
