@@ -306,10 +306,8 @@ class Roster:
         """The open streams this remote bot connected itself (not ones the server launched)."""
         return [
             session
-            for session in self.pool.sessions
-            if session.identity.bot_id == entrant.bot_id
-            and session.identity.launch_key is None
-            and not session.closed.is_set()
+            for session in self.pool.sessions_of(entrant.bot_id)
+            if session.identity.launch_key is None and not session.closed.is_set()
         ]
 
     def _free_sessions(self, entrants: dict[int, Entrant], game: str) -> dict[int, BotSession]:

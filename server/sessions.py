@@ -329,6 +329,10 @@ class SessionPool:
             launched[1].set_result(session)
         self.notify()
 
+    def sessions_of(self, bot_id: int | None) -> list[BotSession]:
+        """This bot's open streams (a list: a caller may end them as it goes)."""
+        return [session for session in self.sessions if session.identity.bot_id == bot_id]
+
     def remove(self, session: BotSession) -> None:
         self.sessions.discard(session)
         session.finish()

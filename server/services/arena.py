@@ -122,7 +122,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
             text = "unknown or revoked token" if hello.token else "the hello has no token"
             raise Refusal(arena_pb2.ERROR_CODE_UNAUTHENTICATED, grpc.StatusCode.UNAUTHENTICATED, text)
         if identity.bot_id is not None and identity.launch_key is None:
-            open_streams = sum(1 for s in self.pool.sessions if s.identity.bot_id == identity.bot_id)
+            open_streams = len(self.pool.sessions_of(identity.bot_id))
             if open_streams >= self.max_connections_per_bot:
                 text = f"{identity.bot} already has {open_streams} connections, the most a bot may hold"
                 raise Refusal(

@@ -135,7 +135,7 @@ class AdminBase:
         return Caller(Role.AUTHOR, author.id, author.name)
 
     def _connected(self, bot_id: int) -> bool:
-        return any(session.identity.bot_id == bot_id for session in self.pool.sessions)
+        return bool(self.pool.sessions_of(bot_id))
 
     async def _owns(self, bot: str) -> bool:
         """Whether the caller may see this bot's private parts (its build log, its stderr)."""

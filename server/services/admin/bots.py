@@ -93,7 +93,7 @@ class BotRpcs(AdminBase):
     ) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.set_enabled, self.db, request.name, request.enabled)
         if not bot.enabled:  # a disabled bot's open streams end now, not at their next match
-            for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+            for session in self.pool.sessions_of(bot.id):
                 self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was disabled")
         return convert.bot_message(bot, self._connected(bot.id))
 
@@ -105,7 +105,7 @@ class BotRpcs(AdminBase):
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
         # Streams opened with the old token end now, not when they next disconnect. (Bots the
         # server launched hold one-time launch tokens, untouched by this.)
-        for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+        for session in self.pool.sessions_of(bot.id):
             if session.identity.launch_key is None:
                 self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, "the bot's token was rotated")
         return admin_pb2.RotateTokenResponse(token=token)
@@ -153,7 +153,7 @@ class BotRpcs(AdminBase):
     @permitted
     async def RemoveBot(self, request: admin_pb2.RemoveBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.retire_bot, self.db, request.name)
-        for session in [s for s in self.pool.sessions if s.identity.bot_id == bot.id]:
+        for session in self.pool.sessions_of(bot.id):
             self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
         await self.roster.retire({bot.id})
         return convert.bot_message(bot)
