@@ -78,7 +78,7 @@ class Database:
 
     @property
     def url(self) -> str:
-        return self.engine.url.render_as_string(hide_password=True)
+        return shown_url(self.engine.url)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -120,7 +120,7 @@ def open_database(
             database.upgrade()
         except DBAPIError as error:
             engine.dispose()
-            raise DatabaseUrlError(f"cannot use database {_shown(parsed)}: {_first_line(error)}") from None
+            raise DatabaseUrlError(f"cannot use database {shown_url(parsed)}: {_first_line(error)}") from None
     return database
 
 
@@ -171,12 +171,12 @@ def _sqlite_engine(url: URL, busy_timeout_s: float) -> Engine:
 def _check_sqlite_path(path: Path, url: URL) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise DatabaseUrlError(f"cannot open {_shown(url)}: folder {str(folder)!r} does not exist")
+        raise DatabaseUrlError(f"cannot open {shown_url(url)}: folder {str(folder)!r} does not exist")
     if path.is_dir():
-        raise DatabaseUrlError(f"cannot open {_shown(url)}: {str(path)!r} is a folder")
+        raise DatabaseUrlError(f"cannot open {shown_url(url)}: {str(path)!r} is a folder")
     target = path if path.exists() else folder
     if not os.access(target, os.W_OK):
-        raise DatabaseUrlError(f"cannot open {_shown(url)}: {str(target)!r} is not writable")
+        raise DatabaseUrlError(f"cannot open {shown_url(url)}: {str(target)!r} is not writable")
 
 
 def _configure_sqlite_connection(busy_timeout_s: float, dbapi_connection: Any, _record: Any) -> None:
@@ -207,17 +207,18 @@ def _server_engine(url: URL) -> Engine:
             f"no driver for {url.drivername!r} is installed ({_first_line(error)})"
         ) from None
     except ArgumentError as error:
-        raise DatabaseUrlError(f"bad database URL {_shown(url)}: {_first_line(error)}") from None
+        raise DatabaseUrlError(f"bad database URL {shown_url(url)}: {_first_line(error)}") from None
     try:
         with engine.connect():
             pass
     except DBAPIError as error:
         engine.dispose()
-        raise DatabaseUrlError(f"cannot connect to {_shown(url)}: {_first_line(error)}") from None
+        raise DatabaseUrlError(f"cannot connect to {shown_url(url)}: {_first_line(error)}") from None
     return engine
 
 
-def _shown(url: URL) -> str:
+def shown_url(url: URL) -> str:
+    """A database URL as kingmaker shows it everywhere (start line, errors, refusals): password hidden."""
     return url.render_as_string(hide_password=True)
 
 

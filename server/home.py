@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
+from kingmaker.ladder.db import shown_url
 from kingmaker.server.locations import home_lock_path
 
 LOCK_NAME = home_lock_path().name
@@ -105,12 +106,10 @@ class HomeLock:
                 if not connection.execute(
                     text("SELECT pg_try_advisory_lock(:key)"), {"key": DATABASE_LOCK_KEY}
                 ).scalar():
-                    # Named as a user writes it: no driver suffix, no password.
-                    url = engine.url
-                    where = url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
                     raise HomeInUse(
                         f"another kingmaker server ({_database_holder(connection)}) is using the database "
-                        f"{where}: stop it first, or give this server a database of its own (--database-url)"
+                        f"{shown_url(engine.url)}: stop it first, "
+                        "or give this server a database of its own (--database-url)"
                     )
             except BaseException:
                 connection.close()
