@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import inspect, text
+from sqlmodel import select
 
 from kingmaker.games.api import Game, GameSpec, OptionSpec
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.db import Database
+from kingmaker.ladder.models import Bot
 from kingmaker.ladder.records import BotInfo
 
 TEST_GAME = "dice_duel"
@@ -56,6 +58,14 @@ DICE_DUEL = Game(
 def make_bots(db: Database, count: int, game: str = TEST_GAME, first: int = 0) -> list[BotInfo]:
     """``count`` remote bots named bot0, bot1, ... (from bot``first``) that play ``game``."""
     return [register_bot(db, f"bot{i}", [game])[0] for i in range(first, first + count)]
+
+
+def suspend(db: Database, name: str) -> None:
+    """Suspend a bot as its faults would (without the matches that make them)."""
+    with db.transaction() as session:
+        bot = session.exec(select(Bot).where(Bot.name == name)).one()
+        bot.suspended_reason = "suspended after 3 faults in its last 5 matches"
+        session.add(bot)
 
 
 def snapshot(db: Database) -> dict[str, list[tuple[Any, ...]]]:

@@ -12,15 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from ladder_support import TEST_GAME, make_bots
+from ladder_support import TEST_GAME, make_bots, suspend
 from sqlalchemy import event
-from sqlmodel import select
 
-from kingmaker.ladder.bots import edit_bot, register_bot, reinstate, set_enabled
+from kingmaker.ladder.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.leagues import create_league
 from kingmaker.ladder.matches import create_match, finish_match, mark_running
-from kingmaker.ladder.models import Bot
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 
@@ -63,7 +61,7 @@ def test_every_writer_of_a_bots_rows_takes_them_in_the_order_a_result_does(pg: D
     (other,) = make_bots(pg, 1)
     register_bot(pg, "managed", [TEST_GAME], command=["python3", "old.py"])
     create_league(pg, "open", TEST_GAME, ["managed", other.name], format="ladder", seed=1)
-    managed = pg_bot(pg, "managed")
+    managed = get_bot(pg, "managed").id
     ticket = create_match(pg, TEST_GAME, ["managed", other.name], seed=2)
     mark_running(pg, ticket.match_id)
     crashed = MatchOutcome(
@@ -88,17 +86,3 @@ def test_every_writer_of_a_bots_rows_takes_them_in_the_order_a_result_does(pg: D
     )
     assert orders["new command, suspended"] == ["rating", "leaguebot", "bot"], orders
     assert {name: order for name, order in orders.items() if not consistent(order, result)} == {}
-
-
-def pg_bot(db: Database, name: str) -> int:
-    with db.read() as session:
-        bot_id = session.exec(select(Bot.id).where(Bot.name == name)).one()
-    assert bot_id is not None
-    return bot_id
-
-
-def suspend(db: Database, name: str) -> None:
-    with db.transaction() as session:
-        bot = session.exec(select(Bot).where(Bot.name == name)).one()
-        bot.suspended_reason = "suspended after 3 faults in its last 5 matches"
-        session.add(bot)

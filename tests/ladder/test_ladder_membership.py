@@ -4,7 +4,7 @@ one clear line and change nothing."""
 from __future__ import annotations
 
 import pytest
-from ladder_support import TEST_GAME, make_bots, snapshot
+from ladder_support import TEST_GAME, make_bots, snapshot, suspend
 from sqlmodel import select
 
 from kingmaker.ladder.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
@@ -12,7 +12,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.leagues import claim_matches, create_league, get_league, next_matches, stop_league
 from kingmaker.ladder.membership import join_league, leave_league, mark_presence, remote_entrants
-from kingmaker.ladder.models import Bot, LeagueBot, Match, MatchStatus
+from kingmaker.ladder.models import LeagueBot, Match, MatchStatus
 
 
 def planned(db: Database, league_id: int) -> dict[int, int]:
@@ -68,13 +68,6 @@ def test_an_away_bot_has_its_waiting_matches_cancelled_and_comes_back_level(db: 
     assert counts[away] == min(counts[b.id] for b in bots[1:]), "back level with the field"
     assert get_league(db, "open").away_ids == ()
     assert waiting_with(db, league.id, away) > 0
-
-
-def suspend(db: Database, name: str) -> None:
-    with db.transaction() as session:
-        bot = session.exec(select(Bot).where(Bot.name == name)).one()
-        bot.suspended_reason = "suspended after 3 faults in its last 5 matches"
-        session.add(bot)
 
 
 @pytest.mark.parametrize("absence", ["disabled", "suspended"])
