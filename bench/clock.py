@@ -18,7 +18,7 @@ from table import Row, Spread
 
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.deadlines import TimeControl

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from table import Row, alternate
 
-from kingmaker.ladder import bots, leagues
+from kingmaker.ladder import bots, league_lifecycle, leagues
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -73,7 +73,7 @@ class RemoteLadder:
         before, started = self.finished(), time.perf_counter()
         time.sleep(seconds)
         done, elapsed = self.finished() - before, time.perf_counter() - started
-        leagues.pause_league(self.server.server.db, "ladder")
+        league_lifecycle.pause_league(self.server.server.db, "ladder")
         while leagues.league_progress(self.server.server.db, self.league_id)[MatchStatus.RUNNING]:
             time.sleep(0.1)
         return 60 * done / elapsed

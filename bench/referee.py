@@ -36,7 +36,7 @@ import grpc
 from table import Row, alternate
 
 from kingmaker.ladder import bots, history, leagues
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.executors import usable_cores

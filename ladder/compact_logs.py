@@ -10,7 +10,7 @@ per million matches. Each column now holds a ``kingmaker.storage.v1`` message (r
   per-seat think times are derived rather than stored twice;
 - digests: the first ``DIGEST_BYTES`` bytes of each observation's digest, packed.
 
-``pack_*`` and ``unpack_*`` are inverses on the shapes ``ladder.matches.match_log`` returns
+``pack_*`` and ``unpack_*`` are inverses on the shapes ``ladder.match_reads.match_log`` returns
 (``records.MatchOutcome`` says what they hold), exactly, except that digests are shortened:
 whatever does not fit the compact fields exactly is kept as JSON text in the same message.
 """

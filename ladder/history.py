@@ -11,7 +11,7 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder.compact_logs import unpack_timings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.matches import SeatRecord, seat_record
+from kingmaker.ladder.match_reads import SeatRecord, seat_record
 from kingmaker.ladder.models import Bot, League, Match, MatchLog, MatchSeat
 from kingmaker.ladder.think_times import THINK_KEY, ThinkTime, seat_samples, summarise
 

@@ -34,18 +34,13 @@ from sqlmodel import Session, col, select
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder import bounds
 from kingmaker.ladder.db import Database, retrying
+from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.league_pool import DatabasePool, new_entrant, note_planned
-from kingmaker.ladder.matches import (
-    check_game_setup,
-    close_league_if_done,
-    lock_league,
-    schedule_match,
-    ticket,
-)
+from kingmaker.ladder.match_setup import check_game_setup
+from kingmaker.ladder.matches import close_league_if_done, lock_league, schedule_match, ticket
 from kingmaker.ladder.models import (
     Bot,
-    BotGame,
     League,
     LeagueBot,
     Match,
@@ -178,7 +173,7 @@ def next_matches(db: Database, league_id: int, limit: int = 1) -> list[MatchTick
 
 def _next_matches(db: Database, league_id: int, limit: int) -> list[MatchTicket]:
     with db.transaction() as session:
-        league = _league(session, league_id, lock=True)
+        league = league_row(session, league_id, lock=True)
         waiting = _next_waiting(session, league, limit)
         if not waiting:
             _close_if_done(session, league)
@@ -204,7 +199,7 @@ def _claim_matches(
     db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int]
 ) -> list[MatchTicket]:
     with db.transaction() as session:
-        league = _league(session, league_id, lock=True)
+        league = league_row(session, league_id, lock=True)
         if league.paused or league.finished:
             return []
         _plan_ahead(session, league, limit)
@@ -330,64 +325,6 @@ def _close_if_done(session: Session, league: League) -> None:
         close_league_if_done(session, league.id)
 
 
-def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:
-    """A run of the league is starting (or joined): it is no longer paused, and it keeps the
-    concurrency it is given (0 keeps the one it had)."""
-    with db.transaction() as session:
-        league = league_by_name(session, name, lock=True)
-        league.paused = False
-        if concurrency:
-            league.concurrency = concurrency
-        session.add(league)
-        session.flush()
-        return league_info(session, league)
-
-
-def pause_league(db: Database, name: str) -> LeagueInfo:
-    """Start no new match of the league (those in play finish) until it is run again."""
-    with db.transaction() as session:
-        league = league_by_name(session, name, lock=True)
-        if league.finished:
-            raise InvalidRequestError(f"league {name!r} is finished")
-        league.paused = True
-        league.status_reason = "paused by an admin; `league resume` carries on"
-        session.add(league)
-        session.flush()
-        return league_info(session, league)
-
-
-def stop_league(db: Database, name: str) -> LeagueInfo:
-    """End the league for good: its waiting matches are cancelled (those in play finish and are
-    rated), and it is finished. This is how a continuous ladder league ends."""
-    with db.transaction() as session:
-        league = league_by_name(session, name, lock=True)
-        if league.finished:
-            raise InvalidRequestError(f"league {name!r} is finished already")
-        waiting = session.exec(
-            select(Match).where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
-        ).all()
-        for match in waiting:
-            match.status = MatchStatus.CANCELLED
-            match.status_reason = "the league was stopped"
-            session.add(match)
-        league.finished = True
-        league.paused = False
-        league.status_reason = f"stopped by an admin ({len(waiting)} waiting matches cancelled)"
-        session.add(league)
-        session.flush()
-        return league_info(session, league)
-
-
-def end_league(db: Database, league_id: int, reason: str) -> None:
-    """Record why the league stopped (its runner failed, or an admin stopped it); what has not
-    started is left scheduled, so running the league again carries on from there."""
-    with db.transaction() as session:
-        league = _league(session, league_id, lock=True)
-        if not league.paused:  # a pause says why itself
-            league.status_reason = reason
-        session.add(league)
-
-
 def _inactive_seat(session: Session, match: Match) -> str | None:
     """Why this match cannot start (one of its bots is disabled or suspended), or None."""
     bot = session.exec(
@@ -403,102 +340,14 @@ def _inactive_seat(session: Session, match: Match) -> str | None:
     return f"bot {bot.name} was {'disabled' if not bot.enabled else 'suspended'}"
 
 
-def resume_league(db: Database, league_id: int) -> int:
-    """After a crash: put the league's interrupted (running) matches back to scheduled so they
-    replay from scratch; finished ones are left alone. Returns how many were reset."""
-    with db.transaction() as session:
-        _league(session, league_id, lock=True)
-        running = session.exec(
-            select(Match).where(Match.league_id == league_id, Match.status == MatchStatus.RUNNING)
-        ).all()
-        for match in running:
-            match.status = MatchStatus.SCHEDULED
-            match.started_at = None
-            match.status_reason = "reset after an interrupted run"
-            session.add(match)
-        return len(running)
-
-
 def league_progress(db: Database, league_id: int) -> dict[str, int]:
     """How many of the league's matches are in each status."""
     with db.read() as session:
-        _league(session, league_id)
+        league_row(session, league_id)
         rows = session.exec(
             select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
         ).all()
     return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
-
-
-def rerun_league(db: Database, league_id: int, new_name: str) -> LeagueInfo:
-    """A new league that replays the planned matches of ``league_id``: same seeds, same seats."""
-    check_name("league", new_name)
-    with db.transaction() as session:
-        old = _league(session, league_id)
-        if session.exec(select(League.id).where(League.name == new_name)).first() is not None:
-            raise ConflictError(f"a league named {new_name!r} already exists")
-        originals = session.exec(
-            select(Match)
-            .where(Match.league_id == league_id, col(Match.replay_of).is_(None))
-            .order_by(col(Match.ordinal))
-        ).all()
-        settings = dict(old.settings)
-        if old.format == "ladder":
-            # Matchmaking depends on results; the re-run plays exactly the recorded plan.
-            settings["max_matches"] = len(originals)
-        league = League(
-            name=new_name,
-            game=old.game,
-            format=old.format,
-            players=old.players,
-            seed=old.seed,
-            duplicate=old.duplicate,
-            options=dict(old.options),
-            settings=settings,
-            groups_planned=old.groups_planned,
-            matches_planned=len(originals),
-        )
-        session.add(league)
-        session.flush()
-        assert league.id is not None
-        for entry in session.exec(select(LeagueBot).where(LeagueBot.league_id == league_id)).all():
-            session.add(new_entrant(session, league, entry.bot_id, entry.position))
-        plan = []
-        for match in originals:
-            bot_ids = ticket(session, match).bot_ids
-            schedule_match(
-                session,
-                game=match.game,
-                seed=match.seed,
-                options=match.options,
-                bot_ids=bot_ids,
-                league_id=league.id,
-                ordinal=match.ordinal,
-                duplicate_group=match.duplicate_group,
-            )
-            group = match.ordinal if match.duplicate_group is None else match.duplicate_group
-            plan.append(PlannedMatch(match.ordinal, bot_ids, match.seed, group, match.duplicate_group))
-        note_planned(session, league.id, plan)
-        return league_info(session, league)
-
-
-def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[Bot]:
-    """The named bots, in order, checked to exist, be active and play ``game``."""
-    found: list[Bot] = []
-    for name in names:
-        bot = session.exec(select(Bot).where(Bot.name == name)).first()
-        if bot is None:
-            raise NotFoundError(f"no bot named {name!r}")
-        if bot.retired_at is not None:
-            raise InvalidRequestError(f"bot {name!r} was removed")
-        if not bot.enabled:
-            raise InvalidRequestError(f"bot {name!r} is disabled")
-        if bot.suspended_reason is not None:
-            raise InvalidRequestError(f"bot {name!r} is suspended: {bot.suspended_reason}")
-        plays = session.exec(select(BotGame).where(BotGame.bot_id == bot.id, BotGame.game == game)).first()
-        if plays is None:
-            raise InvalidRequestError(f"bot {name!r} does not play {game}")
-        found.append(bot)
-    return found
 
 
 def _fixed_schedule(league: League, bot_ids: list[int]) -> FixedSchedule | None:
@@ -603,7 +452,7 @@ def _waiting_count(session: Session, league_id: int) -> int:
     ).one()
 
 
-def _league(session: Session, league_id: int, lock: bool = False) -> League:
+def league_row(session: Session, league_id: int, lock: bool = False) -> League:
     league = lock_league(session, league_id) if lock else session.get(League, league_id)
     if league is None:
         raise NotFoundError(f"no league {league_id}")
@@ -614,7 +463,7 @@ def league_by_name(session: Session, name: str, lock: bool = False) -> League:
     league = session.exec(select(League).where(League.name == name)).first()
     if league is None:
         raise NotFoundError(f"no league named {name!r}")
-    return _league(session, league.id or 0, lock=True) if lock else league
+    return league_row(session, league.id or 0, lock=True) if lock else league
 
 
 def league_info(session: Session, league: League) -> LeagueInfo:

@@ -16,7 +16,7 @@
 5. If no seat played (every seat ended by its own bot's fault), the match is *finished* but not
    rated: the faults are recorded and count toward suspension, but nobody wins anything.
 
-After a crash, ``leagues.resume_league`` puts *running* matches back to *scheduled*; they replay
+After a crash, ``league_lifecycle.resume_league`` puts *running* matches back to *scheduled*; they replay
 from scratch because nothing of them was written but their plan. ``void_interrupted_one_offs``
 voids the one-off matches a dead server left behind.
 """
@@ -24,23 +24,16 @@ voids the one-off matches a dead server left behind.
 from __future__ import annotations
 
 import itertools
-import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from kingmaker.games.api import OptionsError, OptionValue
-from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.games.api import OptionValue
 from kingmaker.ladder.compact_logs import (
     pack_actions,
     pack_digests,
     pack_timings,
-    unpack_actions,
-    unpack_digests,
-    unpack_timings,
 )
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
@@ -67,160 +60,10 @@ from kingmaker.ladder.records import (
     RatingChange,
     SeatOutcome,
 )
-from kingmaker.ladder.schedules.base import SEED_BITS
 from kingmaker.ladder.seat_logs import drop_old_stderr, seat_log
 
 MAX_TRIES = 3
 """How many times a league match is played when the server keeps failing it (then it stays void)."""
-
-
-@dataclass(frozen=True)
-class SeatRecord:
-    seat: int
-    bot_id: int
-    score: int | None
-    game_rank: int | None
-    rank: int | None
-    strikes: int | None
-    end_reason: EndReason | None
-    detail: str | None
-    stderr_tail: str | None
-    version: int | None = None
-
-
-@dataclass(frozen=True)
-class MatchLogRecord:
-    """What a replay needs: ``serial.action_from_data(spec, data)`` decodes each action."""
-
-    match_id: int
-    game: str
-    rules_edition: str
-    seed: int
-    options: dict[str, OptionValue]
-    actions: list[dict[str, Any]]
-    digests: list[list[str]]
-    timings: dict[str, Any]
-
-
-def check_game_setup(
-    game: str, players: int, options: Mapping[str, OptionValue] | None
-) -> dict[str, OptionValue]:
-    """The game's options with defaults filled in, or ``InvalidRequestError`` saying what is wrong."""
-    try:
-        engine = get_game(game)
-        if not engine.spec.min_players <= players <= engine.spec.max_players:
-            spec = engine.spec
-            raise InvalidRequestError(
-                f"{game} is for {spec.min_players} to {spec.max_players} players, not {players}"
-            )
-        return engine.resolve_options(options or {})
-    except (UnknownGameError, OptionsError) as error:
-        raise InvalidRequestError(str(error)) from None
-
-
-def schedule_match(
-    session: Session,
-    *,
-    game: str,
-    seed: int,
-    options: Mapping[str, OptionValue],
-    bot_ids: Sequence[int],
-    league_id: int | None = None,
-    ordinal: int = 0,
-    duplicate_group: int | None = None,
-    replay_of: int | None = None,
-) -> Match:
-    """Write a scheduled match and its seats (inside the caller's transaction)."""
-    if len(set(bot_ids)) != len(bot_ids):
-        raise InvalidRequestError("a bot may take only one seat in a match")
-    match = Match(
-        league_id=league_id,
-        ordinal=ordinal,
-        game=game,
-        players=len(bot_ids),
-        seed=seed,
-        options=dict(options),
-        duplicate_group=duplicate_group,
-        replay_of=replay_of,
-    )
-    session.add(match)
-    session.flush()
-    assert match.id is not None
-    for seat, bot_id in enumerate(bot_ids):
-        session.add(MatchSeat(match_id=match.id, seat=seat, bot_id=bot_id))
-    session.flush()
-    return match
-
-
-def create_match(
-    db: Database,
-    game: str,
-    bot_names: Sequence[str],
-    seed: int | None = None,
-    options: Mapping[str, OptionValue] | None = None,
-    unrated: str | None = None,
-) -> MatchTicket:
-    """A one-off match outside any league (seat i is ``bot_names[i]``); ``unrated``: recorded but
-    rating nobody, for the reason given (a sentence)."""
-    from kingmaker.ladder.leagues import active_bots_for
-
-    resolved = check_game_setup(game, len(bot_names), options)
-    if seed is None:
-        seed = secrets.randbits(SEED_BITS)
-    with db.transaction() as session:
-        bots = active_bots_for(session, game, bot_names)
-        match = schedule_match(
-            session, game=game, seed=seed, options=resolved, bot_ids=[bot.id or 0 for bot in bots]
-        )
-        if unrated is not None:
-            match.rated, match.status_reason = False, unrated
-            session.add(match)
-        return ticket(session, match)
-
-
-def get_match(db: Database, match_id: int) -> MatchTicket:
-    with db.read() as session:
-        return ticket(session, _match(session, match_id))
-
-
-def match_seats(db: Database, match_id: int) -> list[SeatRecord]:
-    """The seats of a match with whatever results are recorded (none before it finishes)."""
-    with db.read() as session:
-        _match(session, match_id)
-        return [seat_record(row) for row in _seats(session, match_id)]
-
-
-def seat_record(row: MatchSeat) -> SeatRecord:
-    """A seat row as a plain value."""
-    return SeatRecord(
-        seat=row.seat,
-        bot_id=row.bot_id,
-        score=row.score,
-        game_rank=row.game_rank,
-        rank=row.rank,
-        strikes=row.strikes,
-        end_reason=EndReason(row.end_reason) if row.end_reason else None,
-        detail=row.detail,
-        stderr_tail=row.stderr_tail,
-        version=row.version,
-    )
-
-
-def match_log(db: Database, match_id: int) -> MatchLogRecord:
-    with db.read() as session:
-        log = session.get(MatchLog, match_id)
-        if log is None:
-            raise NotFoundError(f"no log for match {match_id} (it has not finished)")
-        return MatchLogRecord(
-            match_id=log.match_id,
-            game=log.game,
-            rules_edition=log.rules_edition,
-            seed=log.seed,
-            options=dict(log.options),
-            actions=unpack_actions(log.game, log.actions),
-            digests=unpack_digests(log.digests),
-            timings=unpack_timings(log.timings),
-        )
 
 
 def mark_running(db: Database, match_id: int) -> MatchTicket:
@@ -256,7 +99,7 @@ def _finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
             return _already_recorded(session, match)
         if match.status == MatchStatus.CANCELLED:
             raise ConflictError(f"match {match.id} was cancelled: {match.status_reason}")
-        seats = _seats(session, outcome.match_id)
+        seats = seat_rows(session, outcome.match_id)
         ordered = _check_outcome(outcome, seats)
         failed = [s for s in ordered if s.end_reason.is_server_fault]
         if failed:
@@ -278,7 +121,7 @@ def _void_match(db: Database, match_id: int, reason: str) -> FinishReport:
             return _already_recorded(session, match)
         if match.status == MatchStatus.CANCELLED:
             raise ConflictError(f"match {match_id} was cancelled: {match.status_reason}")
-        return _void(session, match, _seats(session, match_id), reason, None)
+        return _void(session, match, seat_rows(session, match_id), reason, None)
 
 
 def ticket(session: Session, match: Match) -> MatchTicket:
@@ -289,7 +132,7 @@ def ticket(session: Session, match: Match) -> MatchTicket:
         game=match.game,
         seed=match.seed,
         options=dict(match.options),
-        bot_ids=tuple(seat.bot_id for seat in _seats(session, match.id)),
+        bot_ids=tuple(seat.bot_id for seat in seat_rows(session, match.id)),
         status=match.status,
         ordinal=match.ordinal,
         duplicate_group=match.duplicate_group,
@@ -473,7 +316,7 @@ def _already_recorded(session: Session, match: Match) -> FinishReport:
     replay = None
     if match.status == MatchStatus.VOID:
         replay = session.exec(select(Match.id).where(Match.replay_of == match.id)).first()
-    ranks = tuple(seat.rank or 0 for seat in _seats(session, match.id))
+    ranks = tuple(seat.rank or 0 for seat in seat_rows(session, match.id))
     return FinishReport(
         match_id=match.id,
         status=match.status,
@@ -569,7 +412,7 @@ def close_league_if_done(session: Session, league_id: int | None) -> None:
         session.add(league)
 
 
-def _match(session: Session, match_id: int) -> Match:
+def match_row(session: Session, match_id: int) -> Match:
     match = session.exec(select(Match).where(Match.id == match_id)).first()
     if match is None:
         raise NotFoundError(f"no match {match_id}")
@@ -596,9 +439,43 @@ def lock_league(session: Session, league_id: int) -> League | None:
     return session.exec(query.execution_options(populate_existing=True)).first()
 
 
-def _seats(session: Session, match_id: int) -> list[MatchSeat]:
+def seat_rows(session: Session, match_id: int) -> list[MatchSeat]:
     return list(
         session.exec(
             select(MatchSeat).where(MatchSeat.match_id == match_id).order_by(col(MatchSeat.seat))
         ).all()
     )
+
+
+def schedule_match(
+    session: Session,
+    *,
+    game: str,
+    seed: int,
+    options: Mapping[str, OptionValue],
+    bot_ids: Sequence[int],
+    league_id: int | None = None,
+    ordinal: int = 0,
+    duplicate_group: int | None = None,
+    replay_of: int | None = None,
+) -> Match:
+    """Write a scheduled match and its seats (inside the caller's transaction)."""
+    if len(set(bot_ids)) != len(bot_ids):
+        raise InvalidRequestError("a bot may take only one seat in a match")
+    match = Match(
+        league_id=league_id,
+        ordinal=ordinal,
+        game=game,
+        players=len(bot_ids),
+        seed=seed,
+        options=dict(options),
+        duplicate_group=duplicate_group,
+        replay_of=replay_of,
+    )
+    session.add(match)
+    session.flush()
+    assert match.id is not None
+    for seat, bot_id in enumerate(bot_ids):
+        session.add(MatchSeat(match_id=match.id, seat=seat, bot_id=bot_id))
+    session.flush()
+    return match

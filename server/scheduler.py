@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder import leagues, membership
+from kingmaker.ladder import league_lifecycle, leagues, membership
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
@@ -158,7 +158,7 @@ class LeagueRunner:
     async def watch(self, name: str, concurrency: int = 0) -> AsyncIterator[Progress]:
         """Start the league if it is not running, then yield its progress until it is done.
         Ends even if the league's task died without saying so (it always should say so)."""
-        info = await asyncio.to_thread(leagues.prepare_run, self.db, name, concurrency)
+        info = await asyncio.to_thread(league_lifecycle.prepare_run, self.db, name, concurrency)
         await self._ended(info.id)
         run = self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
         queue: asyncio.Queue[Progress] = asyncio.Queue()
@@ -191,7 +191,7 @@ class LeagueRunner:
 
     async def start(self, name: str, concurrency: int = 0) -> None:
         """Run the league in the background (as ``watch`` does, with nobody watching)."""
-        info = await asyncio.to_thread(leagues.prepare_run, self.db, name, concurrency)
+        info = await asyncio.to_thread(league_lifecycle.prepare_run, self.db, name, concurrency)
         await self._ended(info.id)
         self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
 
@@ -235,7 +235,7 @@ class LeagueRunner:
         accepting = True  # False once the run is ending: no match may start after that
         reason = "finished"
         try:
-            reset = await asyncio.to_thread(leagues.resume_league, self.db, run.league_id)
+            reset = await asyncio.to_thread(league_lifecycle.resume_league, self.db, run.league_id)
             if reset:
                 log.info("league %s: %d interrupted matches will be replayed", run.name, reset)
             run.presence = await self._presence(run)
@@ -400,7 +400,7 @@ class LeagueRunner:
         """Store why the run ended and tell every watcher, even if the database is failing."""
         counts = run.latest.counts if run.latest is not None else {}
         try:
-            await asyncio.to_thread(leagues.end_league, self.db, run.league_id, reason)
+            await asyncio.to_thread(league_lifecycle.end_league, self.db, run.league_id, reason)
             counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         except Exception:
             log.exception("league %s: could not record how its run ended", run.name)

@@ -11,7 +11,7 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.authors import AuthorInfo
 from kingmaker.ladder.bot_stats import BotRecord
 from kingmaker.ladder.history import MatchSummary
-from kingmaker.ladder.matches import MatchLogRecord
+from kingmaker.ladder.match_reads import MatchLogRecord
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo, LeagueInfo
 from kingmaker.ladder.seat_logs import SeatLogRecord

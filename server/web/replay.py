@@ -1,6 +1,6 @@
 """A finished match re-run by its engine, decision by decision, for the replay viewer.
 
-The stored log (seed, options, every joint action; ``ladder.matches.match_log``) is played again
+The stored log (seed, options, every joint action; ``ladder.match_reads.match_log``) is played again
 exactly as ``kingmaker replay`` does. Before the first decision and after each one, the frame keeps
 what every seat was shown (its observation as plain data), the chance drawn during the decision
 (read through a recording RNG put into the state), who played what and the time they were charged.
@@ -20,7 +20,7 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.web.chance import describe_chance
 from kingmaker.server.web.scores import running_scores

@@ -12,7 +12,8 @@ from sqlalchemy import create_engine, text
 from kingmaker.ladder.bots import get_bot
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.fault_counts import faults_by_reason
-from kingmaker.ladder.matches import create_match, finish_match, mark_running, void_match
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.migrate import upgrade
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome

@@ -17,7 +17,8 @@ from kingmaker.ladder.bots import (
 )
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
-from kingmaker.ladder.matches import create_match, get_match
+from kingmaker.ladder.match_reads import get_match
+from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.standings import standings
 

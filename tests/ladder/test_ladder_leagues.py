@@ -12,16 +12,10 @@ from kingmaker.games.serial import action_from_data
 from kingmaker.ladder.bots import register_bot, set_enabled
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
-from kingmaker.ladder.leagues import (
-    claim_matches,
-    create_league,
-    get_league,
-    league_progress,
-    next_matches,
-    rerun_league,
-    resume_league,
-)
-from kingmaker.ladder.matches import finish_match, get_match, mark_running, match_log
+from kingmaker.ladder.league_lifecycle import rerun_league, resume_league
+from kingmaker.ladder.leagues import claim_matches, create_league, get_league, league_progress, next_matches
+from kingmaker.ladder.match_reads import get_match, match_log
+from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, actions_to_data

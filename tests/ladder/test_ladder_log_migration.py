@@ -23,7 +23,9 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.matches import create_match, mark_running, match_log
+from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.migrate import alembic_config, current_revision, head_revision, upgrade
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.cli.replay import differences, run_again

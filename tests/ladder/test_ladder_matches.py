@@ -14,15 +14,9 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import FAULT_LIMIT, FAULT_WINDOW
 from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.matches import (
-    create_match,
-    finish_match,
-    get_match,
-    mark_running,
-    match_log,
-    match_seats,
-    void_match,
-)
+from kingmaker.ladder.match_reads import get_match, match_log, match_seats
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings import rate

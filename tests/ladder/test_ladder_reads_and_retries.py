@@ -21,7 +21,9 @@ from sqlmodel import col, select
 from kingmaker.ladder.bots import list_bots
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.matches import create_match, finish_match, get_match, mark_running
+from kingmaker.ladder.match_reads import get_match
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.models import Bot, Match, MatchStatus, Rating
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.standings import standings

@@ -15,15 +15,9 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.faults import FAULT_LIMIT, recent_faults
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.leagues import create_league, get_league, next_matches
-from kingmaker.ladder.matches import (
-    MAX_TRIES,
-    create_match,
-    finish_match,
-    get_match,
-    mark_running,
-    match_seats,
-    void_interrupted_one_offs,
-)
+from kingmaker.ladder.match_reads import get_match, match_seats
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import MAX_TRIES, finish_match, mark_running, void_interrupted_one_offs
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome

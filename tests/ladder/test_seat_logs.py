@@ -10,7 +10,8 @@ from ladder_support import TEST_GAME, make_bots
 
 from kingmaker.ladder import seat_logs
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.matches import create_match, finish_match, mark_running
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 
 

@@ -17,7 +17,8 @@ import pytest
 from kingmaker.ladder import bots, leagues, standings
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.history import list_matches, match_summary
-from kingmaker.ladder.matches import create_match, mark_running
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig

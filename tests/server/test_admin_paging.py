@@ -9,7 +9,7 @@ import grpc
 import pytest
 
 from kingmaker.ladder import bots, leagues
-from kingmaker.ladder.matches import create_match
+from kingmaker.ladder.match_setup import create_match
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 

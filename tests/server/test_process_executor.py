@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, history, leagues
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess

@@ -21,7 +21,7 @@ from web_support import one_match, play_and_record, start_chromium
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 from kingmaker.server.web.serve import BackgroundWebServer
 
 GAMES = ("kingdoms", "kingsburg", "kings_road", "kingsville")

@@ -18,7 +18,7 @@ from web_support import chromium_available, start_chromium
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
 

@@ -19,7 +19,9 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.matches import create_match, mark_running, match_log, match_seats
+from kingmaker.ladder.match_reads import match_log, match_seats
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.standings import standings
 from kingmaker.server.web.scores import running_scores
 from kingmaker.server.web.serve import BackgroundWebServer

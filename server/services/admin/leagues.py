@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import bots, bounds, league_pool, leagues, membership, standings
+from kingmaker.ladder import bots, bounds, league_lifecycle, league_pool, leagues, membership, standings
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import LeagueInfo
@@ -76,7 +76,7 @@ class LeagueRpcs(MatchRecords):
         self, request: admin_pb2.RerunLeagueRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
         old = await asyncio.to_thread(leagues.get_league, self.db, request.name)
-        info = await asyncio.to_thread(leagues.rerun_league, self.db, old.id, request.new_name)
+        info = await asyncio.to_thread(league_lifecycle.rerun_league, self.db, old.id, request.new_name)
         return await self._league(info.name)
 
     @permitted
@@ -96,7 +96,7 @@ class LeagueRpcs(MatchRecords):
     async def PauseLeague(
         self, request: admin_pb2.LeagueControlRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
-        await asyncio.to_thread(leagues.pause_league, self.db, request.name)
+        await asyncio.to_thread(league_lifecycle.pause_league, self.db, request.name)
         return await self._league(request.name)
 
     @permitted
@@ -113,7 +113,7 @@ class LeagueRpcs(MatchRecords):
     async def StopLeague(
         self, request: admin_pb2.LeagueControlRequest, context: Context
     ) -> admin_pb2.LeagueInfo:
-        await asyncio.to_thread(leagues.stop_league, self.db, request.name)
+        await asyncio.to_thread(league_lifecycle.stop_league, self.db, request.name)
         return await self._league(request.name)
 
     @permitted

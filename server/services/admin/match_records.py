@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from kingmaker.ladder import bots, history, seat_logs, secrecy
-from kingmaker.ladder.matches import match_log
+from kingmaker.ladder.match_reads import match_log
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.referee import MatchReport
 from kingmaker.server.services import convert

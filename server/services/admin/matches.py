@@ -16,7 +16,8 @@ from kingmaker.games.registry import UnknownGameError, all_games, get_game
 from kingmaker.ladder import bots, history
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import InvalidRequestError
-from kingmaker.ladder.matches import create_match, mark_running
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import mark_running
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.sdk.sprt import Sprt
 from kingmaker.server import duels
