@@ -39,6 +39,7 @@ from kingmaker.ladder.names import check_name
 from kingmaker.ladder.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.tokens import hash_token, new_token, token_matches
+from kingmaker.ladder.version_activation import record_command_version
 
 
 def register_bot(
@@ -56,8 +57,6 @@ def register_bot(
     argv = _check_command(command)
     if working_dir is not None and argv is None:
         raise InvalidRequestError("a working directory only makes sense for a managed bot")
-    from kingmaker.ladder.versions import record_command_version
-
     token = new_token()
     try:
         with db.transaction() as session:
@@ -142,8 +141,6 @@ def edit_bot(
     """Change a bot's command, working directory (``""`` clears it) or games; None leaves each as
     it is. A game it no longer plays keeps its rating and history; its waiting matches of that
     game are cancelled."""
-    from kingmaker.ladder.versions import record_command_version
-
     argv = _check_command(command) if command is not None else None
     checked = _check_games(games) if games is not None else None
     with db.transaction() as session:

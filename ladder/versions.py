@@ -24,14 +24,16 @@ from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.league_pool import level_with_the_field, note_ratings
-from kingmaker.ladder.models import Author, Bot, BotVersion, LadderPolicy, Rating, VersionStatus, utc_now
+from kingmaker.ladder.models import Author, Bot, BotVersion, LadderPolicy, VersionStatus, utc_now
 from kingmaker.ladder.names import check_name
-from kingmaker.ladder.ratings import conservative, settings_for
 from kingmaker.ladder.records import BotInfo
+from kingmaker.ladder.version_activation import (
+    DEFAULT_POLICY,
+    activate_version,
+    next_version_number,
+)
 
 POLICIES = ("keep", "reset_sigma", "reset")
-DEFAULT_POLICY = "reset_sigma"
 WAITING_FOR_FIRST_VERSION = "no version of it has passed its build and validation yet"
 """The suspension of a bot created by its first submission, lifted when a version is activated."""
 FINAL = (VersionStatus.BUILD_FAILED, VersionStatus.REJECTED, VersionStatus.ACTIVE, VersionStatus.RETIRED)
@@ -98,7 +100,7 @@ def start_submission(
         assert bot.id is not None
         version = BotVersion(
             bot_id=bot.id,
-            number=_next_number(session, bot.id),
+            number=next_version_number(session, bot.id),
             status=VersionStatus.BUILDING,
             source="submission",
             archive_hash=archive_hash,
@@ -125,29 +127,6 @@ def _submitted_to(session: Session, bot_name: str, author_id: int | None) -> Bot
     if bot is not None and author_id is not None and bot.author_id != author_id:
         raise ForbiddenError(f"{bot_name} is not your bot: only its owner or the admin may submit to it")
     return bot
-
-
-def record_command_version(
-    session: Session, bot: Bot, command: Sequence[str], working_dir: str | None
-) -> BotVersion:
-    """The admin registered or changed a managed bot's command: that is a new version, active now
-    (inside the caller's transaction; the ratings follow the policy when it replaces another). The
-    bot's row takes the command when the version is activated, after its ratings moved: the order
-    in which a result locks them."""
-    assert bot.id is not None
-    version = BotVersion(
-        bot_id=bot.id,
-        number=_next_number(session, bot.id),
-        status=VersionStatus.BUILDING,
-        source="command",
-        command=list(command),
-        working_dir=working_dir,
-        built_at=utc_now(),
-    )
-    session.add(version)
-    session.flush()
-    _activate(session, bot, version)
-    return version
 
 
 def mark_built(
@@ -233,7 +212,7 @@ def activate(db: Database, bot_name: str, number: int, validation: list[Any] | N
             version.status_reason = f"version {bot.active_version}, newer, was activated first"
             version.activated_at = utc_now()
         else:
-            _activate(session, bot, version)
+            activate_version(session, bot, version)
         session.add(version)
         return _record(session, bot, version)
 
@@ -251,7 +230,7 @@ def rollback(db: Database, bot_name: str, number: int) -> BotInfo:
                 f"version {number} of {bot_name} is {version.status}: only a version that played "
                 "(built and validated) can be brought back"
             )
-        _activate(session, bot, version)
+        activate_version(session, bot, version)
         return ladder_bots.bot_info(session, bot)
 
 
@@ -331,55 +310,6 @@ def set_ladder_policy(db: Database, game: str, new_version: str) -> str:
         row.new_version = new_version
         session.add(row)
     return new_version
-
-
-def _activate(session: Session, bot: Bot, version: BotVersion) -> None:
-    assert bot.id is not None
-    previous = bot.active_version
-    if previous is not None and previous != version.number:
-        old = session.exec(
-            select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.number == previous)
-        ).first()
-        if old is not None:
-            old.status = VersionStatus.RETIRED
-            old.status_reason = f"replaced by version {version.number}"
-            session.add(old)
-        _apply_policy(session, bot.id)
-    if bot.suspended_reason is not None:
-        # It plays again (below): level with each ladder's field. After its ratings, before its
-        # row: the order in which a result locks them (ratings, ladder rows, the bot).
-        level_with_the_field(session, bot.id)
-    version.status, version.status_reason, version.activated_at = VersionStatus.ACTIVE, None, utc_now()
-    session.add(version)
-    bot.active_version = version.number
-    bot.command, bot.working_dir = list(version.command or []), version.working_dir
-    if bot.suspended_reason is not None:  # its new version passed validation: it plays again
-        bot.suspended_reason = bot.suspended_stderr = None
-        bot.suspended_at = None
-    session.add(bot)
-    session.flush()
-
-
-def _apply_policy(session: Session, bot_id: int) -> None:
-    """Move the bot's ratings as each game's policy says, for its new version."""
-    for row in session.exec(select(Rating).where(Rating.bot_id == bot_id)).all():
-        policy = session.get(LadderPolicy, row.game)
-        chosen = policy.new_version if policy is not None else DEFAULT_POLICY
-        start = settings_for(row.game)
-        if chosen == "keep":
-            continue
-        if chosen == "reset":
-            row.mu = start.mu
-        row.sigma = start.sigma
-        row.conservative = conservative(row.mu, row.sigma)
-        row.updated_at = utc_now()
-        session.add(row)
-        note_ratings(session, row.game, [(bot_id, row.mu, row.sigma)])  # what the matchmaker reads
-
-
-def _next_number(session: Session, bot_id: int) -> int:
-    highest = session.exec(select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot_id)).one()
-    return int(highest or 0) + 1
 
 
 def _latest(session: Session, bot: Bot) -> BotVersion | None:
