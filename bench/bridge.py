@@ -27,11 +27,11 @@ from pathlib import Path
 
 from table import Row, Spread, print_rows
 
-from kingmaker.server.builds import build_folder
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
-from kingmaker.server.roster import Entrant
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.building.builds import build_folder
+from kingmaker.server.jail.sandbox import bubblewrap
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant
 
 C_BOT = r"""
 #include <stdio.h>

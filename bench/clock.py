@@ -21,7 +21,7 @@ from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.match_reads import match_log
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 

@@ -1,6 +1,6 @@
 """Matches per minute with the local executor against the Ray executor with 1 and 2 worker nodes,
 in one run, on one local Ray cluster (a head and two worker nodes, 1 CPU each, on loopback in a
-network namespace of their own: ``kingmaker.server.ray_cluster``).
+network namespace of their own: ``kingmaker.server.execution.ray_cluster``).
 
 Three `kingmaker serve` processes run side by side in the cluster's namespace, one per executor,
 each with its own SQLite database and four managed SDK random bots; each plays the same Kingdoms
@@ -21,7 +21,7 @@ from pathlib import Path
 import grpc
 from table import Row, Spread
 
-from kingmaker.server.ray_cluster import LocalRayCluster
+from kingmaker.server.execution.ray_cluster import LocalRayCluster
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 TOKEN = "bench"

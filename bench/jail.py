@@ -23,9 +23,9 @@ from collections.abc import Sequence
 
 from table import Row, alternate, print_rows
 
-from kingmaker.server.cgroups import cgroup_support
-from kingmaker.server.launcher import BotProcess, SandboxPolicy
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.cgroups import cgroup_support
+from kingmaker.server.jail.launcher import BotProcess, SandboxPolicy
+from kingmaker.server.jail.sandbox import bubblewrap
 
 COMMANDS = {
     "bare interpreter": (sys.executable, "-I", "-S", "-c", "pass"),

@@ -36,7 +36,7 @@ from kingmaker.kits.languages import LANGUAGES, check, kit_folder
 from kingmaker.kits.manifest import MANIFEST
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2
 
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]

@@ -21,7 +21,7 @@ from table import Row, alternate
 from kingmaker.ladder import bots, leagues
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.executors import usable_cores
+from kingmaker.server.execution.executors import usable_cores
 
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]

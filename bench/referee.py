@@ -39,7 +39,7 @@ from kingmaker.ladder import bots, history, leagues
 from kingmaker.ladder.match_reads import match_log
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.executors import usable_cores
+from kingmaker.server.execution.executors import usable_cores
 from kingmaker.server.live import Subscription
 
 REQUEST_BYTES = 1600

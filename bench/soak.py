@@ -30,7 +30,7 @@ from kingmaker.ladder import leagues
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli.demo import sample_bot
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 BOTS = {

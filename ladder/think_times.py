@@ -1,7 +1,7 @@
 """How long bots take to decide: the samples a match log keeps, and their percentiles.
 
 The referee measures each request from sending it to the reply, less the server's own lag
-(``server.referee``). A finished match's log keeps those samples per seat under
+(``server.refereeing.referee``). A finished match's log keeps those samples per seat under
 ``timings["think_ms"]`` (one list per seat, in ms, rounded to 0.01), so a bot's think time can be
 read back without a schema change; matches stored before this was recorded have no samples.
 """

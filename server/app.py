@@ -19,28 +19,28 @@ from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.ladder.versions import fail_interrupted
 from kingmaker.server import malloc
 from kingmaker.server.addresses import AddressError, parse_address
-from kingmaker.server.admission import Admission
-from kingmaker.server.archive import MemoryArchive
-from kingmaker.server.build_store import BlobStore, BuildStore
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
+from kingmaker.server.building.build_store import BlobStore, BuildStore
+from kingmaker.server.building.submission_limits import SubmissionLimits
+from kingmaker.server.execution.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
+from kingmaker.server.execution.match_host import HostSettings
 from kingmaker.server.home import HomeLock, secret_paths
-from kingmaker.server.launcher import Limits, confinement
+from kingmaker.server.jail.launcher import Limits, confinement
+from kingmaker.server.jail.run_folder import make_run_folder
+from kingmaker.server.jail.sandbox import SandboxPolicy, exposed_secret, shown_paths
 from kingmaker.server.live import LiveHub
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
 from kingmaker.server.loop_lag import LoopLag
-from kingmaker.server.match_host import HostSettings
-from kingmaker.server.presence import AWAY_GRACE_S
-from kingmaker.server.roster import BUSY_TIMEOUT, Roster
-from kingmaker.server.run_folder import make_run_folder
-from kingmaker.server.sandbox import SandboxPolicy, exposed_secret, shown_paths
-from kingmaker.server.scheduler import LeagueRunner
+from kingmaker.server.new_versions.submissions import SubmissionPipeline
+from kingmaker.server.refereeing.archive import MemoryArchive
+from kingmaker.server.scheduling.scheduler import LeagueRunner
+from kingmaker.server.seats.admission import Admission
+from kingmaker.server.seats.arena import HELLO_TIMEOUT_SECONDS, ArenaService
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.presence import AWAY_GRACE_S
+from kingmaker.server.seats.roster import BUSY_TIMEOUT, Roster
+from kingmaker.server.seats.sessions import Identity, SessionPool
 from kingmaker.server.services.admin import AdminService, new_admin_token
-from kingmaker.server.services.arena import HELLO_TIMEOUT_SECONDS, ArenaService
 from kingmaker.server.services.submissions import SubmissionService
-from kingmaker.server.sessions import Identity, SessionPool
-from kingmaker.server.submission_limits import SubmissionLimits
-from kingmaker.server.submissions import SubmissionPipeline
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -331,7 +331,7 @@ class KingmakerServer:
             build_root=str(self.builds.root),
         )
         if config.executor == "processes":
-            from kingmaker.server.process_executor import ProcessExecutor
+            from kingmaker.server.execution.process_executor import ProcessExecutor
 
             workers = ProcessExecutor(config.workers or usable_cores(), settings, local, self.live)
             await workers.start()
@@ -342,7 +342,7 @@ class KingmakerServer:
             raise ExecutorError(f"unknown executor {config.executor!r}: choose local, processes or ray")
         if not config.ray_address:
             raise ExecutorError("the ray executor needs --ray-address HOST:PORT (the Ray head)")
-        from kingmaker.server.ray_executor import RayExecutor
+        from kingmaker.server.execution.ray_executor import RayExecutor
 
         executor = RayExecutor(
             config.ray_address, local, settings, config.ray_workers, self.builds, live=self.live

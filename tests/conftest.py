@@ -12,7 +12,7 @@ from hypothesis import settings
 
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 
 pytest_plugins = ["prerequisites"]  # what a run lacks, said at its start; each skip's fix, at its end
 

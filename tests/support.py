@@ -8,10 +8,10 @@ from pathlib import Path
 
 from kingmaker.games.api import OptionValue
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable

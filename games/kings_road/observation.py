@@ -8,17 +8,38 @@ only secret is the play it is choosing, which exists only inside the joint ``app
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from kingmaker.games.api import GameState
+from kingmaker.games.api import GameState, Seat
+from kingmaker.games.kings_road.board import Board
 from kingmaker.games.kings_road.data import REGIONS
-from kingmaker.games.kings_road.values import Card, Observation, PlayerView, RegionView
-
-if TYPE_CHECKING:
-    from kingmaker.games.kings_road.state import KingsRoadState
+from kingmaker.games.kings_road.values import Card, Observation, Phase, PlayerView, RegionView, Reveal
 
 
-def build_observation(state: KingsRoadState, seat: int) -> Observation:
+class RoadTable(Protocol):
+    """The parts of a game an observation is built from (``KingsRoadState`` has them); named
+    here so that this module need not import the state, which imports it."""
+
+    board: Board
+    scores: list[int]
+    hands: list[set[Card]]
+    king: int
+    round: int
+    phase: Phase
+    dragons: int
+    revealed: list[Reveal]
+    last_revealed: tuple[Reveal, ...]
+    last_scored: tuple[int, ...]
+
+    @property
+    def players(self) -> int: ...
+
+    def to_act(self) -> tuple[Seat, ...]: ...
+
+    def cards_to_play(self, seat: Seat) -> int: ...
+
+
+def build_observation(state: RoadTable, seat: int) -> Observation:
     board = state.board
     acting = seat in state.to_act()
     return Observation(

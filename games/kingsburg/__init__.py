@@ -49,9 +49,8 @@ from collections.abc import Mapping
 from kingmaker.games.api import Game, GameSpec, GameState, OptionValue
 from kingmaker.games.kingsburg.actions import ACTION_TYPES
 from kingmaker.games.kingsburg.determinize import determinize
-from kingmaker.games.kingsburg.observation import spectator_view
 from kingmaker.games.kingsburg.secrets import perturb_secrets
-from kingmaker.games.kingsburg.state import KingsburgState
+from kingmaker.games.kingsburg.state import KingsburgState, spectator_view
 from kingmaker.games.kingsburg.views import Observation
 from kingmaker.games.rng import SeededRng
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from typing import TYPE_CHECKING
 
-from kingmaker.games.api import GameState
+from kingmaker.games.kingsburg.table import KingsburgTable
 from kingmaker.games.kingsburg.views import AdvisorSpace, Decision, Observation, ProvinceView
 
-if TYPE_CHECKING:
-    from kingmaker.games.kingsburg.state import KingsburgState
 
-
-def observe(state: KingsburgState, seat: int) -> Observation:
+def observe(state: KingsburgTable, seat: int) -> Observation:
     provinces = tuple(
         _province_view(
             seat=index,
@@ -56,16 +51,6 @@ def observe(state: KingsburgState, seat: int) -> Observation:
         enemy=state.enemy() if knows_enemy and not state.is_over() else None,
         past_enemies=tuple(state.past_enemies),
     )
-
-
-def spectator_view(state: GameState) -> Observation:
-    """What a spectator sees: the public board, and this year's enemy once revealed in winter (a
-    seat that peeked knows it before; a spectator never does)."""
-    from kingmaker.games.kingsburg.state import KingsburgState  # the state imports this module
-
-    assert isinstance(state, KingsburgState)
-    view = observe(state, 0)
-    return dataclasses.replace(view, seat=-1, enemy=view.enemy if state.revealed else None)
 
 
 # One object per distinct part: observations in a row repeat most of their parts (a province that

@@ -7,8 +7,6 @@ option would be to pass is passed for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kingmaker.games.api import Action
 from kingmaker.games.kingsburg.actions import (
     Construct,
@@ -22,11 +20,9 @@ from kingmaker.games.kingsburg.actions import (
 from kingmaker.games.kingsburg.data import BUILDING_FACTS, Building
 from kingmaker.games.kingsburg.gifts import apply_choice, give_gift
 from kingmaker.games.kingsburg.influence import influence_options, remove_dice, reroll_options
+from kingmaker.games.kingsburg.table import KingsburgTable
 from kingmaker.games.kingsburg.views import Decision, DiceGroup, Phase
 from kingmaker.games.rng import roll
-
-if TYPE_CHECKING:
-    from kingmaker.games.kingsburg.state import KingsburgState
 
 DECISIONS = frozenset(
     {Decision.REROLL, Decision.INFLUENCE, Decision.GIFT, Decision.CONSTRUCT, Decision.TOWN_HALL}
@@ -34,7 +30,7 @@ DECISIONS = frozenset(
 NEUTRAL = -1
 
 
-def begin(state: KingsburgState, phase: Phase) -> None:
+def begin(state: KingsburgTable, phase: Phase) -> None:
     """Start a productive season: Merchants' Guild gold, neutral dice (2 players), the roll."""
     state.phase = phase
     state.court = [[] for _ in range(19)]
@@ -57,7 +53,7 @@ def begin(state: KingsburgState, phase: Phase) -> None:
     _next_reroll(state)
 
 
-def place_neutral_dice(state: KingsburgState) -> None:
+def place_neutral_dice(state: KingsburgTable) -> None:
     """The 2-player rule: three dice block the advisor of their sum, then two dice theirs
     (or, on the same advisor, each die its own advisor; a double blocks just one)."""
     three = [roll(state.rng) for _ in range(3)]
@@ -70,7 +66,7 @@ def place_neutral_dice(state: KingsburgState) -> None:
         state.court[value].append(DiceGroup(NEUTRAL, (value,), (), False))
 
 
-def decide(state: KingsburgState, seat: int, action: Action) -> None:
+def decide(state: KingsburgTable, seat: int, action: Action) -> None:
     """Apply ``seat``'s action in the current season step and run on to the next decision."""
     province = state.provinces[seat]
     if state.decision is Decision.REROLL:
@@ -111,7 +107,7 @@ def decide(state: KingsburgState, seat: int, action: Action) -> None:
 # -- a) the roll and the re-rolls, then the turn order ------------------------------------------
 
 
-def _next_reroll(state: KingsburgState) -> None:
+def _next_reroll(state: KingsburgTable) -> None:
     while state.queue:
         seat = state.queue[0]
         options = reroll_options(state.provinces[seat])
@@ -123,7 +119,7 @@ def _next_reroll(state: KingsburgState) -> None:
     begin_influence(state)
 
 
-def order_turns(state: KingsburgState) -> None:
+def order_turns(state: KingsburgTable) -> None:
     """Lowest dice total first; a tie keeps the previous order (a stable sort does that)."""
     state.turn_order.sort(key=lambda seat: state.provinces[seat].dice_sum())
 
@@ -131,14 +127,14 @@ def order_turns(state: KingsburgState) -> None:
 # -- b) influencing the advisors --------------------------------------------------------------
 
 
-def begin_influence(state: KingsburgState) -> None:
+def begin_influence(state: KingsburgTable) -> None:
     """Step b: the first player in turn order starts (tests enter a built position here)."""
     state.decision = Decision.INFLUENCE
     state.cursor = 0
     _next_influencer(state)
 
 
-def _next_influencer(state: KingsburgState) -> None:
+def _next_influencer(state: KingsburgTable) -> None:
     for _ in range(state.players):
         seat = state.turn_order[state.cursor]
         province = state.provinces[seat]
@@ -152,7 +148,7 @@ def _next_influencer(state: KingsburgState) -> None:
     begin_gifts(state)
 
 
-def _place(state: KingsburgState, seat: int, action: Influence) -> None:
+def _place(state: KingsburgTable, seat: int, action: Influence) -> None:
     province = state.provinces[seat]
     remove_dice(province.coloured, action.coloured)
     remove_dice(province.white, action.white)
@@ -169,12 +165,12 @@ def _place(state: KingsburgState, seat: int, action: Influence) -> None:
 # -- c) the advisors' help, #1 to #18 ----------------------------------------------------------
 
 
-def begin_gifts(state: KingsburgState) -> None:
+def begin_gifts(state: KingsburgTable) -> None:
     state.gift_advisor, state.gift_group = 1, 0
     _next_gift(state)
 
 
-def _next_gift(state: KingsburgState) -> None:
+def _next_gift(state: KingsburgTable) -> None:
     while state.gift_advisor <= 18:
         groups = state.court[state.gift_advisor]
         while state.gift_group < len(groups):
@@ -199,13 +195,13 @@ def _next_gift(state: KingsburgState) -> None:
 # -- d) construction -------------------------------------------------------------------------
 
 
-def begin_construction(state: KingsburgState) -> None:
+def begin_construction(state: KingsburgTable) -> None:
     state.decision = Decision.CONSTRUCT
     state.queue = list(state.turn_order)
     _next_builder(state)
 
 
-def _next_builder(state: KingsburgState) -> None:
+def _next_builder(state: KingsburgTable) -> None:
     while state.queue:
         seat = state.queue[0]
         province = state.provinces[seat]
@@ -219,7 +215,7 @@ def _next_builder(state: KingsburgState) -> None:
     end_season(state)
 
 
-def _construct(state: KingsburgState, seat: int, building: Building) -> None:
+def _construct(state: KingsburgTable, seat: int, building: Building) -> None:
     province = state.provinces[seat]
     province.pay(*province.cost(building))
     province.buildings.add(building)
@@ -232,7 +228,7 @@ def _construct(state: KingsburgState, seat: int, building: Building) -> None:
 # -- the end of the season: Inn, Embassy, Town Hall --------------------------------------------
 
 
-def end_season(state: KingsburgState) -> None:
+def end_season(state: KingsburgTable) -> None:
     """The Inn's token (summer only) and the Embassy's VP, then the Town Hall offers."""
     for province in state.provinces:
         if state.phase is Phase.SUMMER and province.owns(Building.INN):
@@ -243,7 +239,7 @@ def end_season(state: KingsburgState) -> None:
     _next_town_hall(state)
 
 
-def _town_hall_offers(state: KingsburgState, seat: int) -> tuple[UseTownHall, ...]:
+def _town_hall_offers(state: KingsburgTable, seat: int) -> tuple[UseTownHall, ...]:
     province = state.provinces[seat]
     if not province.owns(Building.TOWN_HALL) or province.town_hall_used:
         return ()
@@ -251,7 +247,7 @@ def _town_hall_offers(state: KingsburgState, seat: int) -> tuple[UseTownHall, ..
     return tuple(UseTownHall(offer) for offer, count in zip(Offering, held, strict=True) if count)
 
 
-def _use_town_hall(state: KingsburgState, seat: int, offering: Offering) -> None:
+def _use_town_hall(state: KingsburgTable, seat: int, offering: Offering) -> None:
     province = state.provinces[seat]
     if offering is Offering.PLUS_TWO:
         province.plus_two -= 1
@@ -262,7 +258,7 @@ def _use_town_hall(state: KingsburgState, seat: int, offering: Offering) -> None
     province.vp += 1
 
 
-def _next_town_hall(state: KingsburgState) -> None:
+def _next_town_hall(state: KingsburgTable) -> None:
     if state.queue:
         seat = state.queue[0]
         state.ask(seat, Decision.TOWN_HALL, (*_town_hall_offers(state, seat), Pass()))
@@ -270,7 +266,7 @@ def _next_town_hall(state: KingsburgState) -> None:
     _finish_season(state)
 
 
-def _finish_season(state: KingsburgState) -> None:
+def _finish_season(state: KingsburgTable) -> None:
     if state.phase is Phase.SPRING:
         for province in state.provinces:
             province.aid_die = False

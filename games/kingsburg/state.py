@@ -9,6 +9,7 @@ state, the year's frame and the decisions' dispatch.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from typing import Self
 
@@ -278,3 +279,11 @@ class KingsburgState(GameState):
         self.decision = Decision.NONE
         self.acting = ()
         self.legal = ()
+
+
+def spectator_view(state: GameState) -> Observation:
+    """What a spectator sees: the public board, and this year's enemy once revealed in winter (a
+    seat that peeked knows it before; a spectator never does)."""
+    assert isinstance(state, KingsburgState)
+    view = observe(state, 0)
+    return dataclasses.replace(view, seat=-1, enemy=view.enemy if state.revealed else None)

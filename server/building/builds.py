@@ -24,13 +24,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kingmaker.server.build_store import BuildOutputRefused, BuildStore, open_to_build_user
-from kingmaker.server.launcher import BotProcess, LaunchError
-from kingmaker.server.manifest import PYTHONS, Manifest, ManifestError, read_manifest
+from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore, open_to_build_user
+from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError, read_manifest
+from kingmaker.server.building.submission_archive import ArchiveRefused, check_archive, unpack
+from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
+from kingmaker.server.jail.launcher import BotProcess, LaunchError
+from kingmaker.server.jail.sandbox import BOT_FOLDER, SUBMISSION_FOLDER, SandboxPolicy, bubblewrap
 from kingmaker.server.packing import pack_folder
-from kingmaker.server.sandbox import BOT_FOLDER, SUBMISSION_FOLDER, SandboxPolicy, bubblewrap
-from kingmaker.server.submission_archive import ArchiveRefused, check_archive, unpack
-from kingmaker.server.submission_limits import ArchiveLimits, BuildLimits
 
 # Run in the jail as the build's own user: fill the bot's folder, build, send the folder back.
 BUILD_STEP = """

@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from kingmaker.server.submission_limits import ArchiveLimits
+from kingmaker.server.building.submission_limits import ArchiveLimits
 
 FORMATS = ("tar.gz", "tar", "zip")
 HEADER_ALLOWANCE = 3 * 512

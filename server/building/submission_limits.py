@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kingmaker.server.sandbox import GiB, Limits, MiB
+from kingmaker.server.jail.sandbox import GiB, Limits, MiB
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,12 @@
 """The ``kingmaker`` command line: one module per command group, wired together here.
 
 A command's module is imported only when that command runs (see ``lazy``): add a command to
-``COMMANDS`` with where it lives and its one-line summary."""
+``COMMANDS`` with where it lives and its one-line summary.
+
+Commands reach a running server through its gRPC services, and start one through ``app`` and
+``background``. Two reach below the services, each for a reason (``.importlinter`` lists them):
+``serve`` builds the server's configuration from its options (the executors, the clock, how long
+a busy bot is waited for), and ``replay`` ranks a replayed match's scores as the referee does."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.sdk.codec import DIGEST_PREFIX, CodecError, codec_for, digest, options_from_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
 from kingmaker.server.cli.replay_text import MatchText, compact
-from kingmaker.server.referee import final_ranks
+from kingmaker.server.refereeing.referee import final_ranks
 from kingmaker.v1 import admin_pb2, common_pb2
 
 

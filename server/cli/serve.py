@@ -17,12 +17,12 @@ from kingmaker.ladder.errors import LadderError
 from kingmaker.server.addresses import MAX_PORT
 from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
 from kingmaker.server.cli.common import console, fail, host_option, listen_option, tcp_option
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import EXECUTORS, ExecutorError, default_executor
+from kingmaker.server.execution.executors import EXECUTORS, ExecutorError, default_executor
+from kingmaker.server.execution.process_executor import ProcessExecutor
 from kingmaker.server.home import HomeInUse
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
-from kingmaker.server.process_executor import ProcessExecutor
-from kingmaker.server.roster import BUSY_TIMEOUT
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import BUSY_TIMEOUT
 from kingmaker.server.web.serve import bound_port, embedded_web_server
 
 

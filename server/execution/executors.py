@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from kingmaker.games.api import OptionValue
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 
 EXECUTORS = ("local", "processes", "ray")
 """What ``serve --executor`` accepts."""

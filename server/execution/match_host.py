@@ -30,18 +30,18 @@ from pathlib import Path
 import grpc
 
 from kingmaker.games.api import OptionValue
-from kingmaker.server.build_store import BuildStore
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.launcher import Limits
+from kingmaker.server.building.build_store import BuildStore
+from kingmaker.server.jail.launcher import Limits
+from kingmaker.server.jail.run_folder import make_run_folder
+from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveFrame, LiveHub, Subscription
 from kingmaker.server.loop_lag import LoopLag
-from kingmaker.server.matches import play_match
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant, Roster
-from kingmaker.server.run_folder import make_run_folder
-from kingmaker.server.sandbox import SandboxPolicy
-from kingmaker.server.services.arena import ArenaService
-from kingmaker.server.sessions import SessionPool
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.arena import ArenaService
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
+from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 log = logging.getLogger("kingmaker.server")

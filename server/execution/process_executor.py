@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kingmaker.games.api import OptionValue
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
+from kingmaker.server.execution.executors import ExecutorError, LocalExecutor, WorkerLoad
+from kingmaker.server.execution.match_host import HostSettings
 from kingmaker.server.live import LiveHub
-from kingmaker.server.match_host import HostSettings
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant
 
 log = logging.getLogger("kingmaker.server")
 
@@ -154,7 +154,7 @@ class ProcessExecutor:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "kingmaker.server.process_worker",
+            "kingmaker.server.execution.process_worker",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             limit=2**26,  # a report with its whole log is one message

@@ -1,6 +1,6 @@
 """A worker process of ``process_executor``: a ``MatchHost`` that takes its orders on stdin.
 
-Started by the central server as ``python -m kingmaker.server.process_worker``. It reads the host
+Started by the central server as ``python -m kingmaker.server.execution.process_worker``. It reads the host
 settings, starts the host and says so; then it plays each match it is sent (several at once) and
 writes back the report, until its stdin closes, when it stops its bots and exits. Every
 ``LAG_REPORT_S`` it also reports its loop's recent lag, which admission control watches, and it
@@ -18,8 +18,8 @@ import sys
 from typing import Any
 
 from kingmaker.server import malloc
-from kingmaker.server.match_host import MatchHost
-from kingmaker.server.process_executor import (
+from kingmaker.server.execution.match_host import MatchHost
+from kingmaker.server.execution.process_executor import (
     LAG_NOTICE,
     LAG_REPORT_S,
     LIVE_NOTICE,

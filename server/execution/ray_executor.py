@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kingmaker.games.api import OptionValue
-from kingmaker.server.build_store import BuildStore
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor, WorkerLoad
+from kingmaker.server.building.build_store import BuildStore
+from kingmaker.server.execution.executors import ExecutorError, LocalExecutor, WorkerLoad
+from kingmaker.server.execution.match_host import HostSettings, MatchHost
 from kingmaker.server.live import LiveHub
-from kingmaker.server.match_host import HostSettings, MatchHost
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant
 
 log = logging.getLogger("kingmaker.server")
 

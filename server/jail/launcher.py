@@ -6,7 +6,7 @@ token); in a fresh temporary working directory of its own (also its HOME and TMP
 when it stops; with its stderr kept in a file whose tail explains a crash; with resource limits
 set before it runs; under a root server as a user of its own; in cgroups that bound the whole
 bot (memory, processes, CPU share) where the machine has them; and, when its ``SandboxPolicy``
-asks for it, in a namespace jail with no network (see ``kingmaker.server.sandbox``). Secure by
+asks for it, in a namespace jail with no network (see ``kingmaker.server.jail.sandbox``). Secure by
 default: a policy that asks for the jail where none works is refused (``JailUnavailable``)
 unless it allows running unjailed. docs/security.md has the threat model.
 """
@@ -29,9 +29,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from kingmaker.server.bot_cpu import ProcessTreeClock, cpu_clock
-from kingmaker.server.cgroups import BotCgroup, cgroup_support
-from kingmaker.server.sandbox import (
+from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock
+from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
+from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
     BOT_UIDS,
     HOW_TO_GET_A_JAIL,
@@ -55,7 +55,7 @@ __all__ = [
     "jail_refusal",
 ]
 
-log = logging.getLogger("kingmaker.server.launcher")
+log = logging.getLogger("kingmaker.server.jail.launcher")
 
 # The only variables a bot inherits from the server's environment (HOME is replaced).
 INHERITED = ("PATH", "LANG", "LC_ALL", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH", "SYSTEMROOT")

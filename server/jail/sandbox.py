@@ -1,6 +1,6 @@
 """What a managed bot may use: resource limits, and, where bubblewrap works, a namespace jail.
 
-Two layers, applied by ``kingmaker.server.launcher``:
+Two layers, applied by ``kingmaker.server.jail.launcher``:
 
 - ``Limits``: kernel resource limits (setrlimit) set in the bot's process before it runs. They
   work everywhere, with one big exception: RLIMIT_NPROC counts every process *of the user*, and
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-log = logging.getLogger("kingmaker.server.sandbox")
+log = logging.getLogger("kingmaker.server.jail.sandbox")
 
 GiB = 1024**3
 MiB = 1024**2

@@ -27,16 +27,16 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
 from kingmaker.sdk.sprt import Sprt, Verdict, confidence, elo_estimate
-from kingmaker.server.build_store import BlobStore, BuildStore
-from kingmaker.server.builds import build_archive
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.duels import DuelSetup, DuelState, duel
-from kingmaker.server.rated import entrants_of
-from kingmaker.server.roster import Entrant, Roster
-from kingmaker.server.sandbox import SandboxPolicy
-from kingmaker.server.submission_archive import sniff_format
-from kingmaker.server.submission_limits import SubmissionLimits
-from kingmaker.server.version_checks import validate
+from kingmaker.server.building.build_store import BlobStore, BuildStore
+from kingmaker.server.building.builds import build_archive
+from kingmaker.server.building.submission_archive import sniff_format
+from kingmaker.server.building.submission_limits import SubmissionLimits
+from kingmaker.server.jail.sandbox import SandboxPolicy
+from kingmaker.server.new_versions.version_checks import validate
+from kingmaker.server.scheduling.duels import DuelSetup, DuelState, duel
+from kingmaker.server.scheduling.rated import entrants_of
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 
 log = logging.getLogger("kingmaker.server")
 

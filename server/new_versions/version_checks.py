@@ -17,9 +17,9 @@ from typing import Any
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
-from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 
 RANDOM_BOT = (sys.executable, "-m", "kingmaker.sample_bots.random_bot")
 VALIDATION_SEED = 24

@@ -4,7 +4,7 @@ server that runs such matches for months keeps a bounded number."""
 
 from __future__ import annotations
 
-from kingmaker.server.referee import MatchReport
+from kingmaker.server.refereeing.referee import MatchReport
 
 KEPT = 500
 """Unstored matches a server keeps: each holds its whole log until it is dropped."""

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from kingmaker.games.api import Game, OptionValue
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
-from kingmaker.server.deadlines import SeatClock, TimeControl
-from kingmaker.server.referee import MatchReport, Referee, SeatReport, SeatState
-from kingmaker.server.roster import Entrant, Lease, Roster, SeatOutput
+from kingmaker.server.refereeing.referee import MatchReport, Referee, SeatReport, SeatState
+from kingmaker.server.seats.deadlines import SeatClock, TimeControl
+from kingmaker.server.seats.roster import Entrant, Lease, Roster, SeatOutput
 
 
 async def play_match(

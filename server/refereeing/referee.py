@@ -26,10 +26,10 @@ from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
-from kingmaker.server.bot_cpu import ProcessTreeClock
-from kingmaker.server.deadlines import SeatClock, TimeControl
+from kingmaker.server.jail.bot_cpu import ProcessTreeClock
 from kingmaker.server.live import LiveFrame, LiveHub
-from kingmaker.server.sessions import Answer, BotSession
+from kingmaker.server.seats.deadlines import SeatClock, TimeControl
+from kingmaker.server.seats.sessions import Answer, BotSession
 from kingmaker.v1 import arena_pb2, common_pb2
 
 # What a seat forfeits as when its stream was closed for a fault, by the error the bot was sent

@@ -17,9 +17,9 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
-from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 
 DEFAULT_MAX_MATCHES = 400
 

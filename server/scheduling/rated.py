@@ -19,11 +19,11 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import finish_match, void_match
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.think_times import THINK_KEY, rounded
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import MatchExecutor, as_executor
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.results import until_stored
-from kingmaker.server.roster import Entrant, Roster
+from kingmaker.server.execution.executors import MatchExecutor, as_executor
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.refereeing.results import until_stored
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 
 log = logging.getLogger("kingmaker.server")
 

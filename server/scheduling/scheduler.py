@@ -27,13 +27,13 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
-from kingmaker.server.admission import Admission
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import LocalExecutor, MatchExecutor
-from kingmaker.server.presence import AWAY_GRACE_S, Presence
-from kingmaker.server.rated import claim_with_entrants, play_ticket
-from kingmaker.server.results import until_stored
-from kingmaker.server.roster import Roster
+from kingmaker.server.execution.executors import LocalExecutor, MatchExecutor
+from kingmaker.server.refereeing.results import until_stored
+from kingmaker.server.scheduling.rated import claim_with_entrants, play_ticket
+from kingmaker.server.seats.admission import Admission
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.presence import AWAY_GRACE_S, Presence
+from kingmaker.server.seats.roster import Roster
 
 log = logging.getLogger("kingmaker.server")
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.loop_lag import LoopLag
+from kingmaker.server.seats.deadlines import TimeControl
 
 LAG_SHARE = 0.05
 LAG_FLOOR_MS = 20.0

@@ -14,8 +14,8 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from kingmaker.sdk.client import PROTOCOL_VERSION
-from kingmaker.server.services.errors import abort
-from kingmaker.server.sessions import BotSession, SessionPool
+from kingmaker.server.grpc_abort import abort
+from kingmaker.server.seats.sessions import BotSession, SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 HELLO_TIMEOUT_SECONDS = 10.0

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from kingmaker.server.sessions import SessionPool
+from kingmaker.server.seats.sessions import SessionPool
 
 AWAY_GRACE_S = 10.0
 

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kingmaker.server.build_store import BuildStore
-from kingmaker.server.builds import missing_program
-from kingmaker.server.launcher import BotProcess, LaunchError
+from kingmaker.server.building.build_store import BuildStore
+from kingmaker.server.building.builds import missing_program
+from kingmaker.server.building.manifest import Manifest, launch_command
+from kingmaker.server.jail.launcher import BotProcess, LaunchError
+from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
-from kingmaker.server.manifest import Manifest, launch_command
-from kingmaker.server.sandbox import SandboxPolicy
-from kingmaker.server.sessions import BotSession, Identity, SessionPool
+from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 BUSY_TIMEOUT = 600.0
 """How long a match waits for remote bots that are connected but busy in other matches."""

@@ -19,9 +19,9 @@ from kingmaker.ladder.standings import HistoryPoint, Standing
 from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
 from kingmaker.sdk.sprt import Sprt, confidence, elo_estimate
-from kingmaker.server.duels import DuelState
-from kingmaker.server.executors import WorkerLoad
-from kingmaker.server.referee import MatchReport, end_reason_proto, seat_result_proto
+from kingmaker.server.execution.executors import WorkerLoad
+from kingmaker.server.refereeing.referee import MatchReport, end_reason_proto, seat_result_proto
+from kingmaker.server.scheduling.duels import DuelState
 from kingmaker.v1 import admin_pb2, common_pb2
 
 

@@ -33,15 +33,15 @@ from kingmaker.ladder.names import check_name
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.versions import VersionRecord
-from kingmaker.server.builds import build_folder
+from kingmaker.server.building.builds import build_folder
+from kingmaker.server.building.submission_archive import FORMATS, ArchiveRefused, check_archive, sniff_format
+from kingmaker.server.building.submission_limits import ArchiveLimits
+from kingmaker.server.grpc_abort import abort
+from kingmaker.server.new_versions.submissions import SubmissionPipeline
 from kingmaker.server.packing import pack_folder
-from kingmaker.server.referee import end_reason_proto
-from kingmaker.server.roster import Entrant
+from kingmaker.server.refereeing.referee import end_reason_proto
+from kingmaker.server.seats.roster import Entrant
 from kingmaker.server.services import convert, validation
-from kingmaker.server.services.errors import abort
-from kingmaker.server.submission_archive import FORMATS, ArchiveRefused, check_archive, sniff_format
-from kingmaker.server.submission_limits import ArchiveLimits
-from kingmaker.server.submissions import SubmissionPipeline
 from kingmaker.v1 import admin_pb2
 
 Context: TypeAlias = grpc.aio.ServicerContext

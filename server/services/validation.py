@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kingmaker.ladder import bounds
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import common_pb2
 
 DEFAULT_PAGE = 50

@@ -2,4 +2,7 @@
 with the board drawn for each game, and a JSON API beside every page (docs/web.md).
 
 Read ``app.py`` first (routes), then ``queries.py`` (what each page shows) and ``replay.py``.
+
+It reads the ladder database and the server's live frames (``server.live``), and nothing else
+of the server: it may run as a process of its own (``kingmaker web``).
 """

@@ -17,7 +17,7 @@ from kingmaker.ladder import bots, versions
 from kingmaker.ladder.history import list_matches
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.sandbox import bubblewrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")]
 

@@ -179,7 +179,7 @@ def wait_for(condition: object, timeout: float = 60) -> None:
 
 
 def test_the_server_leaves_no_temporary_files_and_clears_those_of_a_killed_one(tmp_path: Path) -> None:
-    from kingmaker.server.run_folder import PREFIX, make_run_folder, remove_stale_run_folders
+    from kingmaker.server.jail.run_folder import PREFIX, make_run_folder, remove_stale_run_folders
 
     dead = tmp_path / f"{PREFIX}dead"
     (dead / "kingmaker-bot-x").mkdir(parents=True)

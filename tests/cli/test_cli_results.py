@@ -22,7 +22,7 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 
 runner = CliRunner()
 PYTHON = sys.executable

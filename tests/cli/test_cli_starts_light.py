@@ -23,7 +23,7 @@ HEAVY = (
     "sqlalchemy", "sqlmodel", "alembic", "psycopg", "ray", "starlette", "uvicorn", "jinja2", "pydantic",
     "selenium", "hypothesis", "numpy", "matplotlib", "trueskill",
     "kingmaker.games", "kingmaker.sdk", "kingmaker.ladder", "kingmaker.sample_bots",
-    "kingmaker.server.app", "kingmaker.server.referee", "kingmaker.server.services",
+    "kingmaker.server.app", "kingmaker.server.refereeing.referee", "kingmaker.server.services",
 )  # fmt: skip
 # A docstring, an enum of end reasons, and the bounds of every number (standard library only).
 LIGHT = ("kingmaker.ladder", "kingmaker.ladder.outcomes", "kingmaker.ladder.bounds")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kingmaker.server.ray_cluster import LocalRayCluster
+from kingmaker.server.execution.ray_cluster import LocalRayCluster
 
 
 @pytest.fixture(scope="session")

@@ -15,14 +15,14 @@ from typer.testing import CliRunner
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.cli import app
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import ExecutorError, LocalExecutor
-from kingmaker.server.match_host import HostSettings, MatchHost
-from kingmaker.server.process_executor import ProcessExecutor
-from kingmaker.server.ray_executor import RayExecutor
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant, Roster
-from kingmaker.server.sessions import SessionPool
+from kingmaker.server.execution.executors import ExecutorError, LocalExecutor
+from kingmaker.server.execution.match_host import HostSettings, MatchHost
+from kingmaker.server.execution.process_executor import ProcessExecutor
+from kingmaker.server.execution.ray_executor import RayExecutor
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
+from kingmaker.server.seats.sessions import SessionPool
 
 RANDOM = (sys.executable, "-m", "kingmaker.sample_bots.random_bot")
 

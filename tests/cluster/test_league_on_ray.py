@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kingmaker.server.cli import app
-from kingmaker.server.ray_cluster import LocalRayCluster
+from kingmaker.server.execution.ray_cluster import LocalRayCluster
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 pytestmark = pytest.mark.slow

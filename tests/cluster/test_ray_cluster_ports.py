@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from kingmaker.server import ray_cluster
-from kingmaker.server.ray_cluster import LocalRayCluster
+from kingmaker.server.execution import ray_cluster
+from kingmaker.server.execution.ray_cluster import LocalRayCluster
 
 
 def test_a_port_offered_twice_is_handed_out_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,8 +14,8 @@ from test_league_on_ray import METADATA, ClusterServer, rows
 from typer.testing import CliRunner
 
 from kingmaker.server.cli import app
-from kingmaker.server.ray_cluster import LocalRayCluster
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.execution.ray_cluster import LocalRayCluster
+from kingmaker.server.jail.sandbox import bubblewrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")]
 

@@ -15,7 +15,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 
 from support import ad_hoc, bot_command, play
 

@@ -17,8 +17,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kingmaker.ladder import bots
 from kingmaker.server.app import ServerConfig, incoming_connection_limit
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.services.arena import ArenaService, Refusal
-from kingmaker.server.sessions import SessionPool
+from kingmaker.server.seats.arena import ArenaService, Refusal
+from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 pytestmark = pytest.mark.faults

@@ -12,7 +12,7 @@ import pytest
 
 from kingmaker.ladder import bots
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.services.arena import MAX_CONNECTIONS_PER_BOT
+from kingmaker.server.seats.arena import MAX_CONNECTIONS_PER_BOT
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
 pytestmark = pytest.mark.faults

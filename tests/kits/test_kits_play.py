@@ -27,8 +27,8 @@ from kingmaker.kits.languages import LANGUAGES, check
 from kingmaker.kits.manifest import Manifest
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.sandbox import bubblewrap
+from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2
 
 KITS = [language.name for language in LANGUAGES]

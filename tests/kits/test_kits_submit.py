@@ -18,7 +18,7 @@ from kingmaker.ladder import bots, versions
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.sandbox import bubblewrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 runner = CliRunner()

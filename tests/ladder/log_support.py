@@ -1,6 +1,6 @@
 """Real match logs without a server: a seeded random game played by the engine, logged as the
-referee logs it (``server.referee``, ``server.rated.outcome``), for the tests of how logs are
-stored and migrated."""
+referee logs it (``server.refereeing.referee``, ``server.scheduling.rated.outcome``), for the tests
+of how logs are stored and migrated."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.migrate import alembic_config, current_revision, head_revision, upgrade
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.cli.replay import differences, run_again
-from kingmaker.server.referee import final_ranks
+from kingmaker.server.refereeing.referee import final_ranks
 from kingmaker.server.services.convert import stored_record
 
 OLD = "0004"

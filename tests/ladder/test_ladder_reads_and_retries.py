@@ -27,7 +27,7 @@ from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.models import Bot, Match, MatchStatus, Rating
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.standings import standings
-from kingmaker.server.results import until_stored
+from kingmaker.server.refereeing.results import until_stored
 
 
 def test_a_long_read_does_not_block_a_writer(database_url: str) -> None:

@@ -23,8 +23,8 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.rated import play_ticket
+from kingmaker.server.scheduling.rated import play_ticket
+from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from sandbox_helpers import needs_jail
 
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.sandbox import bubblewrap
 
 
 @pytest.fixture(params=["plain", pytest.param("jail", marks=needs_jail)])

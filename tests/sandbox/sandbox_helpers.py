@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kingmaker.server.launcher import BotProcess, SandboxPolicy
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.launcher import BotProcess, SandboxPolicy
+from kingmaker.server.jail.sandbox import bubblewrap
 
 from support import PYTHON, REPO
 

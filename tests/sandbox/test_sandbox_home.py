@@ -25,8 +25,8 @@ from unprivileged import NOBODY, NOGROUP, python_for_others, readme_checkout
 
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.launcher import BotProcess, SandboxPolicy
-from kingmaker.server.sandbox import bubblewrap_command, code_paths
+from kingmaker.server.jail.launcher import BotProcess, SandboxPolicy
+from kingmaker.server.jail.sandbox import bubblewrap_command, code_paths
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 from support import PYTHON

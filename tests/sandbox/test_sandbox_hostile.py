@@ -17,13 +17,13 @@ import pytest
 from sandbox_helpers import hostile, needs_jail, outcomes, run_to_end, wait_for
 from typer.testing import CliRunner
 
-from kingmaker.server import launcher
 from kingmaker.server.app import ServerConfig, admin_token_path
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.cgroups import cgroup_support
 from kingmaker.server.cli import app
-from kingmaker.server.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
-from kingmaker.server.sandbox import MiB, bubblewrap, running_as_root
+from kingmaker.server.jail import launcher
+from kingmaker.server.jail.cgroups import cgroup_support
+from kingmaker.server.jail.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
+from kingmaker.server.jail.sandbox import MiB, bubblewrap, running_as_root
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 from support import PYTHON

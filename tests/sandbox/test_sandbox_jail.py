@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import hostile, needs_jail, outcomes, processes_with, run_to_end, wait_for
 
-from kingmaker.server import launcher
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.cgroups import cgroup_support
-from kingmaker.server.launcher import BotProcess, SandboxPolicy
-from kingmaker.server.sandbox import running_as_root
-from kingmaker.server.sessions import Identity
+from kingmaker.server.jail import launcher
+from kingmaker.server.jail.cgroups import cgroup_support
+from kingmaker.server.jail.launcher import BotProcess, SandboxPolicy
+from kingmaker.server.jail.sandbox import running_as_root
+from kingmaker.server.seats.sessions import Identity
 
 from support import PYTHON, bot_command
 
@@ -112,7 +112,7 @@ def test_without_the_jail_the_cgroup_or_the_bots_own_user_still_finds_an_escaped
     if finder == "own user":
         if not running_as_root() or not others_can_run_python():
             pytest.skip("a user of the bot's own needs a root server and a Python open to other users")
-        monkeypatch.setattr("kingmaker.server.launcher.BotCgroup.create", lambda *limits: None)
+        monkeypatch.setattr("kingmaker.server.jail.launcher.BotCgroup.create", lambda *limits: None)
     marker = f"escapee-{uuid.uuid4().hex}"
     leave_a_child_behind(PLAIN, marker)
     survivors = processes_with(marker)

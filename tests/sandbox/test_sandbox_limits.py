@@ -9,10 +9,10 @@ import signal
 import pytest
 from sandbox_helpers import hostile, run_to_end
 
-from kingmaker.server import launcher
-from kingmaker.server.cgroups import cgroup_support
-from kingmaker.server.launcher import Limits, SandboxPolicy
-from kingmaker.server.sandbox import MiB, running_as_root
+from kingmaker.server.jail import launcher
+from kingmaker.server.jail.cgroups import cgroup_support
+from kingmaker.server.jail.launcher import Limits, SandboxPolicy
+from kingmaker.server.jail.sandbox import MiB, running_as_root
 
 from support import PYTHON
 

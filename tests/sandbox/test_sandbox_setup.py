@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import processes_with, run_to_end, wait_for
 
-from kingmaker.server.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
-from kingmaker.server.sandbox import (
+from kingmaker.server.jail.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
+from kingmaker.server.jail.sandbox import (
     bubblewrap,
     bubblewrap_command,
     code_paths,
@@ -134,9 +134,9 @@ def test_allowed_to_run_unjailed_a_bot_runs_and_the_server_says_so_loudly(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setattr("shutil.which", lambda name, path=None: None if name == "bwrap" else PYTHON)
-    monkeypatch.setattr("kingmaker.server.launcher._warned", set())  # the warning is given once
+    monkeypatch.setattr("kingmaker.server.jail.launcher._warned", set())  # the warning is given once
     fresh_bubblewrap_probe()
-    caplog.set_level(logging.WARNING, "kingmaker.server.launcher")
+    caplog.set_level(logging.WARNING, "kingmaker.server.jail.launcher")
     said = (PYTHON, "-c", "import sys; print('hostile: ran', file=sys.stderr)")
     finished = run_to_end(said, SandboxPolicy(allow_unjailed=True))
     assert finished.outcomes == ["ran"] and finished.jailed is False

@@ -17,11 +17,11 @@ import pytest
 
 from kingmaker.ladder import bots, leagues
 from kingmaker.sdk.codec import PACKED_ACTIONS_KEPT, codec_for
-from kingmaker.server import archive
 from kingmaker.server.app import ServerConfig
-from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.referee import MatchReport
+from kingmaker.server.refereeing import archive
+from kingmaker.server.refereeing.archive import MemoryArchive
+from kingmaker.server.refereeing.referee import MatchReport
 
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 NAMES = [f"bot-{i}" for i in range(4)]

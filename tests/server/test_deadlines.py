@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kingmaker.server.deadlines import GRACE_MS, SeatClock, TimeControl, wall_ceiling_ms
+from kingmaker.server.seats.deadlines import GRACE_MS, SeatClock, TimeControl, wall_ceiling_ms
 
 
 def test_a_reply_within_the_limit_plus_grace_is_in_time_and_costs_no_bank() -> None:

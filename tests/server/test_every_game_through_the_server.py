@@ -7,7 +7,7 @@ import pytest
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import TimeControl
 
 from support import ad_hoc, bot_command, play
 

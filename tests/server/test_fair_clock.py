@@ -17,11 +17,11 @@ from collections.abc import Callable
 
 from kingmaker.ladder import bots
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.bot_cpu import cpu_clock
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.matches import play_match
-from kingmaker.server.roster import Entrant
-from kingmaker.server.sessions import Answer, BotSession, Identity
+from kingmaker.server.jail.bot_cpu import cpu_clock
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant
+from kingmaker.server.seats.sessions import Answer, BotSession, Identity
 from kingmaker.v1 import arena_pb2
 
 INSTANT = (sys.executable, "-m", "kingmaker.sample_bots.instant_bot")

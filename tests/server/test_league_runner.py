@@ -18,13 +18,13 @@ from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
-from kingmaker.server import scheduler
-from kingmaker.server.admission import Admission
-from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.loop_lag import LoopLag
-from kingmaker.server.roster import Entrant, Roster
-from kingmaker.server.scheduler import LeagueRunner, Progress
-from kingmaker.server.sessions import SessionPool
+from kingmaker.server.scheduling import scheduler
+from kingmaker.server.scheduling.scheduler import LeagueRunner, Progress
+from kingmaker.server.seats.admission import Admission
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
+from kingmaker.server.seats.sessions import SessionPool
 
 
 @pytest.fixture
@@ -212,8 +212,8 @@ def test_the_next_match_starts_before_the_last_result_is_stored(
     """One match at a time: the second match must start while the first one's result is still
     being written (the write waits for it), not after. Before, every match waited for the last
     one's write and then for its own claim, queued behind that write."""
-    from kingmaker.server import rated
-    from kingmaker.server.referee import MatchReport, SeatReport
+    from kingmaker.server.refereeing.referee import MatchReport, SeatReport
+    from kingmaker.server.scheduling import rated
 
     started: list[str] = []
     second_started = threading.Event()

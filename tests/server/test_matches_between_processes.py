@@ -12,9 +12,9 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.codec import codec_for
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.referee import MatchReport
-from kingmaker.server.roster import Entrant
+from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 
 from support import ad_hoc, bot_command, play

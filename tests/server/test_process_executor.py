@@ -24,10 +24,10 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.cli import app
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.executors import default_executor, usable_cores
-from kingmaker.server.process_executor import ProcessExecutor
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.execution.executors import default_executor, usable_cores
+from kingmaker.server.execution.process_executor import ProcessExecutor
+from kingmaker.server.jail.sandbox import bubblewrap
+from kingmaker.server.seats.deadlines import TimeControl
 
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from kingmaker.server.roster import Entrant, Roster
-from kingmaker.server.sessions import BotSession, Identity, SessionPool
+from kingmaker.server.seats.roster import Entrant, Roster
+from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 X = Entrant(name="x", bot_id=1)
 Y = Entrant(name="y", bot_id=2)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.server.sessions import UNSOLICITED_LIMIT, BotSession, Identity
+from kingmaker.server.seats.sessions import UNSOLICITED_LIMIT, BotSession, Identity
 from kingmaker.v1 import arena_pb2
 
 

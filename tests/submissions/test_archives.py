@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kingmaker.server.building.submission_archive import ArchiveRefused, check_archive, sniff_format, unpack
+from kingmaker.server.building.submission_limits import ArchiveLimits
 from kingmaker.server.packing import archive_format, pack_folder, packed_paths
-from kingmaker.server.submission_archive import ArchiveRefused, check_archive, sniff_format, unpack
-from kingmaker.server.submission_limits import ArchiveLimits
 
 LIMITS = ArchiveLimits(archive_bytes=1 << 20, files=100, unpacked_bytes=1 << 20)
 

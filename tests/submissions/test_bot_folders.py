@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from kingmaker.ladder import bots, versions
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.sandbox import bubblewrap
 
 pytestmark = pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")
 

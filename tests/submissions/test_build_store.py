@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kingmaker.server import build_store
-from kingmaker.server.build_store import BuildStore
+from kingmaker.server.building import build_store
+from kingmaker.server.building.build_store import BuildStore
 
 
 def built_folder(store: BuildStore, tmp_path: Path) -> str:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kingmaker.server.build_store import BuildStore
-from kingmaker.server.builds import BuildResult, build_folder
-from kingmaker.server.sandbox import MiB, SandboxPolicy, bubblewrap
-from kingmaker.server.submission_limits import BUILD_LIMITS, BuildLimits
+from kingmaker.server.building.build_store import BuildStore
+from kingmaker.server.building.builds import BuildResult, build_folder
+from kingmaker.server.building.submission_limits import BUILD_LIMITS, BuildLimits
+from kingmaker.server.jail.sandbox import MiB, SandboxPolicy, bubblewrap
 
 needs_jail = pytest.mark.skipif(not bubblewrap().usable, reason="bubblewrap does not work here")
 pytestmark = needs_jail

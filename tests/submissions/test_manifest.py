@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from submission_bots import write
 
-from kingmaker.server.manifest import ManifestError, launch_command, parse_manifest, read_manifest
+from kingmaker.server.building.manifest import ManifestError, launch_command, parse_manifest, read_manifest
 
 
 def test_a_full_manifest_is_read_as_written() -> None:

@@ -18,7 +18,7 @@ from kingmaker.ladder import bots
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.submission_limits import ArchiveLimits, SubmissionLimits
+from kingmaker.server.building.submission_limits import ArchiveLimits, SubmissionLimits
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 LIMITS = SubmissionLimits(

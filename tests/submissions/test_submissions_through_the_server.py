@@ -20,7 +20,7 @@ from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.models import Rating, RatingHistory
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
-from kingmaker.server.sandbox import bubblewrap
+from kingmaker.server.jail.sandbox import bubblewrap
 
 pytestmark = pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")
 

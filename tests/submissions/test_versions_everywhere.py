@@ -17,15 +17,15 @@ from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.build_store import BuildOutputRefused, BuildStore
-from kingmaker.server.builds import build_folder
+from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
+from kingmaker.server.building.builds import build_folder
 from kingmaker.server.cli import app
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.match_host import HostSettings, MatchHost
-from kingmaker.server.process_executor import ProcessExecutor
-from kingmaker.server.roster import Entrant
-from kingmaker.server.sandbox import SandboxPolicy, bubblewrap
-from kingmaker.server.version_checks import RANDOM_BOT
+from kingmaker.server.execution.match_host import HostSettings, MatchHost
+from kingmaker.server.execution.process_executor import ProcessExecutor
+from kingmaker.server.jail.sandbox import SandboxPolicy, bubblewrap
+from kingmaker.server.new_versions.version_checks import RANDOM_BOT
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Entrant
 
 pytestmark = pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")
 runner = CliRunner()

@@ -22,10 +22,10 @@ from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
-from kingmaker.server.deadlines import TimeControl
+from kingmaker.server.execution.process_executor import ProcessExecutor
 from kingmaker.server.live import LiveHub
-from kingmaker.server.process_executor import ProcessExecutor
-from kingmaker.server.referee import Referee
+from kingmaker.server.refereeing.referee import Referee
+from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.web.boards import draw_spectator_board
 from kingmaker.server.web.serve import BackgroundWebServer
 

@@ -16,12 +16,13 @@ import grpc
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, LadderError, NotFoundError
-from kingmaker.server.archive import MemoryArchive
-from kingmaker.server.deadlines import TimeControl
-from kingmaker.server.launcher import jail_refusal
-from kingmaker.server.roster import Roster
-from kingmaker.server.scheduler import LeagueRunner
-from kingmaker.server.services.errors import abort
+from kingmaker.server.grpc_abort import abort
+from kingmaker.server.jail.launcher import jail_refusal
+from kingmaker.server.refereeing.archive import MemoryArchive
+from kingmaker.server.scheduling.scheduler import LeagueRunner
+from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Roster
+from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.server.services.permissions import (
     ADMIN,
     ANYONE,
@@ -34,7 +35,6 @@ from kingmaker.server.services.permissions import (
     is_admin_token,
 )
 from kingmaker.server.services.submissions import SubmissionService
-from kingmaker.server.sessions import SessionPool
 
 T = TypeVar("T")
 Context: TypeAlias = grpc.aio.ServicerContext

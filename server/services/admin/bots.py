@@ -8,11 +8,11 @@ import functools
 import grpc
 
 from kingmaker.ladder import bot_stats, bots, bounds, seat_logs
-from kingmaker.server.launcher import confinement
-from kingmaker.server.roster import Entrant
+from kingmaker.server.grpc_abort import abort
+from kingmaker.server.jail.launcher import confinement
+from kingmaker.server.seats.roster import Entrant
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
-from kingmaker.server.services.errors import abort
 from kingmaker.v1 import admin_pb2, arena_pb2
 
 

@@ -15,11 +15,11 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.sdk.codec import CodecError, options_from_proto
-from kingmaker.server.scheduler import Progress
+from kingmaker.server.grpc_abort import abort
+from kingmaker.server.scheduling.scheduler import Progress
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.admin.base import Context, permitted
 from kingmaker.server.services.admin.match_records import MatchRecords
-from kingmaker.server.services.errors import abort
 from kingmaker.v1 import admin_pb2
 
 

@@ -20,15 +20,15 @@ from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.sdk.sprt import Sprt
-from kingmaker.server import duels
-from kingmaker.server.duels import DuelSetup
-from kingmaker.server.matches import play_match
-from kingmaker.server.rated import entrants_of, play_ticket
-from kingmaker.server.roster import Entrant
+from kingmaker.server.grpc_abort import abort
+from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.scheduling import duels
+from kingmaker.server.scheduling.duels import DuelSetup
+from kingmaker.server.scheduling.rated import entrants_of, play_ticket
+from kingmaker.server.seats.roster import Entrant
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.admin.base import CALLER, Context, permitted
 from kingmaker.server.services.admin.match_records import MatchRecords, summary
-from kingmaker.server.services.errors import abort
 from kingmaker.v1 import admin_pb2
 
 

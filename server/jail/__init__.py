@@ -1,0 +1,9 @@
+"""The jail: where a stranger's program runs, and nothing else of the host is seen.
+
+Owns the bubblewrap policy (``sandbox``), the cgroup limits of a bot or a build (``cgroups``),
+the CPU a bot's process tree spent (``bot_cpu``), starting and stopping a managed bot
+(``launcher``) and the throw-away folder it runs in (``run_folder``).
+
+May import: the standard library and ``kingmaker.games`` (to name the games a jailed bot plays), and
+nothing else of ``kingmaker.server``. Everything that runs a stranger's bytes builds on this.
+"""

@@ -1,0 +1,10 @@
+"""Refereeing one match: asking the seats, checking every reply, applying the joint action and
+keeping its result until it is stored.
+
+Owns the referee (``referee``), playing one match with leased seats (``matches``), storing a
+result whatever the database does (``results``) and the matches kept without storing
+(``archive``).
+
+May import: ``server.seats``, ``server.jail`` (a launched bot's CPU clock) and ``server.live``;
+never the executors, the scheduler or the services, which use it.
+"""
