@@ -1,0 +1,52 @@
+"""Host paths out of the texts an author or the public reads.
+
+A server-side failure's text (an exception, a traceback) names the server's own folders: its run
+folder (``/tmp/kingmaker-run-XXXX``), its home, where Python and kingmaker are installed. Those tell
+a stranger where to aim (issue #32 used the home's path to reach the admin token), so a text
+stored on a version or shown to its owner says them with neutral names instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import site
+import sys
+import sysconfig
+from pathlib import Path
+
+from kingmaker.server import run_folder
+from kingmaker.server.locations import home_directory
+
+RUN_FOLDER = re.compile(r"(?:/[^\s'\"/:]+)*/" + re.escape(run_folder.PREFIX) + r"[^\s'\"/:]*")
+"""Any run folder, of this server or another one (``/tmp/kingmaker-run-abc123``)."""
+
+
+def host_places() -> list[tuple[str, str]]:
+    """The server's folders and their neutral names, longest path first (a folder inside another
+    takes its own name)."""
+    named = {
+        str(home_directory().resolve()): "<server home>",
+        str(Path(__file__).resolve().parents[1]): "<kingmaker>",  # where kingmaker is installed
+        sysconfig.get_paths()["purelib"]: "<site-packages>",
+        sysconfig.get_paths()["stdlib"]: "<python>",
+        sys.prefix: "<python>",
+        sys.base_prefix: "<python>",
+        sys.exec_prefix: "<python>",
+        str(Path.home()): "<user home>",
+        os.getcwd(): "<server folder>",
+    }
+    for folder in (*site.getsitepackages(), site.getusersitepackages()):
+        named.setdefault(folder, "<site-packages>")
+    places = [(path.rstrip("/"), name) for path, name in named.items() if len(path.rstrip("/")) > 1]
+    return sorted(places, key=lambda place: len(place[0]), reverse=True)
+
+
+def neutral(text: str) -> str:
+    """``text`` with every host path of the server's said by a neutral name."""
+    if not text:
+        return text
+    text = RUN_FOLDER.sub("<run folder>", text)
+    for path, name in host_places():
+        text = re.sub(re.escape(path) + r"(?=$|[/\s'\":,)\]])", name, text)
+    return text
