@@ -8,6 +8,7 @@ stored on a version or shown to its owner says them with neutral names instead.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import site
@@ -25,8 +26,13 @@ RUN_FOLDER = re.compile(r"(?:/[^\s'\"/:]+)*/" + re.escape(run_folder.PREFIX) + r
 def host_places() -> list[tuple[str, str]]:
     """The server's folders and their neutral names, longest path first (a folder inside another
     takes its own name)."""
+    return list(_places(str(home_directory().resolve()), os.getcwd()))
+
+
+@functools.lru_cache(maxsize=4)
+def _places(home: str, cwd: str) -> tuple[tuple[str, str], ...]:
     named = {
-        str(home_directory().resolve()): "<server home>",
+        home: "<server home>",
         str(Path(__file__).resolve().parents[1]): "<kingmaker>",  # where kingmaker is installed
         sysconfig.get_paths()["purelib"]: "<site-packages>",
         sysconfig.get_paths()["stdlib"]: "<python>",
@@ -34,12 +40,20 @@ def host_places() -> list[tuple[str, str]]:
         sys.base_prefix: "<python>",
         sys.exec_prefix: "<python>",
         str(Path.home()): "<user home>",
-        os.getcwd(): "<server folder>",
     }
+    named.setdefault(cwd, "<server folder>")
     for folder in (*site.getsitepackages(), site.getusersitepackages()):
         named.setdefault(folder, "<site-packages>")
+    for path, name in list(named.items()):  # as the kernel names them too (a link's target)
+        named.setdefault(os.path.realpath(path), name)
     places = [(path.rstrip("/"), name) for path, name in named.items() if len(path.rstrip("/")) > 1]
-    return sorted(places, key=lambda place: len(place[0]), reverse=True)
+    return tuple(sorted(places, key=lambda place: len(place[0]), reverse=True))
+
+
+@functools.lru_cache(maxsize=4)
+def _pattern(places: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(path) for path, _ in places)
+    return re.compile(f"(?:{alternatives})(?=$|[/\\s'\":,)\\]])")
 
 
 def neutral(text: str) -> str:
@@ -47,6 +61,6 @@ def neutral(text: str) -> str:
     if not text:
         return text
     text = RUN_FOLDER.sub("<run folder>", text)
-    for path, name in host_places():
-        text = re.sub(re.escape(path) + r"(?=$|[/\s'\":,)\]])", name, text)
-    return text
+    places = _places(str(home_directory().resolve()), os.getcwd())
+    names = dict(places)
+    return _pattern(places).sub(lambda found: names[found.group(0)], text)

@@ -14,7 +14,9 @@ nested message is about its parent's bot unless it names its own), and a field i
   replies of calls that only the bot's owner or the admin may make, never of a public call (a
   test holds this).
 
-``redact`` applies the table to a reply; ``permitted`` calls it on every reply of every RPC, so no
+What an author sees of their own bot names no host folder (``host_paths.neutral``: a traceback
+from the server's Python, a run folder in an error); the admin sees it as it is. ``redact``
+applies the table to a reply; ``permitted`` calls it on every reply of every RPC, so no
 method can forget it, and a test walks every field of every reply message: one missing from the
 table fails it.
 """
@@ -28,6 +30,7 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from kingmaker.server.host_paths import neutral
 from kingmaker.server.services.permissions import Caller
 
 
@@ -165,9 +168,16 @@ def subjects(message: Message) -> set[str]:
     return found
 
 
-def redact(message: Message, owns: Callable[[str | None], bool], subject: str | None = None) -> None:
-    """Clear, in place, what the caller may not see (``owns(bot)``: whether it is theirs; None
-    for a message about no bot, which is the admin's alone)."""
+def redact(
+    message: Message,
+    owns: Callable[[str | None], bool],
+    subject: str | None = None,
+    scrub: Callable[[str], str] = neutral,
+) -> None:
+    """Clear, in place, what a caller other than the admin may not see (``owns(bot)``: whether
+    it is theirs; None for a message about no bot, which is the admin's alone), and say the
+    host's paths by neutral names in what they see of their own (``scrub``: a traceback names
+    where the server is installed)."""
     descriptor = message.DESCRIPTOR
     table = FIELDS[descriptor.name]
     if descriptor.name in SUBJECTS:
@@ -175,7 +185,9 @@ def redact(message: Message, owns: Callable[[str | None], bool], subject: str | 
     mine = owns(subject)
     for field in descriptor.fields:
         seen = table[field.name]
-        if mine or seen is Seen.PUBLIC or seen is Seen.CALLERS:
+        if (mine and seen in (Seen.PRIVATE, Seen.REWORDED)) or seen is Seen.CALLERS:
+            _scrub(message, field, scrub)
+        elif mine or seen is Seen.PUBLIC:
             pass
         elif seen is Seen.PRIVATE:
             message.ClearField(field.name)
@@ -188,12 +200,29 @@ def redact(message: Message, owns: Callable[[str | None], bool], subject: str | 
             del items[:]
             items.extend(kept)
         for child in _field_messages(message, field):
-            redact(child, owns, subject)
+            redact(child, owns, subject, scrub)
 
 
 def for_caller(caller: Caller, owners: dict[str, int | None]) -> Callable[[str | None], bool]:
     """``owns`` for ``redact``: ``owners`` maps each bot named to its owner (None: the admin's)."""
     return lambda bot: caller.is_admin or (bot is not None and bot in owners and caller.owns(owners[bot]))
+
+
+def _scrub(message: Message, field: FieldDescriptor, scrub: Callable[[str], str]) -> None:
+    """A text field (one, a list, or a map's values) through ``scrub``."""
+    value = getattr(message, field.name)
+    if field.type == FieldDescriptor.TYPE_STRING:
+        if field.is_repeated:
+            value[:] = [scrub(item) for item in value]
+        else:
+            setattr(message, field.name, scrub(value))
+    elif (
+        field.message_type is not None
+        and field.message_type.GetOptions().map_entry
+        and field.message_type.fields_by_name["value"].type == FieldDescriptor.TYPE_STRING
+    ):
+        for key in list(value):
+            value[key] = scrub(value[key])
 
 
 def _field_messages(message: Message, field: FieldDescriptor) -> Iterator[Message]:

@@ -10,9 +10,11 @@ the bot's own token, and the admin.
 
 from __future__ import annotations
 
-import re
+import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -20,6 +22,7 @@ import pytest
 from google.protobuf.message import Message
 from sqlmodel import select
 
+from kingmaker import sdk
 from kingmaker.ladder import authors, bots, versions
 from kingmaker.ladder.matches import create_match, finish_match, mark_running
 from kingmaker.ladder.models import Bot
@@ -40,6 +43,8 @@ from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 SERVICE = admin_pb2.DESCRIPTOR.services_by_name["Admin"]
 HIDDEN = (Seen.PRIVATE, Seen.REWORDED, Seen.OWN_ITEMS)
 HOST_PATH = "/tmp/kingmaker-run-k3x9q/build/kingmaker.toml"
+TRACEBACK = f'Traceback:\n  File "{sdk.__file__}", line 1, in <module>\n  File "{sys.prefix}/lib/x.py"'
+"""What a Python bot's crash prints: where the server installed kingmaker and Python."""
 CALLERS = ("anyone", "owner", "other", "bot", "admin")
 SEES_ALL = ("owner", "admin")
 
@@ -88,7 +93,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         match_id = _a_match_with_stderr(db)  # before annbot is suspended
         with db.transaction() as session:
             row = session.exec(select(Bot).where(Bot.name == "annbot")).one()
-            row.suspended_reason, row.suspended_stderr = "3 faults in its last 5 matches", "Traceback: oops"
+            row.suspended_reason, row.suspended_stderr = "3 faults in its last 5 matches", TRACEBACK
             session.add(row)
         _versions_of_annbot(db, ann.id)
         tokens = {"anyone": None, "owner": ann_token, "other": ben_token, "bot": bot_token}
@@ -102,11 +107,11 @@ def _versions_of_annbot(db: Any, ann: int) -> None:
     version = versions.start_submission(db, "annbot", [], "a" * 64, ann, ab=True)
     manifest = {"build": "make secret-recipe", "run": "./bot --key 42", "language": "c"}
     versions.mark_built(
-        db, "annbot", version.number, "b" * 64, ["./bot", "--key", "42"], "grpc", manifest, "cc ok"
+        db, "annbot", version.number, "b" * 64, ["./bot", "--key", "42"], "grpc", manifest, TRACEBACK
     )
     match = {
         "game": "kingdoms", "players": 2, "seat": 0, "end_reason": EndReason.CRASHED.value,
-        "detail": "crashed: exit 3", "stderr_tail": "secret stderr", "passed": False,
+        "detail": "crashed: exit 3", "stderr_tail": TRACEBACK, "passed": False,
     }  # fmt: skip
     versions.mark_testing(db, "annbot", version.number, [match])
     versions.record_ab(
@@ -128,8 +133,8 @@ def _a_match_with_stderr(db: Any) -> int:
             bot_id=bot_id,
             score=seat,
             rank=2 - seat,
-            stderr_tail=f"tail {seat}",
-            stderr=f"stderr {seat}\n",
+            stderr_tail=TRACEBACK,
+            stderr=TRACEBACK,
             stderr_bytes=9,
             strike_log=({"request": 1, "kind": "late", "detail": "x"},),
             detail="forfeited after 1 late reply",
@@ -236,11 +241,21 @@ def test_the_owner_sees_every_hidden_field_and_no_host_path(world: World) -> Non
         if seen in HIDDEN
     }
     assert hidden - filled == set()
-    reasons = [
-        value for _, message, field, value in owner if (message, field) == ("VersionInfo", "status_reason")
-    ]
+    reasons = [value for _, name, field, value in owner if (name, field) == ("VersionInfo", "status_reason")]
     assert any("<run folder>" in reason for reason in reasons), reasons
-    assert not any(re.search(r"/tmp|kingmaker-run-", reason) for reason in reasons), reasons
+    install = str(Path(sdk.__file__).resolve().parents[1])
+    texts = [str(value) for *_, value in owner]
+    assert any("<kingmaker>/sdk/__init__.py" in text for text in texts), texts
+    for text in texts:
+        for host in (install, sys.prefix, "/tmp/", "kingmaker-run-", os.environ.get("KINGMAKER_HOME", "?")):
+            assert host not in text, f"the owner reads a host path ({host}): {text}"
+
+
+def test_the_admin_reads_a_bots_texts_as_they_are(world: World) -> None:
+    """The admin runs the server: a bot's stderr reaches them whole. (A version's status reason is
+    stored for its owner, neutral for everyone; the server's log keeps a failure's whole text.)"""
+    [reply] = ask(world, "GetVersion", "admin")
+    assert reply.validation[0].stderr_tail == TRACEBACK and reply.build_log == TRACEBACK
 
 
 def test_the_website_shows_a_version_as_anyone_sees_it(world: World) -> None:
