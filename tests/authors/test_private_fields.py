@@ -21,6 +21,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 from sqlmodel import select
+from typer.testing import CliRunner
 
 from kingmaker import sdk
 from kingmaker.ladder import authors, bots, versions
@@ -30,6 +31,7 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
 from kingmaker.server.services.permissions import PERMISSIONS, Rule
 from kingmaker.server.services.privacy import (
     FIELDS,
@@ -265,3 +267,25 @@ def test_the_website_shows_a_version_as_anyone_sees_it(world: World) -> None:
     for row in page["versions"]:
         assert set(row) <= {"number", "status", "created_at", "built_at", "activated_at", "reason"}, row
         assert row["reason"] in ("", None, *PUBLIC_VERSION_REASONS.values()), row
+
+
+@pytest.mark.parametrize("who", ["anyone", "other"])
+def test_the_command_line_shows_anyone_what_the_server_shows(
+    world: World, who: str, config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path))  # no admin token found on the way
+    token = world.tokens[who]
+    flags = ["--server", world.server.address, *(["--token", token] if token else [])]
+    printed = ""
+    for command in (
+        ["bot", "build-log", "annbot", "2"],
+        ["bot", "builds", "annbot"],
+        ["bot", "show", "annbot"],
+    ):
+        result = CliRunner().invoke(app, [*command, *flags])
+        assert result.exit_code == 0, result.output
+        printed += result.output
+    for secret in ("secret-recipe", "--key", "b" * 12, "kingmaker-run-", "Traceback", "<run folder>"):
+        assert secret not in printed, f"{who} reads {secret!r}: {printed}"
+    assert "its owner's and the admin's" in printed and "its build failed" in printed
+    assert "annbot (managed)" in printed
