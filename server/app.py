@@ -21,6 +21,7 @@ from kingmaker.server import malloc
 from kingmaker.server.addresses import AddressError, parse_address
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
+from kingmaker.server.bind_check import bind_problem
 from kingmaker.server.build_store import BlobStore, BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
@@ -229,8 +230,8 @@ class KingmakerServer:
                 port = server.add_insecure_port(config.address)
         except RuntimeError:
             raise ListenError(
-                f"cannot listen on {config.address}: the address is in use or not available here "
-                "(is another kingmaker serve running?)"
+                bind_problem(config.address)
+                or f"cannot listen on {config.address}: the address is in use or not available here"
             ) from None
         if not config.address.startswith("unix:"):
             host = config.address.rsplit(":", 1)[0]
