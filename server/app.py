@@ -26,6 +26,7 @@ from kingmaker.server.build_store import BlobStore, BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
 from kingmaker.server.home import HomeLock, secret_paths
+from kingmaker.server.host_paths import remember_home
 from kingmaker.server.launcher import Limits, confinement
 from kingmaker.server.live import LiveHub
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
@@ -152,6 +153,7 @@ class KingmakerServer:
                 "--database-url)"
             )
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        remember_home(home)  # said <server home> in what authors and the public read
         if home.stat().st_uid == os.geteuid() and home.stat().st_mode & 0o077:
             home.chmod(0o700)  # made by an older version, open to everyone
         # One server per home, taken before the database is opened (a second server would void

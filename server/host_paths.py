@@ -23,16 +23,30 @@ RUN_FOLDER = re.compile(r"(?:/[^\s'\"/:]+)*/" + re.escape(run_folder.PREFIX) + r
 """Any run folder, of this server or another one (``/tmp/kingmaker-run-abc123``)."""
 
 
+_HOMES: set[str] = set()
+"""The homes of the servers this process started (``remember_home``)."""
+
+
+def remember_home(home: Path) -> None:
+    """A server's home, said ``<server home>`` from now on (``$KINGMAKER_HOME`` may change after)."""
+    _HOMES.add(str(home.resolve()))
+
+
 def host_places() -> list[tuple[str, str]]:
     """The server's folders and their neutral names, longest path first (a folder inside another
     takes its own name)."""
-    return list(_places(str(home_directory().resolve()), os.getcwd()))
+    return list(_current_places())
 
 
-@functools.lru_cache(maxsize=4)
-def _places(home: str, cwd: str) -> tuple[tuple[str, str], ...]:
+def _current_places() -> tuple[tuple[str, str], ...]:
+    homes = tuple(sorted({str(home_directory().resolve()), *_HOMES}))
+    return _places(homes, os.getcwd())
+
+
+@functools.lru_cache(maxsize=8)
+def _places(homes: tuple[str, ...], cwd: str) -> tuple[tuple[str, str], ...]:
     named = {
-        home: "<server home>",
+        **dict.fromkeys(homes, "<server home>"),
         str(Path(__file__).resolve().parents[1]): "<kingmaker>",  # where kingmaker is installed
         sysconfig.get_paths()["purelib"]: "<site-packages>",
         sysconfig.get_paths()["stdlib"]: "<python>",
@@ -61,6 +75,6 @@ def neutral(text: str) -> str:
     if not text:
         return text
     text = RUN_FOLDER.sub("<run folder>", text)
-    places = _places(str(home_directory().resolve()), os.getcwd())
+    places = _current_places()
     names = dict(places)
     return _pattern(places).sub(lambda found: names[found.group(0)], text)

@@ -14,8 +14,8 @@ nested message is about its parent's bot unless it names its own), and a field i
   replies of calls that only the bot's owner or the admin may make, never of a public call (a
   test holds this).
 
-What an author sees of their own bot names no host folder (``host_paths.neutral``: a traceback
-from the server's Python, a run folder in an error); the admin sees it as it is. ``redact``
+Nothing anyone but the admin reads names a host folder (``host_paths.neutral``: a traceback from
+the server's Python, a run folder in an error); the admin sees it as it is. ``redact``
 applies the table to a reply; ``permitted`` calls it on every reply of every RPC, so no
 method can forget it, and a test walks every field of every reply message: one missing from the
 table fails it.
@@ -176,8 +176,8 @@ def redact(
 ) -> None:
     """Clear, in place, what a caller other than the admin may not see (``owns(bot)``: whether
     it is theirs; None for a message about no bot, which is the admin's alone), and say the
-    host's paths by neutral names in what they see of their own (``scrub``: a traceback names
-    where the server is installed)."""
+    host's paths by neutral names in every text they read (``scrub``: a traceback names where the
+    server is installed, a launch error a build's folder in the home)."""
     descriptor = message.DESCRIPTOR
     table = FIELDS[descriptor.name]
     if descriptor.name in SUBJECTS:
@@ -185,9 +185,7 @@ def redact(
     mine = owns(subject)
     for field in descriptor.fields:
         seen = table[field.name]
-        if (mine and seen in (Seen.PRIVATE, Seen.REWORDED)) or seen is Seen.CALLERS:
-            _scrub(message, field, scrub)
-        elif mine or seen is Seen.PUBLIC:
+        if mine or seen in (Seen.PUBLIC, Seen.CALLERS):
             pass
         elif seen is Seen.PRIVATE:
             message.ClearField(field.name)
@@ -199,6 +197,7 @@ def redact(
             kept = [item for item in items if owns(getattr(item, SUBJECTS[item.DESCRIPTOR.name]))]
             del items[:]
             items.extend(kept)
+        _scrub(message, field, scrub)
         for child in _field_messages(message, field):
             redact(child, owns, subject, scrub)
 

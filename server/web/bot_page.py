@@ -27,6 +27,7 @@ from kingmaker.ladder.models import (
     RatingHistory,
 )
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.host_paths import neutral
 from kingmaker.server.services.privacy import public_version_reason
 from kingmaker.server.web.match_rows import match_rows
 
@@ -70,7 +71,7 @@ def bot_page(db: Database, name: str, page: int = 1, fault: str | None = None) -
         return {
             "bot": name,
             "status": status,
-            "suspended_reason": bot.suspended_reason,
+            "suspended_reason": bot.suspended_reason and neutral(bot.suspended_reason),
             "kind": "remote" if bot.command is None else "managed",
             "author": author.name if author is not None else None,
             "active_version": bot.active_version,

@@ -10,6 +10,7 @@ the bot's own token, and the admin.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -78,6 +79,7 @@ class World:
     server: BackgroundServer
     tokens: dict[str, str | None]
     match_id: int
+    home: Path
 
 
 @pytest.fixture(scope="module")
@@ -92,14 +94,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         ben, ben_token = authors.add_author(db, "ben", bot_quota=50)
         _, bot_token = bots.register_bot(db, "annbot", ["kingdoms"], ["./start"], "/srv/annbot", ann.id)
         bots.register_bot(db, "benbot", ["kingdoms"], ["./go"], "/srv/benbot", ben.id)
-        match_id = _a_match_with_stderr(db)  # before annbot is suspended
+        match_id = _a_match_with_stderr(db, home)  # before annbot is suspended
         with db.transaction() as session:
             row = session.exec(select(Bot).where(Bot.name == "annbot")).one()
             row.suspended_reason, row.suspended_stderr = "3 faults in its last 5 matches", TRACEBACK
             session.add(row)
         _versions_of_annbot(db, ann.id)
         tokens = {"anyone": None, "owner": ann_token, "other": ben_token, "bot": bot_token}
-        yield World(server, {**tokens, "admin": server.admin_token}, match_id)
+        yield World(server, {**tokens, "admin": server.admin_token}, match_id, home)
     finally:
         server.stop()
 
@@ -126,7 +128,7 @@ def _versions_of_annbot(db: Any, ann: int) -> None:
     )  # fmt: skip
 
 
-def _a_match_with_stderr(db: Any) -> int:
+def _a_match_with_stderr(db: Any, home: Path) -> int:
     ticket = create_match(db, "kingdoms", ["benbot", "annbot"], seed=5)  # annbot not at seat 0
     mark_running(db, ticket.match_id)
     seats = tuple(
@@ -139,7 +141,7 @@ def _a_match_with_stderr(db: Any) -> int:
             stderr=TRACEBACK,
             stderr_bytes=9,
             strike_log=({"request": 1, "kind": "late", "detail": "x"},),
-            detail="forfeited after 1 late reply",
+            detail=f"cannot start: its working directory {home}/builds/abc does not exist",
             exit="exit status 1",
             version=1,
         )
@@ -253,6 +255,17 @@ def test_the_owner_sees_every_hidden_field_and_no_host_path(world: World) -> Non
             assert host not in text, f"the owner reads a host path ({host}): {text}"
 
 
+@pytest.mark.parametrize("caller", ["anyone", "other", "owner"])
+def test_a_public_text_names_no_host_folder_but_for_the_admin(world: World, caller: str) -> None:
+    """A seat's detail is public: a launch error in it names the build's folder in the home."""
+    [reply] = ask(world, "GetMatch", caller)
+    assert [seat.detail for seat in reply.seats] == [
+        "cannot start: its working directory <server home>/builds/abc does not exist"
+    ] * 2
+    [reply] = ask(world, "GetMatch", "admin")
+    assert str(world.home) in reply.seats[0].detail
+
+
 def test_the_admin_reads_a_bots_texts_as_they_are(world: World) -> None:
     """The admin runs the server: a bot's stderr reaches them whole. (A version's status reason is
     stored for its owner, neutral for everyone; the server's log keeps a failure's whole text.)"""
@@ -264,6 +277,8 @@ def test_the_website_shows_a_version_as_anyone_sees_it(world: World) -> None:
     from kingmaker.server.web.bot_page import bot_page
 
     page = bot_page(world.server.server.db, "annbot")
+    shown = json.dumps(page, default=str)
+    assert str(world.home) not in shown and "<server home>/builds/abc" in shown
     for row in page["versions"]:
         assert set(row) <= {"number", "status", "created_at", "built_at", "activated_at", "reason"}, row
         assert row["reason"] in ("", None, *PUBLIC_VERSION_REASONS.values()), row
