@@ -207,7 +207,7 @@ def for_caller(caller: Caller, owners: dict[str, int | None]) -> Callable[[str |
     return lambda bot: caller.is_admin or (bot is not None and bot in owners and caller.owns(owners[bot]))
 
 
-def _scrub(message: Message, field: FieldDescriptor, scrub: Callable[[str], str]) -> None:
+def _scrub(message: Message, field: Any, scrub: Callable[[str], str]) -> None:
     """A text field (one, a list, or a map's values) through ``scrub``."""
     value = getattr(message, field.name)
     if field.type == FieldDescriptor.TYPE_STRING:
@@ -224,7 +224,7 @@ def _scrub(message: Message, field: FieldDescriptor, scrub: Callable[[str], str]
             value[key] = scrub(value[key])
 
 
-def _field_messages(message: Message, field: FieldDescriptor) -> Iterator[Message]:
+def _field_messages(message: Message, field: Any) -> Iterator[Message]:
     if field.message_type is None:
         return
     value = getattr(message, field.name)
