@@ -224,8 +224,15 @@ def _scrub(message: Message, field: Any, scrub: Callable[[str], str]) -> None:
             value[key] = scrub(value[key])
 
 
+DATA_ONLY = frozenset(
+    {"JointAction", "SeatAction", "Any", "SeatDigests", "SeatTime", "OptionValue", "RatingPoint"}
+)
+"""Messages all public whose texts are never free (kinds, digests, type URLs): not walked, so a
+match of thousands of decisions costs no more to show than its seats."""
+
+
 def _field_messages(message: Message, field: Any) -> Iterator[Message]:
-    if field.message_type is None:
+    if field.message_type is None or field.message_type.name in DATA_ONLY:
         return
     value = getattr(message, field.name)
     if field.message_type.GetOptions().map_entry:

@@ -35,6 +35,7 @@ from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.services.permissions import PERMISSIONS, Rule
 from kingmaker.server.services.privacy import (
+    DATA_ONLY,
     FIELDS,
     PUBLIC_VERSION_REASONS,
     SUBJECTS,
@@ -63,6 +64,9 @@ def test_every_field_of_every_reply_is_classified() -> None:
     assert set(FIELDS) == set(replies), "privacy.FIELDS names messages no reply carries"
     for name, field in SUBJECTS.items():
         assert FIELDS[name][field] is Seen.PUBLIC, f"{name}.{field} names its bot: it must be public"
+    for name in DATA_ONLY:  # not walked when a reply is shown: nothing in them may be hidden
+        assert set(FIELDS[name].values()) == {Seen.PUBLIC}, name
+        assert not set(SUBJECTS) & {m.name for m in reply_messages(replies[name])}, name
 
 
 def test_a_callers_own_field_is_never_in_a_public_reply() -> None:
