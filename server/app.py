@@ -19,6 +19,7 @@ from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.ladder.versions import fail_interrupted
 from kingmaker.server import malloc
 from kingmaker.server.addresses import AddressError, parse_address
+from kingmaker.server.bind_check import bind_problem
 from kingmaker.server.building.build_store import BlobStore, BuildStore
 from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.execution.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
@@ -40,6 +41,7 @@ from kingmaker.server.seats.presence import AWAY_GRACE_S
 from kingmaker.server.seats.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
 from kingmaker.server.services.admin import AdminService, new_admin_token
+from kingmaker.server.services.host_paths import remember_home
 from kingmaker.server.services.submissions import SubmissionService
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
@@ -151,6 +153,7 @@ class KingmakerServer:
                 "--database-url)"
             )
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        remember_home(home)  # said <server home> in what authors and the public read
         if home.stat().st_uid == os.geteuid() and home.stat().st_mode & 0o077:
             home.chmod(0o700)  # made by an older version, open to everyone
         # One server per home, taken before the database is opened (a second server would void
@@ -229,8 +232,8 @@ class KingmakerServer:
                 port = server.add_insecure_port(config.address)
         except RuntimeError:
             raise ListenError(
-                f"cannot listen on {config.address}: the address is in use or not available here "
-                "(is another kingmaker serve running?)"
+                bind_problem(config.address)
+                or f"cannot listen on {config.address}: the address is in use or not available here"
             ) from None
         if not config.address.startswith("unix:"):
             host = config.address.rsplit(":", 1)[0]

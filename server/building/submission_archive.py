@@ -43,9 +43,34 @@ class ArchiveRefused(ValueError):
 def check_archive(path: Path, kind: str, limits: ArchiveLimits) -> int:
     """Check every member of the archive without unpacking it; how many members it has."""
     if kind == "zip":
-        return len(_zip_members(path, limits))
+        members = _zip_members(path, limits)
+        check_zip_links(path, members, limits)
+        return len(members)
     with _tar(path, kind, limits) as archive:
         return sum(1 for _ in _checked(archive, limits))
+
+
+def check_zip_links(
+    path: Path, members: list[tuple[zipfile.ZipInfo, tarfile.TarInfo]], limits: ArchiveLimits
+) -> None:
+    """A zip's links checked before anything is stored: a link's target is its member's content,
+    read here, at most ``LINK_BYTES``, into memory only (nothing is written), and checked as a
+    tar link would be. (Issue #32: a link out was refused only when the build unpacked it.)"""
+    links = [(info, member) for info, member in members if member.issym()]
+    if not links:
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info, member in links:
+                with archive.open(info) as data:
+                    target = data.read(LINK_BYTES + 1)
+                if len(target) > LINK_BYTES:
+                    raise ArchiveRefused(f"{info.filename[:80]!r} is a link longer than {LINK_BYTES} bytes")
+                link = tarfile.TarInfo(member.name)
+                link.type, link.linkname = tarfile.SYMTYPE, target.decode(errors="replace")
+                _check_member(link, 1, 0, limits)
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as error:
+        raise ArchiveRefused(f"a zip link is damaged or encrypted: {error}") from None
 
 
 def unpack(path: Path, kind: str, destination: Path, limits: ArchiveLimits) -> None:

@@ -342,7 +342,8 @@ def _set_enabled(name: str, enabled: bool, server: str | None, admin_token: str 
 
 
 def _kind(bot: admin_pb2.BotInfo) -> str:
-    return "managed" if bot.command else "remote"
+    """(Its command is its owner's and the admin's: anyone else knows a managed bot by its versions.)"""
+    return "managed" if bot.command or bot.active_version or bot.latest_version else "remote"
 
 
 def _state(bot: admin_pb2.BotInfo) -> str:

@@ -16,6 +16,7 @@ from kingmaker.ladder import bounds
 from kingmaker.ladder.errors import LadderError
 from kingmaker.server.addresses import MAX_PORT
 from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
+from kingmaker.server.bind_check import bind_problem
 from kingmaker.server.cli.common import console, fail, host_option, listen_option, tcp_option
 from kingmaker.server.execution.executors import EXECUTORS, ExecutorError, default_executor
 from kingmaker.server.execution.process_executor import ProcessExecutor
@@ -167,6 +168,10 @@ def serve(
         ray_workers=ray_workers,
         workers=workers,
     )
+    # An address the server cannot listen on is said before anything is made (home, database,
+    # admin token): one line, and nothing to clean up.
+    if (problem := bind_problem(address)) is not None:
+        fail(problem)
     # The website's port is taken first: if it is in use, that is one line and nothing has
     # started (no database opened, no gRPC server listening); then the site serves on it.
     site_socket = None if web is None else _website_socket(web_host, web)

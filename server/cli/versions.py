@@ -54,9 +54,12 @@ def build_log(
     console.print(f"[bold]{info.bot}[/] version {info.number}: {info.status}", highlight=False)
     if info.status_reason:
         console.print(info.status_reason, markup=False, highlight=False, soft_wrap=True)
+    if not info.source:  # (every version has one, shown to its owner and the admin only)
+        console.print("its build, manifest and stderr are its owner's and the admin's", highlight=False)
     for key, value in sorted(info.manifest.items()):
         console.print(f"{key}: {value}", markup=False, highlight=False, soft_wrap=True)
-    console.print(info.build_log.rstrip() or "(the build printed nothing)", markup=False, highlight=False)
+    if info.source:
+        console.print(info.build_log.rstrip() or "(the build printed nothing)", markup=False, highlight=False)
     for match in info.validation:
         outcome = "passed" if match.passed else "FAILED"
         console.print(

@@ -6,8 +6,8 @@ Who may call what (the lead's permission table takes these over; until then ever
 admin's, ``author_id=None``):
 
 - Submit: an author, for a bot they own or a new name within their quota; or the admin.
-- WatchVersion, GetVersion, ListVersions: anyone; the build log and the validation's stderr only
-  for the bot's owner and the admin (``private``).
+- WatchVersion, GetVersion, ListVersions: anyone; what only the owner and the admin see of a
+  version is hidden by ``privacy`` for every reply.
 - RollbackBot: the bot's owner or the admin.
 - SetLadderPolicy: anyone may read a policy; only the admin may set one.
 """
@@ -42,6 +42,7 @@ from kingmaker.server.packing import pack_folder
 from kingmaker.server.refereeing.referee import end_reason_proto
 from kingmaker.server.seats.roster import Entrant
 from kingmaker.server.services import convert, validation
+from kingmaker.server.services.host_paths import neutral
 from kingmaker.v1 import admin_pb2
 
 Context: TypeAlias = grpc.aio.ServicerContext
@@ -84,7 +85,7 @@ class SubmissionService:
         finally:
             received.unlink(missing_ok=True)
         self.pipeline.start(record, games_given=bool(header.games))
-        return version_info(record, private=True)
+        return version_info(record)
 
     async def _receive(
         self, header: admin_pb2.SubmitHeader, chunks: AsyncIterator[admin_pb2.SubmitChunk], received: Path
@@ -138,7 +139,7 @@ class SubmissionService:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
 
     async def watch_version(
-        self, request: admin_pb2.GetVersionRequest, context: Context, private: bool = True
+        self, request: admin_pb2.GetVersionRequest, context: Context
     ) -> AsyncIterator[admin_pb2.VersionInfo]:
         """The version now, then at every change, until it is active, failed, rejected or retired."""
         number = request.number
@@ -146,7 +147,7 @@ class SubmissionService:
         while True:
             record = await asyncio.to_thread(versions.get_version, self.db, request.bot, number)
             number = record.number  # "the newest" stays the version it was when the watch began
-            message = version_info(record, private, with_log=False)
+            message = version_info(record, with_log=False)
             if message != last:
                 yield message
                 last = message
@@ -154,11 +155,9 @@ class SubmissionService:
                 return
             await self.pipeline.wait_for_change(WATCH_POLL_SECONDS)
 
-    async def get_version(
-        self, request: admin_pb2.GetVersionRequest, private: bool = True
-    ) -> admin_pb2.VersionInfo:
+    async def get_version(self, request: admin_pb2.GetVersionRequest) -> admin_pb2.VersionInfo:
         record = await asyncio.to_thread(versions.get_version, self.db, request.bot, request.number)
-        return version_info(record, private)
+        return version_info(record)
 
     async def list_versions(self, request: admin_pb2.ListVersionsRequest) -> admin_pb2.ListVersionsResponse:
         limit = validation.page_size(request.limit, default=50)
@@ -166,7 +165,7 @@ class SubmissionService:
         found = await asyncio.to_thread(versions.list_versions, self.db, request.bot, limit + 1, before)
         page, more = found[:limit], len(found) > limit
         return admin_pb2.ListVersionsResponse(
-            versions=[version_info(record, private=False, with_log=False) for record in page],
+            versions=[version_info(record, with_log=False) for record in page],
             next_page_token=str(page[-1].number) if more and page else "",
         )
 
@@ -249,21 +248,21 @@ class _Refused(Exception):
     """A submission breaks a rule; the message says which."""
 
 
-def version_info(record: VersionRecord, private: bool, with_log: bool = True) -> admin_pb2.VersionInfo:
-    """A version as the Admin service shows it; ``private``: with its build log and validation
-    stderr (its owner and the admin only)."""
+def version_info(record: VersionRecord, with_log: bool = True) -> admin_pb2.VersionInfo:
+    """A version as its owner and the admin see it (``privacy`` hides what others may not), its
+    reason with no host path."""
     message = admin_pb2.VersionInfo(
         bot=record.bot,
         number=record.number,
         status=record.status,
-        status_reason=record.status_reason,
+        status_reason=neutral(record.status_reason),
         source=record.source,
         archive_hash=record.archive_hash or "",
         build_hash=record.build_hash or "",
         command=list(record.command),
         protocol=record.protocol,
         manifest={key: str(value) for key, value in record.manifest.items()},
-        build_log=record.build_log if private and with_log else "",
+        build_log=record.build_log if with_log else "",
         submitted_by=record.submitted_by,
         created_at=_seconds(record.created_at),
         built_at=_seconds(record.built_at),
@@ -283,7 +282,7 @@ def version_info(record: VersionRecord, private: bool, with_log: bool = True) ->
                 seat=match["seat"],
                 end_reason=end_reason_proto(EndReason(match["end_reason"])),
                 detail=match.get("detail", ""),
-                stderr_tail=match.get("stderr_tail", "") if private else "",
+                stderr_tail=match.get("stderr_tail", ""),
                 passed=bool(match.get("passed")),
             )
         )

@@ -27,6 +27,8 @@ from kingmaker.ladder.models import (
     RatingHistory,
 )
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.services.host_paths import neutral
+from kingmaker.server.services.privacy import public_version_reason
 from kingmaker.server.web.match_rows import match_rows
 
 PAGE_SIZE = 50
@@ -69,7 +71,7 @@ def bot_page(db: Database, name: str, page: int = 1, fault: str | None = None) -
         return {
             "bot": name,
             "status": status,
-            "suspended_reason": bot.suspended_reason,
+            "suspended_reason": bot.suspended_reason and neutral(bot.suspended_reason),
             "kind": "remote" if bot.command is None else "managed",
             "author": author.name if author is not None else None,
             "active_version": bot.active_version,
@@ -88,16 +90,15 @@ def bot_page(db: Database, name: str, page: int = 1, fault: str | None = None) -
 
 
 def version_row(version: BotVersion) -> dict[str, Any]:
-    """A version as the page lists it: what it is and how it stands, nothing of its build log."""
+    """A version as anyone sees it (``privacy``): its number, times, status and a public reason;
+    nothing of its manifest, command, hashes, build log or error text."""
     return {
         "number": version.number,
         "status": version.status,
-        "source": version.source,
-        "language": version.manifest.get("language") or version.manifest.get("detected") or None,
-        "protocol": version.protocol,
         "created_at": version.created_at.isoformat(timespec="seconds"),
+        "built_at": version.built_at.isoformat(timespec="seconds") if version.built_at else None,
         "activated_at": version.activated_at.isoformat(timespec="seconds") if version.activated_at else None,
-        "reason": version.status_reason,
+        "reason": public_version_reason(version.status, version.status_reason),
     }
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import select as select_columns  # sqlmodel's select types at mo
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
+from kingmaker.server.services.host_paths import neutral
 
 
 def match_rows(session: Session, match_ids: Sequence[int], viewer: str | None = None) -> list[dict[str, Any]]:
@@ -73,7 +74,7 @@ def match_rows(session: Session, match_ids: Sequence[int], viewer: str | None = 
                 "score": seat.score if finished else None,
                 "rank": seat.rank if finished else None,
                 "end_reason": seat.end_reason if finished else None,
-                "detail": seat.detail if finished else None,
+                "detail": seat.detail and neutral(seat.detail) if finished else None,
                 "strikes": seat.strikes if finished else None,
             }
             for seat in seats[match_id]
@@ -83,7 +84,7 @@ def match_rows(session: Session, match_ids: Sequence[int], viewer: str | None = 
             "league": leagues.get(match.league_id) if match.league_id is not None else None,
             "game": match.game,
             "status": match.status,
-            "status_reason": match.status_reason,
+            "status_reason": match.status_reason and neutral(match.status_reason),
             "rated": match.rated,
             "started_at": _time(match.started_at),
             "finished_at": _time(match.finished_at),

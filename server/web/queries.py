@@ -30,6 +30,7 @@ from kingmaker.ladder.models import (
 )
 from kingmaker.ladder.secrecy import secrets_verdict
 from kingmaker.ladder.standings import ladder_size, standings
+from kingmaker.server.services.host_paths import neutral
 from kingmaker.server.web.match_rows import match_rows
 
 PAGE_SIZE = 50
@@ -126,7 +127,7 @@ def league_page(db: Database, name: str, page: int = 1) -> dict[str, Any]:
             "settings": dict(league.settings),
             "finished": league.finished,
             "paused": league.paused,
-            "status_reason": league.status_reason,
+            "status_reason": league.status_reason and neutral(league.status_reason),
         }
     progress = dict.fromkeys(MatchStatus.ALL, 0) | counts
     names = [entrant_name for _, entrant_name in entrants]

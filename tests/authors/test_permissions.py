@@ -4,7 +4,8 @@ The table is read from the page itself, so the documentation and the server cann
 each row is an Admin RPC, each column a kind of caller (no token; author ann on a bot of her own;
 ann on a bot of ben's; the admin). "yes" means the call gets past the permission check (it may
 still fail for other reasons: an unknown league is NOT_FOUND), "no" that it is refused with
-PERMISSION_DENIED or UNAUTHENTICATED and changes nothing.
+PERMISSION_DENIED or UNAUTHENTICATED and changes nothing. What each reply shows, field by field,
+is test_private_fields.py's.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import stat
 import tarfile
 import zipfile
 from pathlib import Path
@@ -90,6 +91,20 @@ def test_a_zip_unpacks_through_the_same_filter(tmp_path: Path) -> None:
     unpacked.mkdir()
     unpack(path, "zip", unpacked, LIMITS)
     assert (unpacked / "lib" / "helpers.py").read_text() == "X = 2\n"
+
+
+def test_a_zips_link_inside_its_folder_passes_its_check_and_one_out_does_not(tmp_path: Path) -> None:
+    for target, passes in (("lib/helpers.py", True), ("../../etc/passwd", False)):
+        path = tmp_path / "links.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("lib/helpers.py", "X = 2\n")
+            link = zipfile.ZipInfo("helpers.py")
+            link.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(link, target)
+        if passes:
+            assert check_archive(path, "zip", LIMITS) == 2
+        else:
+            assert "'helpers.py' is a link that leaves the folder" in refused(path, "zip")
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,9 @@ import gzip
 import hashlib
 import io
 import os
+import stat
 import tarfile
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,10 +53,14 @@ def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.
 
 
 def submit(
-    server: BackgroundServer, data: bytes, size: int | None = None, chunk: int = 16 * 1024
+    server: BackgroundServer,
+    data: bytes,
+    size: int | None = None,
+    chunk: int = 16 * 1024,
+    kind: str = "tar.gz",
 ) -> grpc.RpcError:
     header = admin_pb2.SubmitHeader(
-        bot="hostile", games=["kingdoms"], format="tar.gz", size=len(data) if size is None else size,
+        bot="hostile", games=["kingdoms"], format=kind, size=len(data) if size is None else size,
         sha256=hashlib.sha256(data).hexdigest(),
     )  # fmt: skip
 
@@ -134,4 +140,25 @@ def test_an_archive_longer_than_its_header_or_in_too_big_chunks_is_refused(
     assert error.details() == f"the archive is longer than its header said ({len(data):,} bytes)"
     error = submit(small_server, data, chunk=64 * 1024)
     assert error.details() == "a chunk is over 32,768 bytes"
+    assert_nothing_stored(small_server)
+
+
+def zip_with_link(target: str) -> bytes:
+    """A zip holding a bot and a link (a zip keeps a link's target as its member's content)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", "print('hi')\n")
+        link = zipfile.ZipInfo("escape")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(link, target)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("target", ["../../../etc", "/etc/passwd"])
+def test_a_zip_with_a_link_out_is_refused_before_anything_is_stored(
+    small_server: BackgroundServer, target: str
+) -> None:
+    error = submit(small_server, zip_with_link(target), kind="zip")
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "'escape' is a link" in error.details() and "\n" not in error.details()
     assert_nothing_stored(small_server)

@@ -171,10 +171,11 @@ def test_a_bot_page_shows_its_author_its_versions_and_where_each_started_to_play
 
     data = json.loads(get(f"{site['url']}/api/bots/annbot")[1])
     assert data["author"] == "ann" and data["active_version"] == 2
-    assert [(row["number"], row["status"], row["source"]) for row in data["versions"]] == [
-        (2, "active", "command"),
-        (1, "retired", "command"),
+    assert [(row["number"], row["status"], row["reason"]) for row in data["versions"]] == [
+        (2, "active", ""),
+        (1, "retired", "another version plays instead"),
     ]
+    assert not {"source", "command", "manifest", "language", "protocol"} & set(data["versions"][0])
     assert [point["version"] for point in data["history"][GAME]] == [1, 1, 2]
     status, html = get(f"{site['url']}/bots/annbot")
     assert status == 200 and "by <strong>ann</strong>; plays version 2" in html

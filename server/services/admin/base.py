@@ -12,6 +12,7 @@ from contextvars import ContextVar
 from typing import Any, TypeAlias, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.db import Database
@@ -23,6 +24,7 @@ from kingmaker.server.scheduling.scheduler import LeagueRunner
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import SessionPool
+from kingmaker.server.services import privacy
 from kingmaker.server.services.permissions import (
     ADMIN,
     ANYONE,
@@ -52,10 +54,11 @@ CALLER: ContextVar[Caller] = ContextVar("caller", default=ANYONE)
 
 def permitted(method: Callable[..., T]) -> Callable[..., T]:
     """Check the call against the permission table before the method runs (``permissions``),
-    make the caller known to it (``CALLER``), and turn ladder errors into statuses."""
+    make the caller known to it (``CALLER``), show its reply as the caller may see it
+    (``privacy``: field by field), and turn ladder errors into statuses."""
     name = method.__name__
 
-    async def check(self: AdminBase, request: Any, context: Context) -> None:
+    async def check(self: AdminBase, request: Any, context: Context) -> Caller:
         try:
             caller = await self.caller(context)
             permission = check_rule(name, caller)
@@ -71,14 +74,15 @@ def permitted(method: Callable[..., T]) -> Callable[..., T]:
             )
             await abort(context, status, str(denied))
         CALLER.set(caller)
+        return caller
 
     if asyncio.iscoroutinefunction(method):
 
         @functools.wraps(method)
         async def checked(self: AdminBase, request: Any, context: Context) -> Any:
-            await check(self, request, context)
+            caller = await check(self, request, context)
             try:
-                return await method(self, request, context)
+                return await self._shown(await method(self, request, context), caller)
             except LadderError as error:
                 await abort(context, _STATUS.get(type(error), grpc.StatusCode.INVALID_ARGUMENT), str(error))
 
@@ -86,10 +90,10 @@ def permitted(method: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(method)
     async def streamed(self: AdminBase, request: Any, context: Context) -> AsyncIterator[Any]:
-        await check(self, request, context)
+        caller = await check(self, request, context)
         try:
             async for item in method(self, request, context):  # type: ignore[attr-defined]
-                yield item
+                yield await self._shown(item, caller)
         except LadderError as error:
             await abort(context, _STATUS.get(type(error), grpc.StatusCode.INVALID_ARGUMENT), str(error))
 
@@ -134,13 +138,19 @@ class AdminBase:
             )
         return Caller(Role.AUTHOR, author.id, author.name)
 
+    async def _shown(self, reply: T, caller: Caller) -> T:
+        """The reply as this caller may see it, field by field (``privacy.FIELDS``)."""
+        if caller.is_admin or not isinstance(reply, Message):
+            return reply
+        names = privacy.subjects(reply)
+        owners: dict[str, int | None] = {}
+        if names and caller.role is Role.AUTHOR:
+            owners = await asyncio.to_thread(bots.owners_of, self.db, sorted(names))
+        privacy.redact(reply, privacy.for_caller(caller, owners))
+        return reply
+
     def _connected(self, bot_id: int) -> bool:
         return bool(self.pool.sessions_of(bot_id))
-
-    async def _owns(self, bot: str) -> bool:
-        """Whether the caller may see this bot's private parts (its build log, its stderr)."""
-        owners = await asyncio.to_thread(bots.owners_of, self.db, [bot])
-        return bot in owners and CALLER.get().owns(owners[bot])
 
     @property
     def _submissions(self) -> SubmissionService:

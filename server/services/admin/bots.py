@@ -62,10 +62,7 @@ class BotRpcs(AdminBase):
         found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None, limit + 1, after)
         page, more = found[:limit], len(found) > limit
         return admin_pb2.ListBotsResponse(
-            bots=[
-                self._bot_for_caller(convert.bot_message(bot, self._connected(bot.id)), bot.author_id)
-                for bot in page
-            ],
+            bots=[convert.bot_message(bot, self._connected(bot.id)) for bot in page],
             next_page_token=page[-1].name if more else "",
         )
 
@@ -80,7 +77,7 @@ class BotRpcs(AdminBase):
         )
         if bot.command is not None and self.roster.sandbox is not None:
             message.confinement = confinement(self.roster.sandbox)
-        return self._bot_for_caller(message, bot.author_id)
+        return message
 
     @permitted
     async def GetBotStats(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotStats:
@@ -176,13 +173,6 @@ class BotRpcs(AdminBase):
             logs=[convert.seat_log_message(log) for log in page],
             next_page_token=str(page[-1].match_id) if more else "",
         )
-
-    def _bot_for_caller(self, message: admin_pb2.BotInfo, owner_id: int | None) -> admin_pb2.BotInfo:
-        """What the caller may see of a bot: its command, folder and stderr only if it is theirs."""
-        if not CALLER.get().owns(owner_id):
-            for private in ("command", "working_directory", "suspended_stderr", "confinement"):
-                message.ClearField(private)
-        return message
 
 
 def _check_failure(name: str, detail: str, stderr_tail: str) -> str:

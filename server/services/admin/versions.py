@@ -22,16 +22,14 @@ class VersionRpcs(AdminBase):
     async def WatchVersion(
         self, request: admin_pb2.GetVersionRequest, context: Context
     ) -> AsyncIterator[admin_pb2.VersionInfo]:
-        async for message in self._submissions.watch_version(
-            request, context, private=await self._owns(request.bot)
-        ):
+        async for message in self._submissions.watch_version(request, context):
             yield message
 
     @permitted
     async def GetVersion(
         self, request: admin_pb2.GetVersionRequest, context: Context
     ) -> admin_pb2.VersionInfo:
-        return await self._submissions.get_version(request, private=await self._owns(request.bot))
+        return await self._submissions.get_version(request)
 
     @permitted
     async def ListVersions(
