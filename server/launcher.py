@@ -138,12 +138,14 @@ class BotProcess:
         sandbox: SandboxPolicy | None = None,
         temp_root: Path | None = None,
         stdout: int | IO[bytes] = asyncio.subprocess.DEVNULL,
+        stdin: int | IO[bytes] = asyncio.subprocess.DEVNULL,
     ) -> BotProcess:
         """Start ``command`` in ``cwd`` (default: its own working directory) with ``environment``
         added to the scrubbed one. ``limits`` alone gives the limits without a jail; a
         ``sandbox`` policy carries its own limits and may ask for the jail. A ``cwd`` inside the
         policy's ``bot_folder`` is, in the jail, the same place under ``BOT_FOLDER``. ``stdout``:
-        where the program's output goes (a build writes its built folder there)."""
+        where the program's output goes; ``stdin``: what it reads (an archive, opened here, for a
+        step that unpacks it in the jail)."""
         if not command:
             raise LaunchError("the bot has no command")
         if cwd is not None and not os.path.isdir(cwd):
@@ -162,6 +164,8 @@ class BotProcess:
         start_in = cwd or str(workdir)
         if uid is not None:
             os.chown(workdir, uid, uid)
+            if policy.output_folder is not None:  # (an empty folder the server just made)
+                os.chown(policy.output_folder, uid, uid, follow_symlinks=False)
             if policy.unix_socket is not None:
                 # Another user must be able to connect; a connection still needs a bot token,
                 # exactly as on a TCP port.
@@ -185,7 +189,7 @@ class BotProcess:
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=stdin,
                 stdout=stdout,
                 stderr=stderr_file,
                 cwd=str(workdir) if bwrap is not None else start_in,

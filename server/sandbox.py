@@ -83,6 +83,8 @@ BOT_FOLDER = "/bot"
 build bakes in stay true wherever the built folder is kept on the host."""
 SUBMISSION_FOLDER = "/submission"
 """At build time: where the unpacked submission is shown (read-only), for the build to copy."""
+OUTPUT_FOLDER = "/out"
+"""Where the one host folder a step that unpacks or builds may write is shown (``output_folder``)."""
 
 HOW_TO_GET_A_JAIL = (
     "install bubblewrap (apt-get install bubblewrap), "
@@ -168,6 +170,9 @@ class SandboxPolicy:
     """At build time: the unpacked submission on the host, shown read-only at
     ``SUBMISSION_FOLDER``; ``BOT_FOLDER`` is then a tmpfs of ``limits.disk_bytes`` that the build
     may write, owned by the build's user, which the build fills from the submission."""
+    output_folder: str | None = None
+    """An empty host folder, shown read-write at ``OUTPUT_FOLDER`` and given to the jailed user:
+    where a step that unpacks an archive or keeps a build writes (``jailed_unpack``)."""
 
     @property
     def server_address(self) -> str:
@@ -322,6 +327,8 @@ def bubblewrap_command(
         flags += ["--ro-bind", policy.build_from, SUBMISSION_FOLDER]
         flags += ["--perms", "0700", "--size", size, "--tmpfs", BOT_FOLDER]
         owned.append(BOT_FOLDER)
+    if policy.output_folder is not None:
+        flags += ["--bind", policy.output_folder, OUTPUT_FOLDER]
     if policy.unix_socket is not None:
         socket = os.path.abspath(policy.unix_socket)
         flags += [*_parent_dirs(socket, made, bound), "--bind", socket, socket]
