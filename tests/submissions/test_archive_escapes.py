@@ -8,6 +8,7 @@ no hard link to a secret, no mode of a host folder changed, no ``.pth`` in a sit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import shlex
@@ -18,9 +19,14 @@ from pathlib import Path
 
 import pytest
 from cve_2025_4517 import Member, as_tar, as_zip, chain_to, hard_link_to, write_outside
+from typer.testing import CliRunner
 
+from kingmaker.ladder import versions
+from kingmaker.ladder.errors import NotFoundError
+from kingmaker.server.background import BackgroundServer
 from kingmaker.server.build_store import BuildStore
 from kingmaker.server.builds import BuildResult, build_archive
+from kingmaker.server.cli import app
 from kingmaker.server.sandbox import MiB, SandboxPolicy, bubblewrap
 from kingmaker.server.submission_limits import BUILD_LIMITS, BuildLimits
 
@@ -147,3 +153,25 @@ def _shell(member: Member) -> str:
     if member.kind == "dir":
         return f"mkdir -p {shlex.quote(member.name)}"
     return f"ln -s {shlex.quote(member.target)} {shlex.quote(member.name)}"
+
+
+def test_kingmaker_submit_of_a_chain_hard_linking_the_admin_token_leaves_it_closed(
+    server: BackgroundServer, kingmaker_home: Path, tmp_path: Path
+) -> None:
+    """The issue's recipe as an author runs it: a tar whose ``tok`` is a hard link to the
+    server's ``HOME/admin-token``, sent by ``kingmaker submit``; its build prints ``tok``."""
+    token = kingmaker_home / "admin-token"
+    before = token.stat()
+    secret = token.read_text()
+    archive = as_tar(hard_link_to(token), tmp_path / "evil.tar")
+    result = CliRunner().invoke(
+        app, ["submit", str(archive), "--bot", "evil", "-g", "kingdoms", "--server", server.address]
+    )
+    said = result.stdout + result.stderr
+    assert "evil" in said  # it was taken and went its way (refused or failed, not played)
+    after = token.stat()
+    assert (after.st_mode, after.st_nlink, after.st_uid) == (before.st_mode, before.st_nlink, before.st_uid)
+    assert secret not in said
+    with contextlib.suppress(NotFoundError):  # (refused before anything was stored: no version)
+        record = versions.get_version(server.server.db, "evil")
+        assert secret not in record.status_reason and secret not in record.build_log
