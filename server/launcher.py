@@ -41,6 +41,7 @@ from kingmaker.server.sandbox import (
     bubblewrap,
     bubblewrap_command,
     code_paths,
+    flags_through_descriptor,
     processes_rlimit,
     running_as_root,
 )
@@ -170,10 +171,12 @@ class BotProcess:
                 # Another user must be able to connect; a connection still needs a bot token,
                 # exactly as on a TCP port.
                 os.chmod(policy.unix_socket, 0o666)
+        flags: int | None = None
         if bwrap is None:
             argv = list(command)
         else:
-            argv = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
+            jail = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
+            argv, flags = flags_through_descriptor(jail)
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
@@ -196,6 +199,7 @@ class BotProcess:
                 env=env,
                 start_new_session=True,
                 preexec_fn=in_child.run,
+                pass_fds=() if flags is None else (flags,),
             )
         except (OSError, subprocess.SubprocessError) as error:
             Path(stderr_file.name).unlink(missing_ok=True)
@@ -208,6 +212,8 @@ class BotProcess:
             raise LaunchError(f"cannot start {command[0]!r}: {reason}") from None
         finally:
             stderr_file.close()
+            if flags is not None:
+                os.close(flags)
         return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
 
     @functools.cached_property
