@@ -72,9 +72,14 @@ async def unpack_in_jail(
     answer = await run_step(["unpack", kind, _limits(limits), OUT], sandbox, archive, destination, temp_root)
     if "manifest_error" in answer:
         raise ManifestError(str(answer["manifest_error"]))
-    fields = answer["manifest"]
+    fields: dict[str, Any] = answer["manifest"]
     return Manifest(
-        **{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
+        run=tuple(fields["run"]),
+        build=str(fields["build"]),
+        protocol=str(fields["protocol"]),
+        language=str(fields["language"]),
+        games=tuple(fields["games"]),
+        detected=str(fields["detected"]),
     )
 
 

@@ -137,7 +137,9 @@ def _tar(path: Source, kind: str, limits: ArchiveLimits) -> Iterator[tarfile.Tar
         raise ArchiveRefused(f"unknown archive format {kind!r} (use {', '.join(FORMATS)})")
     budget = limits.unpacked_bytes + (limits.files + 2) * HEADER_ALLOWANCE
     with _opened(path) as raw:
-        stream: io.BufferedIOBase = gzip.GzipFile(fileobj=raw, mode="rb") if kind == "tar.gz" else raw
+        stream: io.BufferedIOBase | BinaryIO = raw
+        if kind == "tar.gz":
+            stream = gzip.GzipFile(fileobj=raw, mode="rb")
         try:
             archive = tarfile.open(fileobj=_Bounded(stream, budget, limits), mode="r|")  # noqa: SIM115
         except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as error:
@@ -149,7 +151,7 @@ def _tar(path: Source, kind: str, limits: ArchiveLimits) -> Iterator[tarfile.Tar
 class _Bounded(io.RawIOBase):
     """A stream that refuses to give more than ``budget`` bytes."""
 
-    def __init__(self, inner: io.BufferedIOBase, budget: int, limits: ArchiveLimits) -> None:
+    def __init__(self, inner: io.BufferedIOBase | BinaryIO, budget: int, limits: ArchiveLimits) -> None:
         self.inner, self.left, self.limits = inner, budget, limits
 
     def readable(self) -> bool:
