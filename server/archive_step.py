@@ -69,9 +69,9 @@ def unpack_submission(archive: BinaryIO, kind: str, limits: ArchiveLimits, out: 
     members = check_archive(archive, kind, limits)
     try:
         unpack(archive, kind, out, limits)
+        settle(out)
     except OSError as error:  # a member that cannot be written where it says (a link's doing)
         raise ArchiveRefused(f"a member cannot be unpacked: {error.strerror or error}") from None
-    settle(out)
     try:
         manifest = read_manifest(out)
     except ManifestError as error:

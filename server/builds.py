@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import os
 import shlex
 import tempfile
@@ -28,7 +27,7 @@ from pathlib import Path
 
 from kingmaker.server.archive_step import REFUSED_EXIT
 from kingmaker.server.build_store import BuildOutputRefused, BuildStore
-from kingmaker.server.jailed_unpack import STEP, StepFailed, unpack_in_jail
+from kingmaker.server.jailed_unpack import STEP, StepFailed, last_json, unpack_in_jail
 from kingmaker.server.launcher import BotProcess, LaunchError
 from kingmaker.server.manifest import PYTHONS, Manifest, ManifestError
 from kingmaker.server.no_follow import lexists_inside
@@ -156,9 +155,9 @@ async def _build_into(
             log = process.stderr_tail(limits.log_bytes)
             process.discard_logs()
         output.seek(0)
-        answer = output.read(65536).decode(errors="replace").strip().splitlines()
-        if not timed_out and process.returncode == REFUSED_EXIT and answer and "refused" in answer[-1]:
-            refusal = json.loads(answer[-1]).get("refused", "")
+        answer = last_json(output.read(65536).decode(errors="replace").splitlines()) or {}
+        if not timed_out and process.returncode == REFUSED_EXIT and "refused" in answer:
+            refusal = answer["refused"]
             return BuildResult(False, log, f"the built folder cannot be kept: {refusal}", manifest)
         if timed_out or process.returncode != 0:
             reason = failure_reason(process.returncode, timed_out, process.limit_events, log, limits)

@@ -142,7 +142,7 @@ async def run_step(
         lines = answer.read(1 << 20).decode(errors="replace").splitlines()
     if timed_out:
         raise StepFailed(f"unpacking took longer than {seconds:g} s and was stopped")
-    parsed = _last_json(lines)
+    parsed = last_json(lines)
     if process.returncode == REFUSED_EXIT and parsed is not None and "refused" in parsed:
         raise ArchiveRefused(str(parsed["refused"]))
     if process.returncode != 0 or parsed is None:
@@ -151,7 +151,8 @@ async def run_step(
     return parsed
 
 
-def _last_json(lines: list[str]) -> dict[str, Any] | None:
+def last_json(lines: list[str]) -> dict[str, Any] | None:
+    """A step's answer: the last line of its output that is a JSON object."""
     for line in reversed(lines):
         with contextlib.suppress(ValueError):
             found = json.loads(line)
