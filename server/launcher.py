@@ -171,12 +171,10 @@ class BotProcess:
                 # Another user must be able to connect; a connection still needs a bot token,
                 # exactly as on a TCP port.
                 os.chmod(policy.unix_socket, 0o666)
-        flags: int | None = None
         if bwrap is None:
             argv = list(command)
         else:
-            jail = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
-            argv, flags = flags_through_descriptor(jail)
+            argv = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
@@ -189,6 +187,9 @@ class BotProcess:
         stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix="kingmaker-bot-", suffix=".stderr", delete=False, dir=temp_root
         )
+        flags: int | None = None  # (bwrap's flags, read from a descriptor: see the function)
+        if bwrap is not None:
+            argv, flags = flags_through_descriptor(argv)
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
