@@ -5,21 +5,27 @@
   so a refused archive leaves nothing. Blobs are never shown in any jail.
 - ``BuildStore``: built folders, named by the hash of their contents (``HOME/builds/HASH``),
   read-only, readable by every user (a bot runs as a user of its own) and shown to a bot at
-  ``/bot``. Worker processes on this machine read them here; a Ray node keeps a store of its own,
-  filled from ``pack`` once per hash (``add_packed``).
+  ``/bot``. A build writes its folder from the jail into an empty folder of the store
+  (``incoming``); the host keeps it without following any link in it (``keep``). Worker
+  processes on this machine read them here; a Ray node keeps a store of its own, filled from
+  ``pack`` once per hash and unpacked in the jail (``add_packed``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import io
 import os
 import shutil
-import stat
 import tarfile
 import tempfile
 from pathlib import Path
+
+from kingmaker.server.building.jailed_unpack import StepFailed, unpack_built_in_jail
+from kingmaker.server.building.submission_archive import ArchiveRefused
+from kingmaker.server.jail.no_follow import FolderRefused, make_read_only, open_folders, tree_hash
+from kingmaker.server.jail.sandbox import SandboxPolicy
+
+__all__ = ["BlobStore", "BuildOutputRefused", "BuildStore", "tree_hash"]
 
 
 class BuildOutputRefused(ValueError):
@@ -48,8 +54,10 @@ class BlobStore:
 
 
 class BuildStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, sandbox: SandboxPolicy | None = None) -> None:
         self.root = root
+        self.sandbox = sandbox or SandboxPolicy()
+        """The jail a packed folder from another server is unpacked in (``add_packed``)."""
 
     def path(self, build_hash: str) -> Path:
         return self.root / build_hash
@@ -57,44 +65,28 @@ class BuildStore:
     def has(self, build_hash: str) -> bool:
         return self.path(build_hash).is_dir()
 
-    def add_tar(self, tar_path: Path) -> str:
-        """Keep the folder a build wrote as a tar; its hash. Every member goes through the
-        ``data`` extraction filter (a link out of the folder is refused)."""
-        with tarfile.open(tar_path, mode="r:") as archive:
-            return self._add(archive)
-
-    def pack(self, build_hash: str) -> bytes:
-        """The built folder as a gzipped tar (sent to a Ray node once per hash)."""
-        buffer = io.BytesIO()
-        folder = self.path(build_hash)
-        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-            for entry in sorted(os.listdir(folder)):
-                archive.add(folder / entry, arcname=entry)
-        return buffer.getvalue()
-
-    def add_packed(self, build_hash: str, data: bytes) -> Path:
-        """Keep a folder ``pack`` made elsewhere; refused if its contents do not have that hash."""
-        if not self.has(build_hash):
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-                found = self._add(archive)
-            if found != build_hash:
-                raise BuildOutputRefused(f"the packed folder {build_hash[:12]} unpacked as {found[:12]}")
-        return self.path(build_hash)
-
-    def _add(self, archive: tarfile.TarFile) -> str:
+    def incoming(self) -> Path:
+        """A fresh empty folder in the store, for a jailed step to fill (then ``keep``)."""
         self.root.mkdir(mode=0o755, parents=True, exist_ok=True)
-        incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+        return Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+
+    def discard(self, incoming: Path) -> None:
+        """Remove a folder a step filled that is not kept (without following a link in it)."""
+        _remove(incoming)
+
+    def keep(self, incoming: Path) -> str:
+        """Keep a folder a jailed step filled (``incoming``); its hash. It is read without
+        following any link in it (``no_follow``), made read-only and the server's, and renamed
+        into place; a hard link or special file in it is refused (``BuildOutputRefused``)."""
         try:
             try:
-                archive.extractall(incoming, filter="data")
-            except tarfile.FilterError as error:
+                build_hash = tree_hash(incoming)
+                target = self.path(build_hash)
+                if target.is_dir():
+                    return build_hash  # the same build was kept before
+                _read_only(incoming)
+            except FolderRefused as error:
                 raise BuildOutputRefused(f"the build left {error}") from None
-            _open_to_every_user(incoming)
-            build_hash = tree_hash(incoming)
-            target = self.path(build_hash)
-            if target.is_dir():
-                return build_hash  # the same build was kept before
-            _read_only(incoming)
             try:
                 os.replace(incoming, target)
             except OSError:
@@ -107,66 +99,36 @@ class BuildStore:
             if incoming.exists():
                 _remove(incoming)
 
+    def pack(self, build_hash: str) -> bytes:
+        """The built folder as a gzipped tar (sent to a Ray node once per hash). The folder is the
+        store's own, read-only; ``tarfile`` adds links as links (it never follows one)."""
+        buffer = io.BytesIO()
+        folder = self.path(build_hash)
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            for entry in sorted(os.listdir(folder)):
+                archive.add(folder / entry, arcname=entry)
+        return buffer.getvalue()
 
-def tree_hash(folder: Path) -> str:
-    """SHA-256 of a folder's paths, kinds, executable bits, link targets and file contents."""
-    digest = hashlib.sha256()
-    for parent, folders, files in os.walk(folder):
-        folders.sort()
-        for name in sorted(folders + files):
-            path = os.path.join(parent, name)
-            relative = os.path.relpath(path, folder)
-            info = os.lstat(path)
-            if stat.S_ISLNK(info.st_mode):
-                entry = f"L {relative}\0{os.readlink(path)}"
-            elif stat.S_ISDIR(info.st_mode):
-                entry = f"D {relative}"
-            else:
-                executable = "x" if info.st_mode & 0o100 else "-"
-                entry = f"F {relative}\0{executable}\0{_file_hash(path)}"
-            digest.update(entry.encode(errors="surrogateescape") + b"\n")
-    return digest.hexdigest()
-
-
-def open_to_build_user(folder: Path) -> None:
-    """Make a folder readable (and its folders enterable) by a build's own user."""
-    _open_to_every_user(folder)
-
-
-def _file_hash(path: str) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def _open_to_every_user(folder: Path) -> None:
-    """Readable by all; executable by all where the owner may execute; folders enterable."""
-    folder.chmod(0o755)
-    for parent, folders, files in os.walk(folder):
-        for name in folders:
-            os.chmod(os.path.join(parent, name), 0o755)
-        for name in files:
-            path = os.path.join(parent, name)
-            mode = os.lstat(path).st_mode
-            if not stat.S_ISLNK(mode):
-                os.chmod(path, 0o755 if mode & 0o100 else 0o644)
+    def add_packed(self, build_hash: str, data: bytes) -> Path:
+        """Keep a folder ``pack`` made elsewhere, unpacked in the jail; refused if its contents
+        do not have that hash."""
+        if not self.has(build_hash):
+            incoming = self.incoming()
+            try:
+                unpack_built_in_jail(data, incoming, self.sandbox)
+            except (ArchiveRefused, StepFailed) as error:
+                _remove(incoming)
+                raise BuildOutputRefused(f"the packed folder {build_hash[:12]} is refused: {error}") from None
+            found = self.keep(incoming)
+            if found != build_hash:
+                raise BuildOutputRefused(f"the packed folder {build_hash[:12]} unpacked as {found[:12]}")
+        return self.path(build_hash)
 
 
 def _read_only(folder: Path) -> None:
-    for parent, folders, files in os.walk(folder, topdown=False):
-        for name in files:
-            path = os.path.join(parent, name)
-            mode = os.lstat(path).st_mode
-            if not stat.S_ISLNK(mode):
-                os.chmod(path, stat.S_IMODE(mode) & ~0o222)
-        for name in folders:
-            os.chmod(os.path.join(parent, name), 0o555)
-    folder.chmod(0o555)
+    make_read_only(folder)
 
 
 def _remove(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        for parent, folders, _files in os.walk(folder):
-            for name in folders:
-                os.chmod(os.path.join(parent, name), 0o755)
-        folder.chmod(0o755)
+    open_folders(folder)
     shutil.rmtree(folder, ignore_errors=True)

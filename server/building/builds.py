@@ -2,12 +2,14 @@
 
 A build runs in the same jail as play (no network, its own user, cgroup and rlimits, nothing of
 the server's home), with the server's toolchains read-only (``/usr`` is shown) and limits of its
-own (``submission_limits.BuildLimits``). The unpacked submission is shown read-only at
+own (``submission_limits.BuildLimits``). The submission is unpacked, checked and its manifest
+read in the jail too (``jailed_unpack``), never on the host; it is shown read-only at
 ``/submission``; the bot's folder, ``/bot``, is a tmpfs of the build's disk quota. The jail's first
-step copies the submission into ``/bot``, runs the manifest's ``build`` there (``sh -c``, its
-output is the build log), and writes ``/bot`` as a tar on its stdout, which the server keeps as the
-built folder (``build_store``): the bot later plays from that folder, shown read-only at the
-same ``/bot``, so whatever path the build baked in stays true.
+step (``archive_step build``) copies the submission into ``/bot``, runs the manifest's ``build``
+there (``sh -c``, its output is the build log), and copies ``/bot`` into an empty folder of the
+store shown at ``/out``, which the server keeps, without following a link in it, as the built
+folder (``build_store``): the bot later plays from that folder, shown read-only at the same
+``/bot``, so whatever path the build baked in stays true.
 
 ``build_folder`` builds any folder of this machine (``bot add --path``, ``match run --seat
 NAME=DIR``, the starter kits' tests); ``build_archive`` builds a submitted archive.
@@ -19,37 +21,26 @@ import asyncio
 import dataclasses
 import os
 import shlex
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore, open_to_build_user
-from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError, read_manifest
-from kingmaker.server.building.submission_archive import ArchiveRefused, check_archive, unpack
+from kingmaker.server.building.archive_step import REFUSED_EXIT
+from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
+from kingmaker.server.building.jailed_unpack import STEP, StepFailed, last_json, unpack_in_jail
+from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError
+from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
 from kingmaker.server.jail.launcher import BotProcess, LaunchError
-from kingmaker.server.jail.sandbox import BOT_FOLDER, SUBMISSION_FOLDER, SandboxPolicy, bubblewrap
+from kingmaker.server.jail.no_follow import lexists_inside
+from kingmaker.server.jail.sandbox import (
+    BOT_FOLDER,
+    OUTPUT_FOLDER,
+    SUBMISSION_FOLDER,
+    SandboxPolicy,
+    bubblewrap,
+)
 from kingmaker.server.packing import pack_folder
-
-# Run in the jail as the build's own user: fill the bot's folder, build, send the folder back.
-BUILD_STEP = """
-import os, shutil, subprocess, sys, tarfile
-source, target, build = sys.argv[1], sys.argv[2] or os.path.join(os.environ["HOME"], "bot"), sys.argv[3]
-shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-os.chdir(target)
-if build:
-    print("$ " + build, file=sys.stderr, flush=True)
-    code = subprocess.call(["sh", "-c", build], stdin=subprocess.DEVNULL, stdout=2)
-    if code:
-        space = os.statvfs(target)
-        if space.f_bavail * space.f_frsize < 65536:
-            print("kingmaker: the bot's folder is full", file=sys.stderr)
-        sys.exit(code if code > 0 else 128 - code)
-with os.fdopen(1, "wb") as out, tarfile.open(fileobj=out, mode="w|") as archive:
-    for entry in sorted(os.listdir(".")):
-        archive.add(entry)
-"""
 
 FULL_DISK_MARKERS = ("No space left on device", "kingmaker: the bot's folder is full")
 FORK_MARKERS = ("Resource temporarily unavailable", "Cannot fork", "fork: retry", "can't fork")
@@ -107,30 +98,55 @@ async def build_archive(
     with tempfile.TemporaryDirectory(prefix="kingmaker-unpacked-", dir=temp_root) as staging:
         source = Path(staging) / "submission"
         source.mkdir()
+        Path(staging).chmod(0o755)  # (the jailed users reach the folder through it)
         try:
-            await asyncio.to_thread(check_archive, archive, kind, checks)
-            await asyncio.to_thread(unpack, archive, kind, source, checks)
+            manifest = await unpack_in_jail(archive, kind, checks, source, sandbox, temp_root)
         except ArchiveRefused as error:
             return BuildResult(False, "", f"the archive was refused: {error}")
-        await asyncio.to_thread(open_to_build_user, source)
-        Path(staging).chmod(0o755)
-        return await _build(source, store, sandbox, limits or BuildLimits(), temp_root)
+        except ManifestError as error:
+            return BuildResult(False, "", str(error))
+        except (StepFailed, LaunchError) as error:
+            return BuildResult(False, "", f"the archive could not be unpacked: {error}")
+        return await _build(source, manifest, store, sandbox, limits or BuildLimits(), temp_root)
 
 
 async def _build(
-    source: Path, store: BuildStore, sandbox: SandboxPolicy, limits: BuildLimits, temp_root: Path | None
+    source: Path,
+    manifest: Manifest,
+    store: BuildStore,
+    sandbox: SandboxPolicy,
+    limits: BuildLimits,
+    temp_root: Path | None,
 ) -> BuildResult:
+    incoming = await asyncio.to_thread(store.incoming)
     try:
-        manifest = read_manifest(source)
-    except ManifestError as error:
-        return BuildResult(False, "", str(error))
+        return await _build_into(source, manifest, store, sandbox, limits, temp_root, incoming)
+    finally:
+        if incoming.exists():
+            await asyncio.to_thread(store.discard, incoming)
+
+
+async def _build_into(
+    source: Path,
+    manifest: Manifest,
+    store: BuildStore,
+    sandbox: SandboxPolicy,
+    limits: BuildLimits,
+    temp_root: Path | None,
+    incoming: Path,
+) -> BuildResult:
     policy = dataclasses.replace(
-        sandbox, limits=limits.limits, tmp_bytes=limits.tmp_bytes, build_from=str(source), bot_folder=None
+        sandbox,
+        limits=limits.limits,
+        tmp_bytes=limits.tmp_bytes,
+        build_from=str(source),
+        bot_folder=None,
+        output_folder=str(incoming),
     )
     jailed = policy.isolate and bubblewrap().usable
-    paths = [SUBMISSION_FOLDER, BOT_FOLDER] if jailed else [str(source), ""]
-    command = [sys.executable, "-I", "-S", "-c", BUILD_STEP, *paths, manifest.build]
-    with tempfile.NamedTemporaryFile(prefix="kingmaker-built-", suffix=".tar", dir=temp_root) as output:
+    paths = [SUBMISSION_FOLDER, BOT_FOLDER, OUTPUT_FOLDER] if jailed else [str(source), "", str(incoming)]
+    command = [*STEP, "build", *paths, manifest.build]
+    with tempfile.TemporaryFile(dir=temp_root) as output:
         try:
             process = await BotProcess.start(command, {}, sandbox=policy, temp_root=temp_root, stdout=output)
         except LaunchError as error:
@@ -144,12 +160,16 @@ async def _build(
             await process.stop(grace=0)
             log = process.stderr_tail(limits.log_bytes)
             process.discard_logs()
+        output.seek(0)
+        answer = last_json(output.read(65536).decode(errors="replace").splitlines()) or {}
+        if not timed_out and process.returncode == REFUSED_EXIT and "refused" in answer:
+            refusal = answer["refused"]
+            return BuildResult(False, log, f"the built folder cannot be kept: {refusal}", manifest)
         if timed_out or process.returncode != 0:
             reason = failure_reason(process.returncode, timed_out, process.limit_events, log, limits)
             return BuildResult(False, log, reason, manifest)
-        output.flush()
         try:
-            build_hash = await asyncio.to_thread(store.add_tar, Path(output.name))
+            build_hash = await asyncio.to_thread(store.keep, incoming)
         except (BuildOutputRefused, OSError) as error:
             return BuildResult(False, log, f"the built folder cannot be kept: {error}", manifest)
     folder = store.path(build_hash)
@@ -187,8 +207,8 @@ def missing_program(manifest: Manifest, folder: Path) -> str:
         named = run[2]
     elif "/" not in run[0]:
         return ""  # a program on the PATH
-    if os.path.isabs(named) or os.path.lexists(folder / named):
-        return ""
+    if os.path.isabs(named) or lexists_inside(folder, named) is not False:
+        return ""  # there, or behind a link in the folder (the host does not follow it)
     files = sorted(os.listdir(folder))
     shown = ", ".join(files[:20]) + (f" and {len(files) - 20} more" if len(files) > 20 else "")
     return f"{shlex.quote(named)} is not in its built folder ({BOT_FOLDER}); files there: {shown or 'none'}"

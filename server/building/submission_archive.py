@@ -10,6 +10,10 @@ from its central directory and converted to tar members, so both go through the 
 
 Reading is bounded too: the bytes inflated from a compressed stream may not exceed what the
 checked members need, so a huge extended header cannot fill memory.
+
+The server runs none of this on the host: ``archive_step`` runs it in the jail, on the archive
+given as an open file (``jailed_unpack``), because the filter itself has had holes
+(CVE-2025-4517): a bug here can only write inside the jail.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from kingmaker.server.building.submission_limits import ArchiveLimits
 
@@ -40,7 +45,11 @@ class ArchiveRefused(ValueError):
     """The archive breaks a rule; the message says which, in one line."""
 
 
-def check_archive(path: Path, kind: str, limits: ArchiveLimits) -> int:
+Source = Path | BinaryIO
+"""An archive: a file's path, or a file already open (read from its start)."""
+
+
+def check_archive(path: Source, kind: str, limits: ArchiveLimits) -> int:
     """Check every member of the archive without unpacking it; how many members it has."""
     if kind == "zip":
         members = _zip_members(path, limits)
@@ -51,7 +60,7 @@ def check_archive(path: Path, kind: str, limits: ArchiveLimits) -> int:
 
 
 def check_zip_links(
-    path: Path, members: list[tuple[zipfile.ZipInfo, tarfile.TarInfo]], limits: ArchiveLimits
+    path: Source, members: list[tuple[zipfile.ZipInfo, tarfile.TarInfo]], limits: ArchiveLimits
 ) -> None:
     """A zip's links checked before anything is stored: a link's target is its member's content,
     read here, at most ``LINK_BYTES``, into memory only (nothing is written), and checked as a
@@ -73,11 +82,11 @@ def check_zip_links(
         raise ArchiveRefused(f"a zip link is damaged or encrypted: {error}") from None
 
 
-def unpack(path: Path, kind: str, destination: Path, limits: ArchiveLimits) -> None:
+def unpack(path: Source, kind: str, destination: Path, limits: ArchiveLimits) -> None:
     """Unpack a checked archive into ``destination`` (an empty folder), each member through the
     ``data`` extraction filter."""
     if kind == "zip":
-        with _zip_as_tar(path, limits) as archive:
+        with _zip_as_tar(path, limits, destination) as archive:
             archive.extractall(destination, filter="data")
         return
     with _tar(path, kind, limits) as archive:
@@ -147,13 +156,15 @@ def _filter_reason(error: tarfile.FilterError) -> str:
 
 
 @contextlib.contextmanager
-def _tar(path: Path, kind: str, limits: ArchiveLimits) -> Iterator[tarfile.TarFile]:
+def _tar(path: Source, kind: str, limits: ArchiveLimits) -> Iterator[tarfile.TarFile]:
     """The archive as a tar stream, read once from the start, bounded in what it may inflate."""
     if kind not in ("tar", "tar.gz"):
         raise ArchiveRefused(f"unknown archive format {kind!r} (use {', '.join(FORMATS)})")
     budget = limits.unpacked_bytes + (limits.files + 2) * HEADER_ALLOWANCE
-    with path.open("rb") as raw:
-        stream: io.BufferedIOBase = gzip.GzipFile(fileobj=raw, mode="rb") if kind == "tar.gz" else raw
+    with _opened(path) as raw:
+        stream: io.BufferedIOBase | BinaryIO = raw
+        if kind == "tar.gz":
+            stream = gzip.GzipFile(fileobj=raw, mode="rb")
         try:
             archive = tarfile.open(fileobj=_Bounded(stream, budget, limits), mode="r|")  # noqa: SIM115
         except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as error:
@@ -165,7 +176,7 @@ def _tar(path: Path, kind: str, limits: ArchiveLimits) -> Iterator[tarfile.TarFi
 class _Bounded(io.RawIOBase):
     """A stream that refuses to give more than ``budget`` bytes."""
 
-    def __init__(self, inner: io.BufferedIOBase, budget: int, limits: ArchiveLimits) -> None:
+    def __init__(self, inner: io.BufferedIOBase | BinaryIO, budget: int, limits: ArchiveLimits) -> None:
         self.inner, self.left, self.limits = inner, budget, limits
 
     def readable(self) -> bool:
@@ -180,7 +191,18 @@ class _Bounded(io.RawIOBase):
         return data
 
 
-def _zip_members(path: Path, limits: ArchiveLimits) -> list[tuple[zipfile.ZipInfo, tarfile.TarInfo]]:
+@contextlib.contextmanager
+def _opened(path: Source) -> Iterator[BinaryIO]:
+    """The archive open from its start (an open file is rewound, and left open)."""
+    if isinstance(path, Path):
+        with path.open("rb") as handle:
+            yield handle
+        return
+    path.seek(0)
+    yield path
+
+
+def _zip_members(path: Source, limits: ArchiveLimits) -> list[tuple[zipfile.ZipInfo, tarfile.TarInfo]]:
     """Each zip member and the tar member it becomes, all checked from the central directory."""
     try:
         with zipfile.ZipFile(path) as archive:
@@ -214,10 +236,11 @@ def _as_tar_member(info: zipfile.ZipInfo) -> tarfile.TarInfo:
 
 
 @contextlib.contextmanager
-def _zip_as_tar(path: Path, limits: ArchiveLimits) -> Iterator[tarfile.TarFile]:
-    """The zip's checked members, written as a tar to a temporary file and read back."""
+def _zip_as_tar(path: Source, limits: ArchiveLimits, beside: Path) -> Iterator[tarfile.TarFile]:
+    """The zip's checked members, written as a tar to a temporary file and read back. The file
+    is made nameless in ``beside`` (the folder being filled: on disk, where /tmp may be memory)."""
     members = _zip_members(path, limits)
-    with tempfile.TemporaryFile() as converted, zipfile.ZipFile(path) as archive:
+    with tempfile.TemporaryFile(dir=beside) as converted, zipfile.ZipFile(path) as archive:
         with tarfile.open(fileobj=converted, mode="w|") as output:
             for info, member in members:
                 try:

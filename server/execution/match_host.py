@@ -84,7 +84,10 @@ class MatchHost:
         self._frames: collections.deque[LiveFrame] = collections.deque(maxlen=KEPT_FRAMES)
         self._frames_came: asyncio.Event | None = None
         root = settings.build_root or os.path.join(tempfile.gettempdir(), f"kingmaker-builds-{os.getuid()}")
-        self.builds = BuildStore(Path(root))
+        jail = SandboxPolicy(
+            isolate=settings.jail, allow_unjailed=settings.allow_unjailed, hidden_paths=settings.hidden_paths
+        )
+        self.builds = BuildStore(Path(root), jail)
         """Built versions' folders: the server's own, or this node's cache of them."""
 
     async def start(self) -> str:

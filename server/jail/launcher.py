@@ -41,6 +41,7 @@ from kingmaker.server.jail.sandbox import (
     bubblewrap,
     bubblewrap_command,
     code_paths,
+    flags_through_descriptor,
     processes_rlimit,
     running_as_root,
 )
@@ -138,12 +139,14 @@ class BotProcess:
         sandbox: SandboxPolicy | None = None,
         temp_root: Path | None = None,
         stdout: int | IO[bytes] = asyncio.subprocess.DEVNULL,
+        stdin: int | IO[bytes] = asyncio.subprocess.DEVNULL,
     ) -> BotProcess:
         """Start ``command`` in ``cwd`` (default: its own working directory) with ``environment``
         added to the scrubbed one. ``limits`` alone gives the limits without a jail; a
         ``sandbox`` policy carries its own limits and may ask for the jail. A ``cwd`` inside the
         policy's ``bot_folder`` is, in the jail, the same place under ``BOT_FOLDER``. ``stdout``:
-        where the program's output goes (a build writes its built folder there)."""
+        where the program's output goes; ``stdin``: what it reads (an archive, opened here, for a
+        step that unpacks it in the jail)."""
         if not command:
             raise LaunchError("the bot has no command")
         if cwd is not None and not os.path.isdir(cwd):
@@ -162,6 +165,8 @@ class BotProcess:
         start_in = cwd or str(workdir)
         if uid is not None:
             os.chown(workdir, uid, uid)
+            if policy.output_folder is not None:  # (an empty folder the server just made)
+                os.chown(policy.output_folder, uid, uid, follow_symlinks=False)
             if policy.unix_socket is not None:
                 # Another user must be able to connect; a connection still needs a bot token,
                 # exactly as on a TCP port.
@@ -182,16 +187,20 @@ class BotProcess:
         stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix="kingmaker-bot-", suffix=".stderr", delete=False, dir=temp_root
         )
+        flags: int | None = None  # (bwrap's flags, read from a descriptor: see the function)
+        if bwrap is not None:
+            argv, flags = flags_through_descriptor(argv)
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=stdin,
                 stdout=stdout,
                 stderr=stderr_file,
                 cwd=str(workdir) if bwrap is not None else start_in,
                 env=env,
                 start_new_session=True,
                 preexec_fn=in_child.run,
+                pass_fds=() if flags is None else (flags,),
             )
         except (OSError, subprocess.SubprocessError) as error:
             Path(stderr_file.name).unlink(missing_ok=True)
@@ -204,6 +213,8 @@ class BotProcess:
             raise LaunchError(f"cannot start {command[0]!r}: {reason}") from None
         finally:
             stderr_file.close()
+            if flags is not None:
+                os.close(flags)
         return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
 
     @functools.cached_property

@@ -72,10 +72,13 @@ SYSTEM_FILES = (
 # Run inside the jail as root: give the bot's folders (fresh tmpfs, ':'-separated) to its own user,
 # become that user, enter its start folder (only that user may enter its own), then run the bot.
 # Changing to a non-zero uid clears every capability, and bubblewrap has already set no_new_privs.
+# Its own arguments come through the environment (bwrap's --setenv), which it then clears: its
+# command line, as the jail's /proc shows it, names no host folder.
 DROP_TO_UID = (
-    "import os, sys; uid = int(sys.argv[1]); [os.chown(f, uid, uid) for f in sys.argv[2].split(':')]; "
+    "import os; e = os.environ; uid = int(e.pop('KINGMAKER_JAIL_UID')); "
+    "[os.chown(f, uid, uid) for f in e.pop('KINGMAKER_JAIL_OWNED').split(':')]; "
     "os.setgroups([]); os.setgid(uid); os.setuid(uid); "
-    "os.chdir(sys.argv[3]); os.execvp(sys.argv[4], sys.argv[4:])"
+    "os.chdir(e.pop('KINGMAKER_JAIL_CWD')); os.execvp(os.sys.argv[1], os.sys.argv[1:])"
 )
 
 BOT_FOLDER = "/bot"
@@ -83,6 +86,8 @@ BOT_FOLDER = "/bot"
 build bakes in stay true wherever the built folder is kept on the host."""
 SUBMISSION_FOLDER = "/submission"
 """At build time: where the unpacked submission is shown (read-only), for the build to copy."""
+OUTPUT_FOLDER = "/out"
+"""Where the one host folder a step that unpacks or builds may write is shown (``output_folder``)."""
 
 HOW_TO_GET_A_JAIL = (
     "install bubblewrap (apt-get install bubblewrap), "
@@ -168,6 +173,9 @@ class SandboxPolicy:
     """At build time: the unpacked submission on the host, shown read-only at
     ``SUBMISSION_FOLDER``; ``BOT_FOLDER`` is then a tmpfs of ``limits.disk_bytes`` that the build
     may write, owned by the build's user, which the build fills from the submission."""
+    output_folder: str | None = None
+    """An empty host folder, shown read-write at ``OUTPUT_FOLDER`` and given to the jailed user:
+    where a step that unpacks an archive or keeps a build writes (``jailed_unpack``)."""
 
     @property
     def server_address(self) -> str:
@@ -322,13 +330,27 @@ def bubblewrap_command(
         flags += ["--ro-bind", policy.build_from, SUBMISSION_FOLDER]
         flags += ["--perms", "0700", "--size", size, "--tmpfs", BOT_FOLDER]
         owned.append(BOT_FOLDER)
+    if policy.output_folder is not None:
+        flags += ["--bind", policy.output_folder, OUTPUT_FOLDER]
     if policy.unix_socket is not None:
         socket = os.path.abspath(policy.unix_socket)
         flags += [*_parent_dirs(socket, made, bound), "--bind", socket, socket]
     if uid is None:
         return [*flags, "--chdir", cwd, "--", *command]
-    first_step = [sys.executable, "-I", "-S", "-c", DROP_TO_UID, str(uid), ":".join(owned), cwd]
-    return [*flags, "--", *first_step, *command]
+    flags += ["--setenv", "KINGMAKER_JAIL_UID", str(uid), "--setenv", "KINGMAKER_JAIL_OWNED", ":".join(owned)]
+    flags += ["--setenv", "KINGMAKER_JAIL_CWD", cwd]
+    return [*flags, "--", sys.executable, "-I", "-S", "-c", DROP_TO_UID, *command]
+
+
+def flags_through_descriptor(command: Sequence[str]) -> tuple[list[str], int]:
+    """A bwrap command line whose flags (all before ``--``) are read from a descriptor (``--args
+    FD``), and that descriptor (the caller passes it on, then closes it). The jail's PID 1 is a
+    copy of bwrap, so its ``/proc/1/cmdline`` would otherwise name every host path the flags bind."""
+    end = command.index("--")
+    descriptor = os.memfd_create("kingmaker-jail-flags")
+    os.write(descriptor, b"".join(os.fsencode(flag) + b"\0" for flag in command[1:end]))
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    return [command[0], "--args", str(descriptor), *command[end:]], descriptor
 
 
 def _covers(hidden: Sequence[str], bound: Sequence[str]) -> list[str]:

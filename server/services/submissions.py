@@ -34,9 +34,11 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.versions import VersionRecord
 from kingmaker.server.building.builds import build_folder
-from kingmaker.server.building.submission_archive import FORMATS, ArchiveRefused, check_archive, sniff_format
+from kingmaker.server.building.jailed_unpack import StepFailed, check_in_jail
+from kingmaker.server.building.submission_archive import FORMATS, ArchiveRefused, sniff_format
 from kingmaker.server.building.submission_limits import ArchiveLimits
 from kingmaker.server.grpc_abort import abort
+from kingmaker.server.jail.launcher import LaunchError
 from kingmaker.server.new_versions.submissions import SubmissionPipeline
 from kingmaker.server.packing import pack_folder
 from kingmaker.server.refereeing.referee import end_reason_proto
@@ -111,10 +113,19 @@ class SubmissionService:
             raise _Refused("the archive's SHA-256 does not match its header")
         if sniff_format(received) != header.format:
             raise _Refused(f"the archive is not a {header.format}")
-        try:
-            await asyncio.to_thread(check_archive, received, header.format, self.limits)
+        try:  # in the jail: the host never parses a stranger's archive
+            await check_in_jail(
+                received, header.format, self.limits, self.pipeline.sandbox, self.pipeline.temp_root
+            )
         except ArchiveRefused as error:
             raise _Refused(f"archive refused: {error}") from None
+        except (StepFailed, LaunchError) as error:
+            raise _Refused(f"the server could not check the archive: {error}") from None
+
+    async def _check_in_jail(self, received: Path, kind: str) -> int:
+        """Check an archive's members in the jail, where a parser bug reaches nothing of the host."""
+        pipeline = self.pipeline
+        return await check_in_jail(received, kind, self.limits, pipeline.sandbox, pipeline.temp_root)
 
     async def _check_header(self, header: admin_pb2.SubmitHeader, context: Context) -> None:
         problem = ""
@@ -200,9 +211,15 @@ class SubmissionService:
             with received.open("wb") as output:
                 await asyncio.to_thread(pack_folder, folder, output)
             try:
-                await asyncio.to_thread(check_archive, received, "tar.gz", self.limits)
+                await check_in_jail(
+                    received, "tar.gz", self.limits, self.pipeline.sandbox, self.pipeline.temp_root
+                )
             except ArchiveRefused as error:
                 await abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"folder refused: {error}")
+            except (StepFailed, LaunchError) as error:
+                await abort(
+                    context, grpc.StatusCode.FAILED_PRECONDITION, f"the folder could not be checked: {error}"
+                )
             sha256 = await asyncio.to_thread(_file_sha256, received)
             record = await asyncio.to_thread(
                 versions.start_submission, self.db, request.name, list(request.games), sha256, author_id

@@ -104,7 +104,11 @@ def test_a_root_server_switches_the_jailed_bot_to_its_user_before_it_runs(tmp_pa
     command = bubblewrap_command("/usr/bin/bwrap", ["mybot"], policy, workdir, workdir, uid=1_500_000_123)
     switch = command.index("--") + 1
     assert command[switch : switch + 3] == [sys.executable, "-I", "-S"]
-    assert command[-4:] == ["1500000123", workdir, workdir, "mybot"]
+    assert command[-1] == "mybot"
+    # Its user and folders come through the environment: its command line names no host folder.
+    settings = {command[i + 1]: command[i + 2] for i in range(switch) if command[i] == "--setenv"}
+    assert settings["KINGMAKER_JAIL_UID"] == "1500000123" and settings["KINGMAKER_JAIL_CWD"] == workdir
+    assert workdir not in command[switch:]
     assert "--chdir" not in command, "only the bot's own user may enter its directory"
 
 

@@ -3,33 +3,65 @@ or two nodes on one machine, both receive a built folder and unpack it into the 
 
 from __future__ import annotations
 
-import tarfile
+import os
 import threading
 from pathlib import Path
 
 import pytest
 
 from kingmaker.server.building import build_store
-from kingmaker.server.building.build_store import BuildStore
+from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
+from kingmaker.server.jail.sandbox import bubblewrap
+
+needs_jail = pytest.mark.skipif(not bubblewrap().usable, reason="a packed folder is unpacked in the jail")
 
 
-def built_folder(store: BuildStore, tmp_path: Path) -> str:
-    source = tmp_path / "source"
-    source.mkdir()
-    (source / "bot.py").write_text("print('hello')\n")
-    (source / "helpers.py").write_text("def choose(count):\n    return 0\n")
-    archive = tmp_path / "built.tar"
-    with tarfile.open(archive, "w") as tar:
-        for path in sorted(source.iterdir()):
-            tar.add(path, arcname=path.name)
-    return store.add_tar(archive)
+def built_folder(store: BuildStore) -> str:
+    """A folder kept as a build's step leaves it (filled in the store's incoming folder)."""
+    incoming = store.incoming()
+    (incoming / "bot.py").write_text("print('hello')\n")
+    (incoming / "helpers.py").write_text("def choose(count):\n    return 0\n")
+    return store.keep(incoming)
 
 
+def closed_secret(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "admin-token").write_text("secret")
+    (home / "admin-token").chmod(0o600)
+    return home / "admin-token"
+
+
+def test_a_second_name_of_a_host_file_in_a_kept_folder_is_refused_and_never_opened(tmp_path: Path) -> None:
+    secret = closed_secret(tmp_path)
+    store = BuildStore(tmp_path / "store")
+    incoming = store.incoming()
+    os.link(secret, incoming / "tok")
+    with pytest.raises(BuildOutputRefused, match="'tok' is a hard link"):
+        store.keep(incoming)
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.stat().st_nlink == 1
+    assert os.listdir(store.root) == []
+
+
+def test_a_link_in_a_kept_folder_is_kept_as_a_link_and_nothing_is_done_through_it(tmp_path: Path) -> None:
+    secret = closed_secret(tmp_path)
+    store = BuildStore(tmp_path / "store")
+    incoming = store.incoming()
+    os.symlink(secret.parent, incoming / "home")
+    os.symlink(secret, incoming / "tok")
+    (incoming / "bot").write_text("#!/bin/sh\n")
+    kept = store.path(store.keep(incoming))
+    assert os.readlink(kept / "home") == str(secret.parent) and os.readlink(kept / "tok") == str(secret)
+    assert secret.parent.stat().st_mode & 0o777 == 0o700 and secret.stat().st_mode & 0o777 == 0o600
+    assert (kept / "bot").stat().st_mode & 0o777 == 0o444 and kept.stat().st_mode & 0o777 == 0o555
+
+
+@needs_jail
 def test_two_writers_keeping_one_folder_at_once_both_get_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = BuildStore(tmp_path / "server")
-    build_hash = built_folder(server, tmp_path)
+    build_hash = built_folder(server)
     packed = server.pack(build_hash)
     node = BuildStore(tmp_path / "node")
 

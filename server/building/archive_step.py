@@ -1,0 +1,184 @@
+"""What runs inside the jail to read a stranger's bytes
+(``python -I -m kingmaker.server.building.archive_step``).
+
+The server never parses, unpacks or packs an author's archive or build on the host: it starts this
+program in the jail (``jailed_unpack``), as an unprivileged user that sees nothing of the host but
+the read-only system and Python and the one empty folder it fills (``OUTPUT_FOLDER``). The archive
+comes in on stdin, already opened by the server; one JSON line goes out on stdout. Whatever a
+parser bug lets an archive do here (CVE-2025-4517 in ``tarfile``'s filter was one) it does inside
+the jail. Each step leaves its folder as the host may keep it without looking through it: no
+hard link (two names of one file are made two files), no special file, and readable by all.
+
+Modes (argv): ``check KIND LIMITS`` (members counted), ``unpack KIND LIMITS OUT`` (checked,
+unpacked, its manifest read), ``unpack-built OUT`` (a built folder another server packed, a
+gzipped tar), ``build SOURCE TARGET OUT COMMAND`` (copy the submission in, build, copy the built
+folder out). LIMITS is ``ArchiveLimits`` as JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from kingmaker.server.building.manifest import ManifestError, read_manifest
+from kingmaker.server.building.submission_archive import ArchiveRefused, check_archive, unpack
+from kingmaker.server.building.submission_limits import ArchiveLimits
+
+REFUSED_EXIT = 3
+"""The step refused what it was given (the JSON line says why); other non-zero codes: it broke."""
+
+
+class OutputRefused(ValueError):
+    """What was unpacked or built cannot be kept (a special file); one line."""
+
+
+def main(argv: list[str]) -> int:
+    mode, args = argv[0], argv[1:]
+    try:
+        if mode == "check":
+            answer: dict[str, Any] = {"members": check_archive(_stdin(), args[0], _limits(args[1]))}
+        elif mode == "unpack":
+            answer = unpack_submission(_stdin(), args[0], _limits(args[1]), Path(args[2]))
+        elif mode == "unpack-built":
+            unpack_built(_stdin(), Path(args[0]))
+            answer = {}
+        elif mode == "build":
+            return build(
+                Path(args[0]), Path(args[1]) if args[1] else Path.home() / "bot", Path(args[2]), args[3]
+            )
+        else:
+            raise SystemExit(f"unknown mode {mode!r}")
+    except (ArchiveRefused, OutputRefused) as error:
+        print(json.dumps({"refused": str(error)}), flush=True)
+        return REFUSED_EXIT
+    print(json.dumps(answer), flush=True)
+    return 0
+
+
+def unpack_submission(archive: BinaryIO, kind: str, limits: ArchiveLimits, out: Path) -> dict[str, Any]:
+    """Check and unpack a submission into ``out``; its member count and manifest (or why none)."""
+    members = check_archive(archive, kind, limits)
+    try:
+        unpack(archive, kind, out, limits)
+        settle(out)
+    except OSError as error:  # a member that cannot be written where it says (a link's doing)
+        raise ArchiveRefused(f"a member cannot be unpacked: {error.strerror or error}") from None
+    try:
+        manifest = read_manifest(out)
+    except ManifestError as error:
+        return {"members": members, "manifest_error": str(error)}
+    return {"members": members, "manifest": dataclasses.asdict(manifest)}
+
+
+def unpack_built(archive: BinaryIO, out: Path) -> None:
+    """Unpack a built folder sent as a gzipped tar (``BuildStore.pack``) into ``out``."""
+    try:
+        with tarfile.open(fileobj=archive, mode="r:gz") as packed:
+            packed.extractall(out, filter="data")
+    except (tarfile.TarError, OSError, EOFError) as error:
+        raise OutputRefused(f"the packed folder cannot be unpacked: {error}") from None
+    settle(out)
+
+
+def build(source: Path, target: Path, out: Path, command: str) -> int:
+    """Copy the submission into the bot's folder, build there, and copy the built folder to
+    ``out`` (through a tar, each member through the ``data`` filter: no link leaves it)."""
+    shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    os.chdir(target)
+    if command:
+        print("$ " + command, file=sys.stderr, flush=True)
+        code = subprocess.call(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=2)
+        if code:
+            space = os.statvfs(target)
+            if space.f_bavail * space.f_frsize < 65536:
+                print("kingmaker: the bot's folder is full", file=sys.stderr)
+            return code if code > 0 else 128 - code
+    try:
+        copy_through_filter(target, out)
+        settle(out)
+    except (OutputRefused, tarfile.TarError, OSError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        print(json.dumps({"refused": f"the build left {reason}"}), flush=True)
+        return REFUSED_EXIT
+    print(json.dumps({}), flush=True)
+    return 0
+
+
+def copy_through_filter(folder: Path, out: Path) -> None:
+    """Write ``folder`` as a tar into a pipe and unpack it from there into ``out``."""
+    reading, writing = os.pipe()
+    failed: list[BaseException] = []
+
+    def pack() -> None:
+        try:
+            with os.fdopen(writing, "wb") as stream, tarfile.open(fileobj=stream, mode="w|") as archive:
+                for entry in sorted(os.listdir(folder)):
+                    archive.add(folder / entry, arcname=entry)
+        except BaseException as error:  # the reader sees a cut stream; the cause is kept
+            failed.append(error)
+
+    packer = threading.Thread(target=pack, daemon=True)
+    packer.start()
+    try:
+        with os.fdopen(reading, "rb") as stream, tarfile.open(fileobj=stream, mode="r|") as archive:
+            try:
+                archive.extractall(out, filter="data")
+            except tarfile.FilterError as error:
+                raise OutputRefused(str(error)) from None
+    finally:
+        packer.join()
+    if failed:
+        raise failed[0]
+
+
+def settle(folder: Path) -> None:
+    """Leave ``folder`` as the host may keep it: refuse special files, make each extra name of
+    a file a copy of its own, and make everything readable by all (folders enterable)."""
+    os.chmod(folder, 0o755)
+    for parent, folders, files in os.walk(folder):
+        for name in folders + files:
+            path = os.path.join(parent, name)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                os.chmod(path, 0o755)
+            elif stat.S_ISREG(info.st_mode):
+                if info.st_nlink > 1:
+                    _own_copy(path)
+                os.chmod(path, 0o755 if info.st_mode & 0o100 else 0o644)
+            else:
+                raise OutputRefused(
+                    f"{os.path.relpath(path, folder)[:80]!r} is a device or other special file"
+                )
+
+
+def _own_copy(path: str) -> None:
+    """Replace one name of a hard-linked file by a copy of its own."""
+    descriptor, copy = tempfile.mkstemp(dir=os.path.dirname(path))
+    with os.fdopen(descriptor, "wb") as output, open(path, "rb") as original:
+        shutil.copyfileobj(original, output)
+    os.replace(copy, path)
+
+
+def _stdin() -> BinaryIO:
+    """The archive the server opened for this step (a file, so it may be read more than once)."""
+    return os.fdopen(0, "rb", closefd=False)
+
+
+def _limits(text: str) -> ArchiveLimits:
+    return ArchiveLimits(**json.loads(text))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
