@@ -346,7 +346,7 @@ def main() -> None:
                 str(exact.undecided),
                 f"{error_rate(normal, at_elo1):.4f}",
             )
-    console = Console(width=160)
+    console = Console(width=200)
     console.print(table)
     if args.gate_runs:
         console.print(gate_table(args.gate_runs, args.seed))
