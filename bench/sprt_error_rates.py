@@ -20,6 +20,12 @@ beta. The interval is the 95% Wilson interval of the rate. The seeds the decided
 given as median (min-max): the fewest is how soon a verdict came, which a minimum number of
 seeds would hold back. Beside each rate is the one that the normal approximation the duel used
 before (fishtest's ``LLR_alt2``, no verdict before 5 seeds) gives on the very same seeds.
+
+The second table is the A/B gate of ``submit --ab`` (``server/new_versions/ab_gate.py``): its test, capped at
+its match count, where the LLR's sign decides. Per game, an equal version (true Elo 0) must pass
+and a 50-Elo-weaker one (true Elo -50) must fail, each at least 0.95 of the time; beside each
+rate, the gate as it was before (alpha = beta = 0.05, 400 matches, undecided rejects) on the same
+seeds; and how often an equal version passes all of four games (duels taken four at a time).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from kingmaker.sdk.sprt import (
     regularised,
     wilson,
 )
+from kingmaker.server.new_versions.ab_gate import AB_MAX_MATCHES, AB_TEST
 
 SEAT_EDGE = 0.1
 """Each seat's edge in a seed, drawn uniformly in +-SEAT_EDGE."""
@@ -141,6 +148,8 @@ class Outcome:
     """Per run: 1 accepted H1, -1 accepted H0, 0 undecided at the cap."""
     lengths: NDArray[np.int64]
     """Per run: the seeds it took to decide (0 undecided)."""
+    llrs: NDArray[np.float64]
+    """Per run: the LLR when it stopped (decided, or at the cap)."""
 
     @property
     def runs(self) -> int:
@@ -175,6 +184,7 @@ def simulate(
     active = {name: np.arange(runs) for name in rules}
     verdicts = {name: np.zeros(runs, dtype=np.int64) for name in rules}  # 1 H1, -1 H0, 0 undecided
     lengths = {name: np.zeros(runs, dtype=np.int64) for name in rules}
+    llrs = {name: np.zeros(runs) for name in rules}
     for start in range(0, max_units, CHUNK):
         if not any(live.size for live in active.values()):
             break
@@ -188,11 +198,12 @@ def simulate(
                 if start + step + 1 < min_units:
                     continue
                 llr = rule(values, counts[name][live])
+                llrs[name][live] = llr
                 decided = (llr >= test.upper) | (llr <= test.lower)
                 verdicts[name][live[decided]] = np.where(llr[decided] >= test.upper, 1, -1)
                 lengths[name][live[decided]] = start + step + 1
                 active[name] = live[~decided]
-    return {name: Outcome(verdicts[name], lengths[name]) for name in rules}
+    return {name: Outcome(verdicts[name], lengths[name], llrs[name]) for name in rules}
 
 
 def seed_chunk(model: SeedModel, score: float, runs: int, seed: int, start: int) -> NDArray[np.int64]:
@@ -207,6 +218,85 @@ def error_rate(outcome: Outcome, at_elo1: bool) -> float:
 
 
 MODELS = [SeedModel(2, 0.0), SeedModel(2, 0.3), SeedModel(3, 0.0), SeedModel(3, 0.3)]
+GATE_MODELS = [SeedModel(2, 0.0), SeedModel(2, 0.3), SeedModel(3, 0.0)]
+GATE_BEFORE = (Sprt(-50.0, 0.0, 0.05, 0.05), 400)
+"""The gate before: its test and match cap; a duel undecided at the cap rejected the version."""
+
+
+def gate_passes(outcome: Outcome) -> NDArray[np.bool_]:
+    """Per run, the gate's verdict (``ab_gate.gate_verdict``): H1, or undecided at the cap with an
+    LLR above 0."""
+    passed: NDArray[np.bool_] = (outcome.verdicts == 1) | ((outcome.verdicts == 0) & (outcome.llrs > 0))
+    return passed
+
+
+def gate_seeds(model: SeedModel, matches: int) -> int:
+    """The seeds a duel of ``matches`` matches plays (``server/scheduling/duels.py``)."""
+    return max(1, matches // len(arrangements(model.players)))
+
+
+def simulate_gate(
+    model: SeedModel,
+    true_elo: float,
+    runs: int,
+    seed: int,
+    test: Sprt = AB_TEST,
+    matches: int = AB_MAX_MATCHES,
+) -> Outcome:
+    """``runs`` A/B duels of the gate's test, capped at ``matches`` matches."""
+    rules = {"exact": (exact_rule(test), test.min_units)}
+    return simulate(test, model, true_elo, runs, seed, rules, gate_seeds(model, matches))["exact"]
+
+
+def rate_cell(errors: int, runs: int) -> str:
+    low, high = wilson(errors, runs)
+    return f"{errors / runs:.4f} [{low:.4f}, {high:.4f}]"
+
+
+def gate_table(runs: int, seed: int) -> Table:
+    """The gate's rates per game, equal and 50 Elo weaker, beside the gate before."""
+    table = Table(
+        title=f"A/B gate (submit --ab): Elo {AB_TEST.elo0:g}/{AB_TEST.elo1:g}, alpha={AB_TEST.alpha:g} "
+        f"beta={AB_TEST.beta:g}, at most {AB_MAX_MATCHES} matches a game, the LLR's sign at the cap; "
+        f"{runs} duels a row"
+    )
+    for column in (
+        "seeds",
+        "true Elo",
+        "error",
+        "limit",
+        "rate [95%]",
+        "at the cap",
+        "seeds: median (min-max)",
+    ):
+        table.add_column(column, justify="right")
+    table.add_column("before: rate", justify="right")
+    table.add_column("equal: passes 4 of 4 games [95%]", justify="right")
+    for model in GATE_MODELS:
+        for true_elo in (AB_TEST.elo1, AB_TEST.elo0):
+            equal = true_elo == AB_TEST.elo1
+            outcome = simulate_gate(model, true_elo, runs, seed)
+            before = simulate_gate(model, true_elo, runs, seed, *GATE_BEFORE)
+            passed, passed_before = gate_passes(outcome), before.verdicts == 1
+            errors = int((~passed).sum() if equal else passed.sum())
+            errors_before = int((~passed_before).sum() if equal else passed_before.sum())
+            lengths = np.where(outcome.lengths > 0, outcome.lengths, gate_seeds(model, AB_MAX_MATCHES))
+            four = ""
+            if equal:
+                groups = passed[: runs - runs % 4].reshape(-1, 4).all(axis=1)
+                four = rate_cell(int(groups.sum()), groups.size)
+            table.add_row(
+                model.name,
+                f"{true_elo:g}",
+                "equal rejected" if equal else "weaker passed",
+                "0.05",
+                rate_cell(errors, runs),
+                str(outcome.undecided),
+                f"{np.median(lengths):.0f} ({lengths.min()}-{lengths.max()})",
+                f"{errors_before / runs:.4f}",
+                four,
+            )
+    return table
 
 
 def main() -> None:
@@ -221,6 +311,7 @@ def main() -> None:
     parser.add_argument("--min-units", type=int, default=Sprt.min_units)
     parser.add_argument("--max-units", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gate-runs", type=int, default=4000, help="A/B gate duels a row (0: no gate table)")
     args = parser.parse_args()
     test = Sprt(args.elo0, args.elo1, args.alpha, args.beta, args.min_units)
     rules = {"exact": (exact_rule(test), test.min_units), "normal": (normal_rule(test), 5)}
@@ -255,8 +346,10 @@ def main() -> None:
                 str(exact.undecided),
                 f"{error_rate(normal, at_elo1):.4f}",
             )
-    console = Console(width=160)
+    console = Console(width=200)
     console.print(table)
+    if args.gate_runs:
+        console.print(gate_table(args.gate_runs, args.seed))
     console.print(f"{time.perf_counter() - started:.0f} s")
 
 

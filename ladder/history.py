@@ -34,6 +34,8 @@ class MatchSummary:
     seats: tuple[SeatRecord, ...]
     think: tuple[ThinkTime, ...] = ()
     """Per seat, how long its bot took to decide; empty where the log holds no samples."""
+    duplicate_group: int | None = None
+    """Shared by a league's matches played from one group in every rotation of its seats."""
 
 
 def match_summary(db: Database, match_id: int) -> MatchSummary:
@@ -95,4 +97,5 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         bots=tuple(name for _, name in rows),
         seats=tuple(seat_record(row) for row, _ in rows),
         think=think,
+        duplicate_group=match.duplicate_group,
     )

@@ -193,6 +193,34 @@ def _theta(deviations: NDArray[np.float64], phat: NDArray[np.float64]) -> NDArra
     return theta
 
 
+def at_least(elo: float, b: str) -> str:
+    """H1 "A is ``elo1`` or more stronger than B" in words ("at least as strong as B" at 0)."""
+    if elo > 0:
+        return f"at least {elo:g} Elo stronger than {b}"
+    if elo < 0:
+        return f"at most {-elo:g} Elo weaker than {b}"
+    return f"at least as strong as {b}"
+
+
+def at_most(elo: float, b: str) -> str:
+    """H0 "A is ``elo0`` or less stronger than B" in words ("at least 50 Elo weaker than B" at -50)."""
+    if elo > 0:
+        return f"at most {elo:g} Elo stronger than {b}"
+    if elo < 0:
+        return f"at least {-elo:g} Elo weaker than {b}"
+    return f"no stronger than {b}"
+
+
+def verdict_words(verdict: Verdict, a: str, b: str, elo0: float, elo1: float) -> str:
+    """The verdict as ``duel`` says it, the hypothesis accepted stated as the docs state it:
+    "H1 accepted: A is at least 50 Elo stronger than B", "H0 accepted: A is no stronger than B"."""
+    if verdict is Verdict.H1:
+        return f"H1 accepted: {a} is {at_least(elo1, b)}"
+    if verdict is Verdict.H0:
+        return f"H0 accepted: {a} is {at_most(elo0, b)}"
+    return "undecided"
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A configured test: ``elo0 < elo1``, ``0 < alpha, beta < 0.5``; ``ValueError`` otherwise."""

@@ -2,6 +2,12 @@
 other when they met (a win counts 1, a shared place 1/2), with the standard error of that mean;
 and per bot its places, faults and time used per decision. Built from the league's finished
 matches as ``ListMatches`` returns them; pure, so it is tested without a server.
+
+The standard error is over independent observations: a match, or all the matches of one
+duplicate group (one seed, its seats in every rotation), whose scores are averaged first: twins
+share their luck, so counting them apart would shrink the error. It is Agresti and Coull's: the
+observations plus two pseudo-observations at 0 and two at 1 (z^2 ~ 4 for 95%), so a clean sweep
+of n groups shows about sqrt(p(1-p)/(n+4)) with p = (n+2)/(n+4), never 0.
 """
 
 from __future__ import annotations
@@ -27,8 +33,11 @@ class HeadToHead:
     """How ``bot`` fared against one opponent: mean points per meeting and its standard error."""
 
     meetings: int
+    """Pairwise results: one per match they met in (times their seat pairs)."""
     score: float
     error: float
+    observations: int = 0
+    """Independent ones: matches, a duplicate group counting once."""
 
 
 @dataclass
@@ -61,7 +70,7 @@ class Crosstable:
 
 def crosstable(records: Iterable[admin_pb2.MatchRecord]) -> Crosstable:
     lines: dict[str, BotLine] = {}
-    points: dict[tuple[str, str], list[float]] = defaultdict(list)
+    points: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     counted = 0
     for record in records:
         if record.status != "finished":
@@ -80,12 +89,13 @@ def crosstable(records: Iterable[admin_pb2.MatchRecord]) -> Crosstable:
                 line.think_ms += times[seat.seat].total_ms
         if not record.rated:
             continue
+        group = observation(record)
         for seat in record.seats:
             for other in record.seats:
                 if seat.seat == other.seat or not seat.rank or not other.rank:
                     continue
                 ahead = 1.0 if seat.rank < other.rank else 0.5 if seat.rank == other.rank else 0.0
-                points[(seat.bot, other.bot)].append(ahead)
+                points[(seat.bot, other.bot)][group].append(ahead)
     order = sorted(lines, key=lambda bot: (lines[bot].mean_place or math.inf, bot))
     return Crosstable(
         bots=tuple(order),
@@ -95,10 +105,24 @@ def crosstable(records: Iterable[admin_pb2.MatchRecord]) -> Crosstable:
     )
 
 
-def _mean_and_error(values: list[float]) -> HeadToHead:
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return HeadToHead(n, mean, math.nan)
-    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
-    return HeadToHead(n, mean, math.sqrt(variance / n))
+def observation(record: admin_pb2.MatchRecord) -> tuple[str, int]:
+    """What makes one independent observation: its duplicate group, or the match alone."""
+    if record.HasField("duplicate_group"):
+        return (f"{record.league}/group", record.duplicate_group)
+    return (f"{record.league}/match {record.match_id}", 0)
+
+
+PSEUDO = (0.0, 0.0, 1.0, 1.0)
+"""Agresti-Coull's pseudo-observations for 95% (z^2 = 3.84, rounded to 4 as they round it)."""
+
+
+def _mean_and_error(groups: dict[tuple[str, int], list[float]]) -> HeadToHead:
+    """The mean pairwise score and its standard error over independent observations (each group's
+    mean), with Agresti-Coull's pseudo-observations in the error (not in the mean shown)."""
+    units = [sum(values) / len(values) for values in groups.values()]
+    meetings = sum(len(values) for values in groups.values())
+    score = sum(sum(values) for values in groups.values()) / meetings
+    padded = [*units, *PSEUDO]
+    centre = sum(padded) / len(padded)
+    variance = sum((unit - centre) ** 2 for unit in padded) / len(padded)
+    return HeadToHead(meetings, score, math.sqrt(variance / len(padded)), len(units))

@@ -42,7 +42,16 @@ from kingmaker.sdk.bot import Bot
 from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.sdk.local import play_local
 from kingmaker.sdk.search import Budget, SearchBot
-from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict, confidence, elo_estimate, score_to_elo
+from kingmaker.sdk.sprt import (
+    PENTANOMIAL,
+    Sprt,
+    Tally,
+    Verdict,
+    confidence,
+    elo_estimate,
+    score_to_elo,
+    verdict_words,
+)
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, fail
 
 BotFactory = Callable[[int], Bot]
@@ -197,11 +206,11 @@ def duel(
         fail(str(error))
     mean, low, high = confidence(units)
     diff, half = elo_estimate(units)
-    decided = {
-        Verdict.H1: f"H1 accepted: {bot_a} is stronger than {bot_b}",
-        Verdict.H0: f"H0 accepted: {bot_a} is not {elo1:g} Elo stronger than {bot_b}",
-        Verdict.CONTINUE: "undecided: the match count ran out",
-    }[verdict]
+    decided = (
+        verdict_words(verdict, bot_a, bot_b, elo0, elo1)
+        if verdict is not Verdict.CONTINUE
+        else "undecided: the match count ran out"
+    )
     console.print(
         f"{decided} after {matches} matches ({units.n} seeds); score {mean:.3f} "
         f"[95% {low:.3f}, {high:.3f}], Elo {diff:+.0f} ± {half:.0f} "

@@ -164,6 +164,7 @@ def print_crosstable(league: admin_pb2.LeagueInfo, result: Crosstable) -> None:
     print_table(bots)
     numbers = [str(n) for n in range(1, len(result.bots) + 1)]
     pairs = table("head to head: row's score against column (± standard error)", ("#", *numbers))
+    pairs.caption = "error over independent results (a duplicate group counts once), Agresti-Coull"
     for label, bot in zip(numbers, result.bots, strict=True):
         cells = []
         for other in result.bots:
@@ -193,6 +194,7 @@ def _table_data(league: admin_pb2.LeagueInfo, result: Crosstable) -> dict[str, A
                 "head_to_head": {
                     other: {
                         "meetings": pair.meetings,
+                        "observations": pair.observations,
                         "score": pair.score,
                         "error": None if math.isnan(pair.error) else pair.error,
                     }

@@ -43,7 +43,12 @@ def run(
         "'COMMAND'. A folder is built by the server per its kingmaker.toml. Repeat per seat.",
     ),
     bot: list[str] = typer.Option(
-        [], "--bot", "-b", help="A registered bot per seat, in seat order (rated). Repeat per seat."
+        [],
+        "--bot",
+        "-b",
+        help="A registered bot per seat, in seat order (rated). Repeat per seat. A bot takes one seat "
+        "at most (a match rates each seat's bot against the others); to play a bot against itself, "
+        "give its command twice with --seat (not stored).",
     ),
     seed: int | None = typer.Option(
         None, min=0, max=bounds.SEED.high, help="Seed of the game's chance (default: random, recorded)."

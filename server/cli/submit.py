@@ -75,21 +75,16 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
     """Print the version's steps as they happen; exit non-zero when it fails."""
     from kingmaker.v1 import admin_pb2
 
-    last, seeds = None, 0
+    last: str | None = None
+    seen: tuple[str, int, bool] = ("", 0, False)
     with console.status(f"{bot} version {number}: building"):
         for version in client.stream("WatchVersion", admin_pb2.GetVersionRequest(bot=bot, number=number)):
             if version.status != last:
                 last = version.status
                 _say(version)
-            if version.HasField("ab") and version.ab.seeds != seeds:  # its A/B duel, seed by seed
-                seeds = version.ab.seeds
-                ab = version.ab
-                console.print(
-                    f"  A/B matches {ab.matches:4d}  score {ab.score:.3f} "
-                    f"[{ab.score_low:.3f}, {ab.score_high:.3f}]  "
-                    f"Elo {ab.elo:+5.0f} ± {ab.elo_half_width:<4.0f} LLR {ab.llr:+.2f}",
-                    highlight=False,
-                )
+            if version.HasField("ab") and (version.ab.game, version.ab.seeds, version.ab.done) != seen:
+                seen = (version.ab.game, version.ab.seeds, version.ab.done)
+                console.print(ab_line(version.bot, version.number, version.ab), highlight=False)
     final = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=bot, number=number))
     if final.status == "build_failed":
         lines = final.build_log.rstrip().splitlines()[-LOG_LINES:]
@@ -103,6 +98,19 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
                 errors.print(f"the end of its stderr in {match.game} (seat {match.seat}):", highlight=False)
                 errors.print(match.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
         fail(f"{bot} version {number} was rejected: {final.status_reason}")
+
+
+def ab_line(bot: str, number: int, ab: admin_pb2.DuelProgress) -> str:
+    """One game's A/B duel, seed by seed, named (the counter starts again in each game); its last
+    line is the gate's verdict (``annbot v3 vs v2, kingdoms: 212 matches, -3 ± 14 Elo: not weaker
+    (accepted)``)."""
+    if ab.done:
+        return f"  {ab.reason}"
+    return (
+        f"  A/B {bot} v{number} vs v{ab.against}, {ab.game}: matches {ab.matches:4d}  score {ab.score:.3f} "
+        f"[{ab.score_low:.3f}, {ab.score_high:.3f}]  Elo {ab.elo:+5.0f} ± {ab.elo_half_width:<4.0f} "
+        f"LLR {ab.llr:+.2f} ({ab.llr_lower:+.2f} .. {ab.llr_upper:+.2f})"
+    )
 
 
 def _say(version: admin_pb2.VersionInfo) -> None:
@@ -119,8 +127,8 @@ def _say(version: admin_pb2.VersionInfo) -> None:
         )
     elif version.status == "testing":
         console.print(
-            "validated; now an A/B duel against the active version: it replaces it only if the duel "
-            "shows it is not weaker",
+            'validated; now an A/B duel against the active version in each of its games: H0 "it is 50 Elo '
+            'weaker", H1 "it is not weaker"; it replaces the active version only if every game accepts H1',
             highlight=False,
         )
     elif version.status not in ("building", "build_failed", "rejected"):

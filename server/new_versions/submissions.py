@@ -3,7 +3,7 @@
 ``Submit`` stores the archive and answers at once with the new version ("building"); this
 pipeline then builds it in the jail (``builds``), validates it against random bots
 (``version_checks``) and, when it passes (and, with ``submit --ab``, once it has shown in an SPRT
-duel against the active version that it is not weaker: ``AB_TEST``),
+duel against the active version that it is not weaker: ``ab_gate``),
 makes it the version that plays (``ladder.versions.activate``). Each step is written to the
 database, and watchers (``WatchVersion``) are woken at every change. A version that fails at any
 step leaves the previous one playing.
@@ -26,12 +26,13 @@ from kingmaker.ladder import versions
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
-from kingmaker.sdk.sprt import Sprt, Verdict, confidence, elo_estimate
+from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
 from kingmaker.server.building.build_store import BlobStore, BuildStore
 from kingmaker.server.building.builds import build_archive
 from kingmaker.server.building.submission_archive import sniff_format
 from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.jail.sandbox import SandboxPolicy
+from kingmaker.server.new_versions.ab_gate import AB_MAX_MATCHES, AB_TEST, GameResult, game_result
 from kingmaker.server.new_versions.version_checks import validate
 from kingmaker.server.scheduling.duels import DuelSetup, DuelState, duel
 from kingmaker.server.scheduling.rated import entrants_of
@@ -44,22 +45,21 @@ Retire = Callable[[set[int]], Awaitable[None]]
 """Stops a bot's warm processes wherever they run (the executor's ``retire``)."""
 
 
-AB_TEST = Sprt(elo0=-50.0, elo1=0.0, alpha=0.05, beta=0.05)
-"""``submit --ab``: H0 "the new version is 50 Elo weaker than the active one", H1 "it is not
-weaker". It replaces the active version only when the test accepts H1, in every game it plays."""
-AB_MAX_MATCHES = 400
-"""Per game; a duel still undecided then keeps the active version (the new one may be weaker)."""
-
-
-def ab_progress(game: str, state: DuelState) -> dict[str, Any]:
-    """A duel's state as a version keeps it (``VersionInfo.ab``)."""
+def ab_progress(
+    game: str, against: int, state: DuelState, result: GameResult | None = None
+) -> dict[str, Any]:
+    """A duel's state as a version keeps it (``VersionInfo.ab``); once done, the gate's verdict
+    and its line (``ab_gate.GameResult``) in place of the duel's."""
     mean, low, high = confidence(state.units)
     elo, half = elo_estimate(state.units)
+    verdict, reason = state.verdict.value, state.reason
+    if result is not None:
+        verdict, reason = result.verdict.value, result.line()
     return {
-        "game": game, "seeds": state.units.n, "matches": state.matches, "score": mean, "score_low": low,
-        "score_high": high, "elo": elo, "elo_half_width": half, "llr": AB_TEST.llr(state.units),
-        "llr_lower": AB_TEST.lower, "llr_upper": AB_TEST.upper, "verdict": state.verdict.value,
-        "done": state.done, "reason": state.reason,
+        "game": game, "against": against, "seeds": state.units.n, "matches": state.matches,
+        "score": mean, "score_low": low, "score_high": high, "elo": elo, "elo_half_width": half,
+        "llr": AB_TEST.llr(state.units), "llr_lower": AB_TEST.lower, "llr_upper": AB_TEST.upper,
+        "verdict": verdict, "done": state.done, "reason": reason,
     }  # fmt: skip
 
 
@@ -187,15 +187,22 @@ class SubmissionPipeline:
                 control=self.control,
             )  # fmt: skip
             async for state in duel(self.roster, entrant, active, setup):
+                result = None
+                if state.done:
+                    stopped = "" if state.verdict is not Verdict.CONTINUE or state.at_cap else state.reason
+                    result = game_result(
+                        bot.name, version.number, bot.active_version, game, state.matches, state.units,
+                        state.verdict, state.at_cap, stopped,
+                    )  # fmt: skip
+                progress = ab_progress(game, bot.active_version, state, result)
                 validation = await asyncio.to_thread(
-                    versions.record_ab, self.db, version.bot, version.number, ab_progress(game, state)
+                    versions.record_ab, self.db, version.bot, version.number, progress
                 )
                 await self.notify()
-            if state.verdict is not Verdict.H1:
-                said = f"against version {bot.active_version} in {game}: {state.reason}"
+            if result is None or not result.passed:
                 await asyncio.to_thread(
                     versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
-                    f"its A/B duel did not show it is not weaker {said}", None, validation,
+                    f"A/B duel: {progress['reason']}", None, validation,
                 )  # fmt: skip
                 return None
         return validation

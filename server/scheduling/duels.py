@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.duplicate import arrangements, pairwise_score
-from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict
+from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict, verdict_words
 from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
@@ -45,6 +45,8 @@ class DuelState:
     done: bool = False
     reason: str = ""
     """Why it ended: the verdict in words, the match count ran out, or what stopped it."""
+    at_cap: bool = False
+    """It ended because the match count ran out (``submit --ab`` then decides by the LLR's sign)."""
 
 
 async def duel(roster: Roster, a: Entrant, b: Entrant, setup: DuelSetup) -> AsyncIterator[DuelState]:
@@ -87,10 +89,13 @@ async def duel(roster: Roster, a: Entrant, b: Entrant, setup: DuelSetup) -> Asyn
             yield DuelState(units, matches, verdict, True, _said(verdict, a, b, setup.sprt))
             return
         yield DuelState(units, matches, verdict)
-    yield DuelState(units, matches, Verdict.CONTINUE, True, f"undecided after {matches} matches")
+    yield DuelState(units, matches, Verdict.CONTINUE, True, f"undecided after {matches} matches", at_cap=True)
+
+
+def named(entrant: Entrant) -> str:
+    """A duellist as the verdict names it: "annbot v3" (two versions of one bot read apart)."""
+    return entrant.name if entrant.version is None else f"{entrant.name} v{entrant.version}"
 
 
 def _said(verdict: Verdict, a: Entrant, b: Entrant, sprt: Sprt) -> str:
-    if verdict is Verdict.H1:
-        return f"H1 accepted: {a.name} is at least {sprt.elo1:g} Elo stronger than {b.name}"
-    return f"H0 accepted: {a.name} is not {sprt.elo1:g} Elo stronger than {b.name}"
+    return verdict_words(verdict, named(a), named(b), sprt.elo0, sprt.elo1)

@@ -106,6 +106,7 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
         finished_at=_seconds(summary.finished_at),
         league=summary.league or "",
         seat_times=[seat_time(seat, think) for seat, think in enumerate(summary.think)],
+        duplicate_group=summary.duplicate_group,
     )
     for seat, bot in zip(summary.seats, summary.bots, strict=True):
         result = common_pb2.SeatResult(

@@ -59,7 +59,7 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "OptionValue": _fields("flag number text"),
     "MatchRecord": _fields(
         "match_id game edition seed options seats decisions status started_at finished_at "
-        "observation_digests league status_reason rated seat_times revealed",
+        "observation_digests league status_reason rated seat_times revealed duplicate_group",
         seat_logs=Seen.OWN_ITEMS,
     ),
     "SeatResult": _fields("seat bot score rank end_reason strikes detail version", "stderr_tail"),
@@ -122,7 +122,7 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "ValidationMatch": _fields("game players seat end_reason passed", "detail stderr_tail"),
     "DuelProgress": _fields(
         "seeds matches score score_low score_high elo elo_half_width llr llr_lower llr_upper "
-        "verdict done reason"
+        "verdict done reason game against"
     ),
     "ListVersionsResponse": _fields("versions next_page_token"),
     "GetBotLogsResponse": _fields("next_page_token", logs=Seen.OWN_ITEMS),

@@ -288,7 +288,7 @@ def version_info(record: VersionRecord, with_log: bool = True) -> admin_pb2.Vers
     for match in record.validation:
         if isinstance(match, dict) and "ab" in match:
             progress = match["ab"]
-            message.ab.CopyFrom(admin_pb2.DuelProgress(**{k: v for k, v in progress.items() if k != "game"}))
+            message.ab.CopyFrom(admin_pb2.DuelProgress(**progress))
             continue
         if not isinstance(match, dict) or "game" not in match:
             continue

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
 
+from kingmaker.ladder import bots
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 
@@ -84,3 +86,18 @@ def test_a_malformed_option_is_a_usage_error(kingmaker_home: object) -> None:
     code, _, err = invoke("match", "run", "kingdoms", "--seat", RANDOM, "-o", "novalue", "--admin-token", "t")
     assert code == 2
     assert "expected NAME=VALUE" in err
+
+
+def test_one_bot_in_two_seats_is_refused_in_one_line_and_the_help_says_so(server: BackgroundServer) -> None:
+    """A match rates each seat's bot against the others, so a registered bot takes one seat at most;
+    ``match run --help`` says so, and how to play a bot against itself (README too)."""
+    bots.register_bot(server.server.db, "mirror", ["kingdoms"], tuple(bot_command("random_bot.py")))
+    code, _, err = invoke(
+        "match", "run", "kingdoms", "--bot", "mirror", "--bot", "mirror", "--server", server.address
+    )
+    assert code != 0
+    assert "a bot may take only one seat in a match" in err
+    assert len(err.strip().splitlines()) == 1
+    boxed = runner.invoke(app, ["match", "run", "--help"]).stdout
+    helped = " ".join(re.sub("[│╭╮╰╯─]", " ", boxed).split())  # rich's box drawn round the options
+    assert "A bot takes one seat at most" in helped

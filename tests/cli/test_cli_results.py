@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -135,7 +136,14 @@ def test_league_table_shows_head_to_head_places_faults_and_time(played: Backgrou
     data = json.loads(ok(played, "league", "table", "weekly", "--json"))
     lines = {line["bot"]: line for line in data["bots"]}
     assert lines["crash"]["faults"] == 2 and lines["crash"]["places"] == [2, 2]
-    assert lines["greedy"]["head_to_head"]["crash"] == {"meetings": 1, "score": 1.0, "error": None}
+    # One clean win is not 1.00±0.00: Agresti-Coull's error of one win (see test_crosstable_errors).
+    won = lines["greedy"]["head_to_head"]["crash"]
+    assert won == {
+        "meetings": 1,
+        "observations": 1,
+        "score": 1.0,
+        "error": pytest.approx(math.sqrt(0.24 / 5)),
+    }
     assert lines["greedy"]["ms_per_decision"] > 0
     # Both sides of a pairing add up to one point per meeting.
     for bot, line in lines.items():

@@ -41,7 +41,7 @@ def test_the_server_decides_a_clear_match_up(server: BackgroundServer) -> None:
         "80",
     )
     assert code == 0, out
-    assert "H1 accepted: greedy is at least 200 Elo stronger than rnd" in out
+    assert "H1 accepted: greedy v1 is at least 200 Elo stronger than rnd v1" in out
     assert "on the server" in out and "LLR" in out
     # Neither stored nor rated: a duel is a measurement.
     assert {row.bot: row.matches for row in standings(db, "kings_road", 100, 0)} == {"greedy": 0, "rnd": 0}

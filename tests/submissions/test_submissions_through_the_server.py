@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -180,15 +181,20 @@ def test_submit_ab_replaces_the_active_version_only_when_its_duel_shows_it_is_no
     assert "ab version 1 is active" in out, "a first version has nothing to be compared with"
 
     out = ok(server, "submit", str(sample_bot_folder(tmp_path / "v2", greedy_bot)), "--bot", "ab", "--ab")
-    assert "A/B duel against the active version" in out and "A/B matches" in out  # followed live
-    assert "ab version 2 is active" in out
+    assert "A/B duel against the active version" in out
+    assert "A/B ab v2 vs v1, kings_road: matches" in out  # followed live, the game named
+    # It ends with the estimate and the gate's verdict in words.
+    assert re.search(r"ab v2 vs v1, kings_road: \d+ matches, [+-]\d+ ± (\d+|inf) Elo: not weaker", out)
+    assert "(accepted)" in out and "ab version 2 is active" in out
     duel = versions.get_version(db, "ab", 2).validation[-1]["ab"]
     assert duel["verdict"] == "H1" and duel["game"] == "kings_road"
 
     code, out, err = cli(
         server, "submit", str(sample_bot_folder(tmp_path / "v3", random_bot)), "--bot", "ab", "--ab"
     )
-    assert code == 1 and "A/B matches" in out
-    assert "ab version 3 was rejected: its A/B duel did not show it is not weaker against version 2" in err
+    assert code == 1 and "A/B ab v3 vs v2, kings_road: matches" in out
+    assert re.search(
+        r"ab version 3 was rejected: A/B duel: ab v3 vs v2, kings_road: \d+ matches, .*: weaker", err
+    )
     assert bots.get_bot(db, "ab").active_version == 2, "the weaker version never played"
     assert versions.get_version(db, "ab", 3).status == "rejected"
