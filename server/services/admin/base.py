@@ -15,7 +15,13 @@ import grpc
 
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.errors import ConflictError, ForbiddenError, LadderError, NotFoundError
+from kingmaker.ladder.errors import (
+    BoundReachedError,
+    ConflictError,
+    ForbiddenError,
+    LadderError,
+    NotFoundError,
+)
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.launcher import jail_refusal
@@ -43,6 +49,7 @@ _STATUS = {
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     ConflictError: grpc.StatusCode.ALREADY_EXISTS,
     ForbiddenError: grpc.StatusCode.PERMISSION_DENIED,
+    BoundReachedError: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 
