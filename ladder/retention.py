@@ -47,7 +47,8 @@ class PrunedFiles:
 def versions_still_needed(session: Session, bot_ids: Iterable[int] | None = None) -> set[VersionKey]:
     """Versions whose files must stay: each bot's active version, versions still on their way
     (queued, building, validating, testing), and versions seated in a match not yet played to its
-    end (a league's, a duel's or an author's). A competition's frozen entries go here too."""
+    end (a league's or an author's). A duel, the server's or an A/B gate's, plays active and
+    testing versions only, kept here already. A competition's frozen entries go here too."""
     wanted = list(bot_ids) if bot_ids is not None else None
     needed: set[VersionKey] = set()
     bots = select(Bot.id, Bot.active_version).where(col(Bot.active_version).is_not(None))
@@ -76,19 +77,17 @@ def prune(
     keep: int = DEFAULT_KEEP,
     bot_name: str | None = None,
     author_id: int | None = None,
-    also_needed: set[VersionKey] | None = None,
     dry_run: bool = False,
 ) -> PrunedFiles:
     """Mark pruned the versions retention does not keep, of one bot, of one author's bots, or
-    of every bot (inside the caller's transaction); which files may go. ``also_needed``: versions
-    the server holds in memory (a duel it plays)."""
+    of every bot (inside the caller's transaction); which files may go."""
     bots_query = select(Bot)
     if bot_name is not None:
         bots_query = bots_query.where(Bot.name == bot_name)
     if author_id is not None:
         bots_query = bots_query.where(Bot.author_id == author_id)
     bots = {bot.id: bot for bot in session.exec(bots_query).all() if bot.id is not None}
-    needed = versions_still_needed(session, bots) | (also_needed or set())
+    needed = versions_still_needed(session, bots)
     chosen: list[BotVersion] = []
     for bot_id in bots:
         rows = session.exec(

@@ -16,12 +16,12 @@ import logging
 import os
 import shutil
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from kingmaker.ladder import retention
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.retention import PrunedFiles, VersionKey
+from kingmaker.ladder.retention import PrunedFiles
 from kingmaker.server.build_store import BlobStore, BuildStore
 
 log = logging.getLogger("kingmaker.server")
@@ -34,8 +34,6 @@ class Retention:
     blobs: BlobStore
     builds: BuildStore
     keep: int = retention.DEFAULT_KEEP
-    in_memory: set[VersionKey] = field(default_factory=set)
-    """Versions the server uses without a row saying so (a duel it plays)."""
 
     def __post_init__(self) -> None:
         self.lock = asyncio.Lock()
@@ -55,7 +53,7 @@ class Retention:
 
     def _mark(self, bot: str | None, author_id: int | None, dry_run: bool) -> PrunedFiles:
         with self.db.transaction() as session:
-            return retention.prune(session, self.keep, bot, author_id, set(self.in_memory), dry_run)
+            return retention.prune(session, self.keep, bot, author_id, dry_run)
 
     def _remove(self, pruned: PrunedFiles) -> None:
         for digest in pruned.archives:

@@ -23,6 +23,7 @@ from kingmaker.server.home import HomeInUse
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.server.process_executor import ProcessExecutor
 from kingmaker.server.roster import BUSY_TIMEOUT
+from kingmaker.server.submission_limits import SubmissionLimits
 from kingmaker.server.web.serve import bound_port, embedded_web_server
 
 
@@ -126,6 +127,14 @@ def serve(
         max=bounds.WORKERS.high,
         help="With --executor ray: use at most this many worker nodes (0: all).",
     ),
+    keep_versions: int = typer.Option(
+        3,
+        "--keep-versions",
+        min=bounds.KEEP_VERSIONS.low,
+        max=bounds.KEEP_VERSIONS.high,
+        help="Retention: versions of each bot that keep their archive and build beside the active one "
+        "and those a build, match or league still needs (the newest); the others are pruned.",
+    ),
     log_level: str | None = typer.Option(
         None,
         "--log-level",
@@ -166,6 +175,7 @@ def serve(
         ray_address=ray_address,
         ray_workers=ray_workers,
         workers=workers,
+        submission_limits=SubmissionLimits(keep_versions=keep_versions),
     )
     # The website's port is taken first: if it is in use, that is one line and nothing has
     # started (no database opened, no gRPC server listening); then the site serves on it.
