@@ -146,7 +146,7 @@ def rows(quick: bool) -> list[Row]:
             "nothing arriving",
             alone,
             goal="< 1,000 ms",
-            met=during.high < 1000,
+            met=during.median < 1000,
         )
     ]
 

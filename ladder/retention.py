@@ -66,7 +66,7 @@ def versions_still_needed(session: Session, bot_ids: Iterable[int] | None = None
         on_way = on_way.where(col(BotVersion.bot_id).in_(wanted))
         seated = seated.where(col(MatchSeat.bot_id).in_(wanted))
     for query in (bots, on_way, seated):
-        for bot_id, number in session.exec(query).all():  # type: ignore[call-overload]
+        for bot_id, number in session.exec(query).all():
             if bot_id is not None and number is not None:
                 needed.add((int(bot_id), int(number)))
     return needed
