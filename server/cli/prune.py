@@ -20,8 +20,11 @@ def prune(
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Prune the versions retention does not keep: each bot keeps its active version, the newest
-    few others, and every version a build, match, league or duel still needs."""
+    """Remove the archives and built folders of old versions retention does not keep (--dry-run:
+    say which).
+
+    Each bot keeps its active version, the newest few others, and every version a build, match or
+    league still needs; the others' rows and history stay, marked pruned."""
     request = admin_pb2.PruneVersionsRequest(bot=bot, author=author, dry_run=dry_run)
     with admin_client(server, admin_token) as client:
         answer = client.call("PruneVersions", request)
