@@ -50,6 +50,8 @@ Retire = Callable[[set[int]], Awaitable[None]]
 AB_TEST = Sprt(elo0=-50.0, elo1=0.0, alpha=0.05, beta=0.05)
 """``submit --ab``: H0 "the new version is 50 Elo weaker than the active one", H1 "it is not
 weaker". It replaces the active version only when the test accepts H1, in every game it plays."""
+RETENTION_EVERY_S = 3600.0
+"""How often retention goes over every bot (besides each bot's prune after each of its versions)."""
 AB_MAX_MATCHES = 400
 """Per game; a duel still undecided then keeps the active version (the new one may be weaker)."""
 
@@ -85,6 +87,7 @@ class SubmissionPipeline:
         self.queue = BuildQueue()
         """Each author's builds at once; the rest wait, queued."""
         self.retention = Retention(self.db, self.blobs, self.builds, self.limits.keep_versions)
+        self._pruning: asyncio.Task[None] | None = None
 
     async def start(self, version: VersionRecord, games_given: bool = True) -> VersionRecord:
         """Build, validate and activate this new version in the background: at once, or queued
@@ -119,8 +122,24 @@ class SubmissionPipeline:
         while self._running:
             await asyncio.gather(*list(self._running), return_exceptions=True)
 
+    def prune_periodically(self, every_s: float = RETENTION_EVERY_S) -> None:
+        """Retention over every bot now and then every ``every_s``: what needed a version (a
+        league's matches, a build) may have let go of it since its bot's last prune."""
+
+        async def pruning() -> None:
+            while True:
+                try:
+                    await self.retention.prune()
+                except Exception:  # the next round tries again
+                    log.exception("pruning old versions failed")
+                await asyncio.sleep(every_s)
+
+        self._pruning = asyncio.create_task(pruning(), name="retention")
+
     async def close(self) -> None:
         tasks = list(self._running)
+        if self._pruning is not None:
+            tasks.append(self._pruning)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
