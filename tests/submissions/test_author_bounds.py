@@ -71,6 +71,10 @@ def wait_until_final(server: BackgroundServer, bot: str, count: int) -> list[ver
     while time.monotonic() < deadline:
         found = versions.list_versions(server.server.db, bot)
         if len(found) == count and all(record.final for record in found):
+            pipeline = server.server.submissions
+            assert pipeline is not None
+            server.run(pipeline.idle())  # each version's way ends with its bot's prune
+            found = versions.list_versions(server.server.db, bot)
             return sorted(found, key=lambda record: record.number)
         time.sleep(0.5)
     raise AssertionError(f"the versions of {bot} did not finish: {found}")
