@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(not bubblewrap().usable, reason="builds run in t
 
 runner = CliRunner()
 GAME = "kingdoms"
-BUILD_SECONDS = 4
+BUILD_SECONDS = 6
 """How long each of the slow bot's builds sleeps: two builds one after the other end at least
 this far apart; two at once would end together."""
 
