@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
+from kingmaker.ladder.author_bounds import check_bounds, stored_bytes_of
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.models import Author, Bot, utc_now
@@ -33,6 +34,12 @@ class AuthorInfo:
     bots: int
     """Bots the author owns now (retired ones not counted)."""
     created_at: datetime
+    builds_at_once: int = 1
+    submissions_per_hour: int = 20
+    stored_bytes: int = 0
+    """The bound on bytes kept (``author_bounds``)."""
+    stored: int = 0
+    """Bytes the author's versions keep now."""
 
 
 def add_author(db: Database, name: str, bot_quota: int = DEFAULT_BOT_QUOTA) -> tuple[AuthorInfo, str]:
@@ -84,12 +91,29 @@ def set_author_enabled(db: Database, name: str, enabled: bool) -> AuthorInfo:
         return _info(session, author)
 
 
-def set_bot_quota(db: Database, name: str, bot_quota: int) -> AuthorInfo:
-    """A new quota; bots already owned beyond it stay (the author may add none until under it)."""
-    _check_quota(bot_quota)
+def set_bot_quota(
+    db: Database,
+    name: str,
+    bot_quota: int | None,
+    builds_at_once: int | None = None,
+    submissions_per_hour: int | None = None,
+    stored_bytes: int | None = None,
+) -> AuthorInfo:
+    """New bounds (None: unchanged); bots or bytes already beyond them stay (the author may add
+    none until under them)."""
+    if bot_quota is not None:
+        _check_quota(bot_quota)
+    check_bounds(builds_at_once, submissions_per_hour, stored_bytes)
     with db.transaction() as session:
         author = _find(session, name)
-        author.bot_quota = bot_quota
+        if bot_quota is not None:
+            author.bot_quota = bot_quota
+        if builds_at_once is not None:
+            author.builds_at_once = builds_at_once
+        if submissions_per_hour is not None:
+            author.submissions_per_hour = submissions_per_hour
+        if stored_bytes is not None:
+            author.stored_bytes = stored_bytes
         session.add(author)
         return _info(session, author)
 
@@ -145,4 +169,8 @@ def _info(session: Session, author: Author) -> AuthorInfo:
         bot_quota=author.bot_quota,
         bots=owned_bots(session, author.id),
         created_at=author.created_at,
+        builds_at_once=author.builds_at_once,
+        submissions_per_hour=author.submissions_per_hour,
+        stored_bytes=author.stored_bytes,
+        stored=stored_bytes_of(session, author.id),
     )

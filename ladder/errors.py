@@ -29,3 +29,12 @@ class InvalidRequestError(LadderError):
 
 class ForbiddenError(LadderError):
     """The caller may not do this to what is stored: another author's bot."""
+
+
+class BoundReachedError(InvalidRequestError):
+    """An author's bound (submissions per hour, bytes stored) would be passed; the message names
+    it and how to free it."""
+
+    def __init__(self, text: str, bound: str) -> None:
+        super().__init__(text)
+        self.bound = bound

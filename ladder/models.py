@@ -49,6 +49,13 @@ class Author(SQLModel, table=True):
     """A disabled author's token is refused; their bots stay, and keep playing."""
     bot_quota: int = 5
     """How many bots (retired ones not counted) the author may own; the admin sets it."""
+    builds_at_once: int = 1
+    """How many of the author's versions build at once; the next ones wait, queued, in order."""
+    submissions_per_hour: int = 20
+    """How many submissions the author may make in any hour."""
+    stored_bytes: int = Field(default=1024 * 1024 * 1024, sa_type=BigInteger)
+    """The most bytes of archives and built folders the author's versions may keep (pruned
+    versions keep none)."""
     created_at: datetime = Field(default_factory=utc_now)
     token_rotated_at: datetime = Field(default_factory=utc_now)
 
@@ -80,6 +87,8 @@ class Bot(SQLModel, table=True):
 class VersionStatus:
     """The life of a version. Plain strings, so the column reads well in SQL."""
 
+    QUEUED = "queued"
+    """Stored; waits for one of its author's builds to finish (``Author.builds_at_once``)."""
     BUILDING = "building"
     BUILD_FAILED = "build_failed"
     """Its build failed (the log says why); the previous version goes on playing."""
@@ -93,12 +102,13 @@ class VersionStatus:
     """The version that plays (one per bot at most)."""
     RETIRED = "retired"
     """Was active; another version replaced it (a rollback may bring it back)."""
-    ALL = (BUILDING, BUILD_FAILED, VALIDATING, REJECTED, TESTING, ACTIVE, RETIRED)
+    ALL = (QUEUED, BUILDING, BUILD_FAILED, VALIDATING, REJECTED, TESTING, ACTIVE, RETIRED)
 
 
 class BotVersion(SQLModel, table=True):
     """One build of a bot: a submission the server built and validated, or a command the admin
-    registered (``bot add``/``bot edit``). Every version is kept; matches record which played."""
+    registered (``bot add``/``bot edit``). Every version's row is kept (retention prunes only its
+    files); matches record which played."""
 
     __table_args__ = (UniqueConstraint("bot_id", "number"),)
 
@@ -135,6 +145,12 @@ class BotVersion(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utc_now)
     built_at: datetime | None = None
     activated_at: datetime | None = None
+    archive_bytes: int | None = Field(default=None, sa_type=BigInteger)
+    """The archive's size, as stored (what it counts toward its author's ``stored_bytes``)."""
+    build_bytes: int | None = Field(default=None, sa_type=BigInteger)
+    """The built folder's size (its files added up)."""
+    pruned_at: datetime | None = None
+    """When retention removed its archive and built folder (the row and its history stay)."""
 
 
 class LadderPolicy(SQLModel, table=True):

@@ -1,6 +1,7 @@
 """A bot's versions: each submission (or command the admin registers) is version N of the bot.
 
-A version moves on: ``building`` -> ``validating`` -> ``active`` (or ``build_failed``, ``rejected``);
+A version moves on: (``queued`` while its author's other builds run) ``building`` ->
+``validating`` -> ``active`` (or ``build_failed``, ``rejected``);
 an active version becomes ``retired`` when another one is activated, and a rollback may make a
 retired version active again (it built and passed its validation once). Only one version of a bot
 is active: the one that plays (``Bot.active_version``, whose command ``Bot.command`` holds).
@@ -21,6 +22,7 @@ from typing import Any
 from sqlmodel import Session, col, func, select
 
 from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder.author_bounds import check_submission_bounds
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
@@ -63,6 +65,10 @@ class VersionRecord:
     built_at: datetime | None
     activated_at: datetime | None
     ab: bool
+    queue_place: int = 0
+    """A queued version's place among its author's builds waiting to start (1: next)."""
+    pruned: bool = False
+    """Retention removed its archive and built folder."""
 
     @property
     def final(self) -> bool:
@@ -76,12 +82,15 @@ def start_submission(
     archive_hash: str,
     author_id: int | None = None,
     ab: bool = False,
+    archive_bytes: int | None = None,
 ) -> VersionRecord:
     """A new version of ``bot_name``, ``building``, from a stored archive. The first submission of
     a name creates the bot (it waits, suspended, for a version to pass); later, given games
     replace the bot's games."""
     with db.transaction() as session:
         bot = _submitted_to(session, bot_name, author_id)
+        if author_id is not None:
+            check_submission_bounds(session, author_id, archive_bytes or 0)
         if bot is None:
             if not games:
                 raise InvalidRequestError(f"a new bot needs its games: submit {bot_name} with -g GAME")
@@ -106,19 +115,23 @@ def start_submission(
             archive_hash=archive_hash,
             submitted_by=author_id,
             ab=ab,
+            archive_bytes=archive_bytes,
         )
         session.add(version)
         session.flush()
         return _record(session, bot, version)
 
 
-def check_submitter(db: Database, bot_name: str, author_id: int | None) -> None:
+def check_submitter(db: Database, bot_name: str, author_id: int | None, incoming_bytes: int = 0) -> None:
     """Before any byte of a submission is kept: ``ForbiddenError`` when the bot is another's
     (``author_id`` None: the admin, who may submit to any bot), ``InvalidRequestError`` when a new
-    bot would take the author past their quota."""
+    bot would take the author past their quota, or the submission past a bound of theirs
+    (``author_bounds``: submissions per hour, bytes stored)."""
     with db.read() as session:
         if _submitted_to(session, bot_name, author_id) is None and author_id is not None:
             check_quota(session, author_id)
+        if author_id is not None:
+            check_submission_bounds(session, author_id, incoming_bytes)
 
 
 def _submitted_to(session: Session, bot_name: str, author_id: int | None) -> Bot | None:
@@ -138,13 +151,24 @@ def mark_built(
     protocol: str,
     manifest: dict[str, Any],
     log: str,
+    build_bytes: int | None = None,
 ) -> VersionRecord:
     """The build succeeded: the version is ``validating``."""
     with db.transaction() as session:
         bot, version = _find(session, bot_name, number)
-        version.status = VersionStatus.VALIDATING
+        version.status, version.build_bytes = VersionStatus.VALIDATING, build_bytes
         version.build_hash, version.command, version.protocol = build_hash, list(command), protocol
         version.manifest, version.build_log, version.built_at = dict(manifest), log, utc_now()
+        session.add(version)
+        return _record(session, bot, version)
+
+
+def mark_queued(db: Database, bot_name: str, number: int, queued: bool) -> VersionRecord:
+    """The version waits for one of its author's builds to finish (``queued``), or its build
+    starts now."""
+    with db.transaction() as session:
+        bot, version = _find(session, bot_name, number)
+        version.status = VersionStatus.QUEUED if queued else VersionStatus.BUILDING
         session.add(version)
         return _record(session, bot, version)
 
@@ -230,6 +254,10 @@ def rollback(db: Database, bot_name: str, number: int) -> BotInfo:
                 f"version {number} of {bot_name} is {version.status}: only a version that played "
                 "(built and validated) can be brought back"
             )
+        if version.pruned_at is not None and version.source == "submission":
+            raise InvalidRequestError(
+                f"version {number} of {bot_name} was pruned (its archive and build are gone): submit it again"
+            )
         activate_version(session, bot, version)
         return ladder_bots.bot_info(session, bot)
 
@@ -283,7 +311,12 @@ def fail_interrupted(db: Database) -> int:
         stranded = session.exec(
             select(BotVersion).where(
                 col(BotVersion.status).in_(
-                    [VersionStatus.BUILDING, VersionStatus.VALIDATING, VersionStatus.TESTING]
+                    [
+                        VersionStatus.QUEUED,
+                        VersionStatus.BUILDING,
+                        VersionStatus.VALIDATING,
+                        VersionStatus.TESTING,
+                    ]
                 )
             )
         ).all()
@@ -352,4 +385,20 @@ def _record(session: Session, bot: Bot, version: BotVersion) -> VersionRecord:
         built_at=version.built_at,
         activated_at=version.activated_at,
         ab=version.ab,
+        queue_place=_queue_place(session, version) if version.status == VersionStatus.QUEUED else 0,
+        pruned=version.pruned_at is not None,
     )
+
+
+def _queue_place(session: Session, version: BotVersion) -> int:
+    """Its place among its submitter's queued versions (they start in the order submitted)."""
+    ahead = session.exec(
+        select(func.count())
+        .select_from(BotVersion)
+        .where(
+            BotVersion.status == VersionStatus.QUEUED,
+            BotVersion.submitted_by == version.submitted_by,
+            col(BotVersion.id) <= version.id,
+        )
+    ).one()
+    return int(ahead)

@@ -316,6 +316,7 @@ class KingmakerServer:
         # A one-off match a dead server left behind has no caller waiting for it any more.
         await asyncio.to_thread(void_interrupted_one_offs, self.db)
         await asyncio.to_thread(fail_interrupted, self.db)  # nothing will finish their builds now
+        self.submissions.prune_periodically()
         if config.resume_leagues:
             await self.leagues.resume_unfinished()
         return self.address

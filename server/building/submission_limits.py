@@ -37,10 +37,13 @@ BUILD_LIMITS = Limits(
     file_bytes=512 * MiB,
     bot_memory_bytes=3 * GiB,
     disk_bytes=1 * GiB,
+    cpu_weight=10,
 )
 """A build's resource limits: compilers (javac, go, rustc) start many threads and reserve far more
 address space than a playing bot, so more processes and address space; the whole build's memory
-(its tmpfs folders included) is bounded by ``bot_memory_bytes``, and its folder by ``disk_bytes``."""
+(its tmpfs folders included) is bounded by ``bot_memory_bytes``, and its folder by
+``disk_bytes``. A tenth of a bot's CPU weight: builds run on what matches leave (a ladder keeps
+>= 0.8 of its pace beside five builds: ``bench/builds_beside_ladder.py``)."""
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,6 @@ class BuildLimits:
 class SubmissionLimits:
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     build: BuildLimits = field(default_factory=BuildLimits)
+    keep_versions: int = 3
+    """Retention: versions of a bot that keep their files beside the active one and those still
+    needed (the newest; ``ladder/retention.py``). The others are pruned."""

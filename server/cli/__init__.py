@@ -56,6 +56,11 @@ COMMANDS = {
         "submit:submit",
         "Submit a new version of a bot (a folder or an archive): built and validated by the server.",
     ),
+    "prune": LazyCommand(
+        "prune:prune",
+        "Remove the archives and built folders of old versions retention does not keep "
+        "(--dry-run: say which).",
+    ),
     "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
     "bot": LazyCommand("bots:app", "Register and manage bots."),
     "author": LazyCommand(

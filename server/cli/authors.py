@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import typer
 
+from kingmaker.ladder.author_bounds import BUILDS_AT_ONCE, STORED_BYTES, SUBMISSIONS_PER_HOUR, MiB
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
@@ -56,11 +57,17 @@ def list_authors(
     if as_json:
         print_json([as_data(author) for author in found])
         return
-    shown = table("authors", ["author", "state", "bots", "quota", "since"])
+    shown = table(
+        "authors", ["author", "state", "bots", "quota", "builds", "per hour", "stored MiB", "since"]
+    )
     for author in found:
         since = datetime.fromtimestamp(author.created_at, UTC).strftime("%Y-%m-%d")
         state = "enabled" if author.enabled else "disabled"
-        shown.add_row(author.name, state, str(author.bots), str(author.bot_quota), since)
+        stored = f"{author.stored_bytes / MiB:.0f} / {author.stored_bytes_bound / MiB:g}"
+        shown.add_row(
+            author.name, state, str(author.bots), str(author.bot_quota), str(author.builds_at_once),
+            str(author.submissions_per_hour), stored, since,
+        )  # fmt: skip
     if not found:
         console.print("no authors yet: kingmaker author add NAME")
         return
@@ -102,15 +109,50 @@ def rotate(
 @app.command("quota")
 def quota(
     name: str = typer.Argument(..., help="The author's name."),
-    bots: int = typer.Argument(..., min=0, max=1000, help="How many bots they may own."),
+    bots: int | None = typer.Argument(
+        None, min=0, max=1000, help="How many bots they may own (unchanged if not given)."
+    ),
+    builds_at_once: int | None = typer.Option(
+        None,
+        "--builds-at-once",
+        min=BUILDS_AT_ONCE.low,
+        max=BUILDS_AT_ONCE.high,
+        help="Builds of theirs that run at once; the next ones wait, queued (default 1).",
+    ),
+    submissions_per_hour: int | None = typer.Option(
+        None,
+        "--submissions-per-hour",
+        min=SUBMISSIONS_PER_HOUR.low,
+        max=SUBMISSIONS_PER_HOUR.high,
+        help="Submissions they may make in any hour (default 20).",
+    ),
+    stored_mib: int | None = typer.Option(
+        None,
+        "--stored-mib",
+        min=0,
+        max=STORED_BYTES.high // MiB,
+        help="MiB of archives and built folders their versions may keep (default 1024).",
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Set how many bots the author may own (bots they own beyond it stay)."""
-    request = admin_pb2.SetAuthorQuotaRequest(name=name, bot_quota=bots)
+    """Set how many bots the author may own (bots they own beyond it stay), and their bounds:
+    builds at once, submissions per hour, MiB stored."""
+    request = admin_pb2.SetAuthorQuotaRequest(name=name, bot_quota=bots or 0, keep_bot_quota=bots is None)
+    if builds_at_once is not None:
+        request.builds_at_once = builds_at_once
+    if submissions_per_hour is not None:
+        request.submissions_per_hour = submissions_per_hour
+    if stored_mib is not None:
+        request.stored_bytes = stored_mib * MiB
     with admin_client(server, admin_token) as client:
         author = client.call("SetAuthorQuota", request)
-    console.print(f"{author.name} may own {author.bot_quota} bots (owns {author.bots})")
+    console.print(
+        f"{author.name} may own {author.bot_quota} bots (owns {author.bots}); builds at once: "
+        f"{author.builds_at_once}; submissions per hour: {author.submissions_per_hour}; stored: "
+        f"{author.stored_bytes / MiB:.1f} of {author.stored_bytes_bound / MiB:g} MiB",
+        highlight=False,
+    )
 
 
 def _set_enabled(name: str, enabled: bool, server: str | None, admin_token: str | None) -> None:

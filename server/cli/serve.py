@@ -17,6 +17,7 @@ from kingmaker.ladder.errors import LadderError
 from kingmaker.server.addresses import MAX_PORT
 from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
 from kingmaker.server.bind_check import bind_problem
+from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.cli.common import console, fail, host_option, listen_option, tcp_option
 from kingmaker.server.execution.executors import EXECUTORS, ExecutorError, default_executor
 from kingmaker.server.execution.process_executor import ProcessExecutor
@@ -127,6 +128,14 @@ def serve(
         max=bounds.WORKERS.high,
         help="With --executor ray: use at most this many worker nodes (0: all).",
     ),
+    keep_versions: int = typer.Option(
+        3,
+        "--keep-versions",
+        min=bounds.KEEP_VERSIONS.low,
+        max=bounds.KEEP_VERSIONS.high,
+        help="Retention: versions of each bot that keep their archive and build beside the active one "
+        "and those a build, match or league still needs (the newest); the others are pruned.",
+    ),
     log_level: str | None = typer.Option(
         None,
         "--log-level",
@@ -167,6 +176,7 @@ def serve(
         ray_address=ray_address,
         ray_workers=ray_workers,
         workers=workers,
+        submission_limits=SubmissionLimits(keep_versions=keep_versions),
     )
     # An address the server cannot listen on is said before anything is made (home, database,
     # admin token): one line, and nothing to clean up.

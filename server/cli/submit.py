@@ -64,7 +64,7 @@ def submit(
             version = client.call("Submit", _chunks(header, archive), timeout=600)
             console.print(
                 f"submitted [bold]{bot}[/] version {version.number} ({size / 1024:.1f} KiB, "
-                f"sha256 {sha256[:12]}): {version.status}",
+                f"sha256 {sha256[:12]}): {version.status}{_place(version)}",
                 highlight=False,
             )
             if wait:
@@ -131,8 +131,17 @@ def _say(version: admin_pb2.VersionInfo) -> None:
             'weaker", H1 "it is not weaker"; it replaces the active version only if every game accepts H1',
             highlight=False,
         )
+    elif version.status == "queued":
+        console.print(f"queued{_place(version)}", highlight=False)
     elif version.status not in ("building", "build_failed", "rejected"):
         console.print(f"{version.status}{': ' + version.status_reason if version.status_reason else ''}")
+
+
+def _place(version: admin_pb2.VersionInfo) -> str:
+    """Where a queued version stands: its author's builds at once are taken."""
+    if version.status != "queued" or not version.queue_place:
+        return ""
+    return f" ({version.queue_place} in line: it starts when one of your builds ends; bound: builds at once)"
 
 
 def _archive(path: Path, staging: Path) -> tuple[Path, str]:

@@ -32,7 +32,7 @@ def builds(
     )
     for version in answer.versions:
         shown.add_row(
-            str(version.number), version.status, _when(version.created_at), version.submitted_by or "admin",
+            str(version.number), _status(version), _when(version.created_at), version.submitted_by or "admin",
             version.source, version.build_hash[:12] or "-", version.status_reason,
         )  # fmt: skip
     print_table(shown)
@@ -86,6 +86,16 @@ def rollback(
     with admin_client(server, admin_token) as client:
         bot = client.call("RollbackBot", admin_pb2.RollbackBotRequest(bot=name, number=version))
     console.print(f"{bot.name} plays version {bot.active_version} again", highlight=False)
+
+
+def _status(version: admin_pb2.VersionInfo) -> str:
+    """Its status, with its place when queued ("queued, 2nd in line") and whether it was pruned."""
+    status = version.status
+    if status == "queued" and version.queue_place:
+        place = version.queue_place
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20 else place % 10, "th")
+        status = f"queued, {place}{suffix} in line"
+    return f"{status}, pruned" if version.pruned else status
 
 
 def _when(seconds: float) -> str:

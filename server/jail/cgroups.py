@@ -8,7 +8,8 @@ server's own limits still cover its bots), and every process the bot starts stay
   tmpfs folders it writes; past it the kernel's OOM killer kills one of them (SIGKILL).
 - processes: ``pids.max``: ``fork`` fails with EAGAIN, whichever user the processes run as.
 - CPU share: ``cpu.max`` (v2) or ``cpu.cfs_quota_us`` (v1): the bot's processes together use at
-  most ``cpu_cores`` cores, so a spinning bot cannot starve the other matches.
+  most ``cpu_cores`` cores, so a spinning bot cannot starve the other matches; and ``cpu.weight``
+  (v2) or ``cpu.shares`` (v1): a build's low weight lets matches go first.
 - the end of the match: ``cgroup.kill`` (v2, Linux 5.14) kills every process in the group at
   once, one that left its process group with ``setsid()`` too; without it, the processes
   listed in the group are killed until none is left.
@@ -78,7 +79,9 @@ class BotCgroup:
     folders: dict[Path, Hierarchy] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, memory_bytes: int, processes: int, cpu_cores: float) -> BotCgroup | None:
+    def create(
+        cls, memory_bytes: int, processes: int, cpu_cores: float, cpu_weight: int = 0
+    ) -> BotCgroup | None:
         """New groups with these limits (0: none), or None where the machine offers no cgroups."""
         support = cgroup_support()
         if not support.hierarchies:
@@ -90,7 +93,7 @@ class BotCgroup:
                 folder = tree.parent / name
                 folder.mkdir()
                 group.folders[folder] = tree
-                _set_limits(folder, tree, memory_bytes, processes, cpu_cores)
+                _set_limits(folder, tree, memory_bytes, processes, cpu_cores, cpu_weight)
         except OSError as error:
             group.remove()
             log.warning("could not make a cgroup for a bot (%s); its limits are per process", error)
@@ -156,8 +159,15 @@ class BotCgroup:
                     time.sleep(0.01)  # the last processes are still exiting
             self.folders.pop(folder)
 
+    @property
+    def weighs_cpu(self) -> bool:
+        """Whether a cpu controller carries the group's CPU weight."""
+        return any("cpu" in tree.controllers for tree in self.folders.values())
 
-def _set_limits(folder: Path, tree: Hierarchy, memory_bytes: int, processes: int, cpu_cores: float) -> None:
+
+def _set_limits(
+    folder: Path, tree: Hierarchy, memory_bytes: int, processes: int, cpu_cores: float, cpu_weight: int = 0
+) -> None:
     def write(name: str, value: object) -> None:
         (folder / name).write_text(str(value))
 
@@ -179,6 +189,11 @@ def _set_limits(folder: Path, tree: Hierarchy, memory_bytes: int, processes: int
         else:
             write("cpu.cfs_period_us", CPU_PERIOD_US)
             write("cpu.cfs_quota_us", quota)
+    if cpu_weight and "cpu" in tree.controllers:
+        if tree.version == 2:
+            write("cpu.weight", cpu_weight)
+        else:  # v1's shares: 1024 is the default, as 100 is v2's weight
+            write("cpu.shares", max(2, cpu_weight * 1024 // 100))
 
 
 @functools.cache

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import math
 import os
 import shutil
 import signal
@@ -178,8 +179,12 @@ class BotProcess:
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
-        cgroup = BotCgroup.create(limits.bot_memory_bytes, limits.bot_processes, limits.cpu_cores)
-        in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None)
+        cgroup = BotCgroup.create(
+            limits.bot_memory_bytes, limits.bot_processes, limits.cpu_cores, limits.cpu_weight
+        )
+        weighed = cgroup is not None and cgroup.weighs_cpu
+        niceness = 0 if weighed else nice_for_weight(limits.cpu_weight)
+        in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None, niceness)
         env = {name: os.environ[name] for name in INHERITED if name in os.environ}
         env.update(HOME=str(workdir), TMPDIR=str(workdir))
         env.update(environment)
@@ -350,17 +355,27 @@ class _InChild:
     """What runs in the bot's process between fork and exec: join its cgroups (as root), set its
     limits, and, outside the jail, become its own user (inside, the jail's first step does)."""
 
-    def __init__(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None) -> None:
-        self.limits, self.cgroup, self.uid = limits, cgroup, uid
+    def __init__(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None, niceness: int = 0) -> None:
+        self.limits, self.cgroup, self.uid, self.niceness = limits, cgroup, uid, niceness
 
     def run(self) -> None:
         if self.cgroup is not None:
             self.cgroup.join()
+        if self.niceness:
+            os.nice(self.niceness)
         self.limits.apply()
         if self.uid is not None:
             os.setgroups([])
             os.setgid(self.uid)
             os.setuid(self.uid)
+
+
+def nice_for_weight(weight: int) -> int:
+    """The ``nice`` value that weighs about ``weight`` against 100 (each step of nice is ~1.25x
+    of CPU share), where no cgroup carries the weight; 0 for the default or a higher weight."""
+    if not weight or weight >= 100:
+        return 0
+    return min(19, round(math.log(100 / weight) / math.log(1.25)))
 
 
 def _kill_every_process_of(uid: int) -> None:

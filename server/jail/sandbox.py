@@ -126,6 +126,10 @@ class Limits:
     processes together get one share of the CPU, however many it starts."""
     disk_bytes: int = 256 * MiB
     """Size of the bot's folder in the jail (a tmpfs): writing more fails with ENOSPC."""
+    cpu_weight: int = 0
+    """Its share of the CPU under contention against other groups, as cgroup v2's ``cpu.weight``
+    (1 to 10,000; 100 is every group's default; v1: ``cpu.shares`` scaled), 0: the default. Where
+    there is no cpu controller, a weight below 100 becomes a ``nice`` value instead."""
 
     @property
     def bot_processes(self) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,18 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from kingmaker.games.registry import get_game
+from kingmaker.ladder import author_bounds, versions
 from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder import versions
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
 from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
 from kingmaker.server.building.build_store import BlobStore, BuildStore
-from kingmaker.server.building.builds import build_archive
+from kingmaker.server.building.builds import BuildResult, build_archive
+from kingmaker.server.building.retention import Retention, folder_bytes
 from kingmaker.server.building.submission_archive import sniff_format
 from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.new_versions.ab_gate import AB_MAX_MATCHES, AB_TEST, GameResult, game_result
+from kingmaker.server.new_versions.build_queue import BuildQueue, BuildTicket
 from kingmaker.server.new_versions.version_checks import validate
 from kingmaker.server.scheduling.duels import DuelSetup, DuelState, duel
 from kingmaker.server.scheduling.rated import entrants_of
@@ -43,6 +46,10 @@ log = logging.getLogger("kingmaker.server")
 
 Retire = Callable[[set[int]], Awaitable[None]]
 """Stops a bot's warm processes wherever they run (the executor's ``retire``)."""
+
+
+RETENTION_EVERY_S = 3600.0
+"""How often retention goes over every bot (besides each bot's prune after each of its versions)."""
 
 
 def ab_progress(
@@ -79,14 +86,33 @@ class SubmissionPipeline:
         self.changed = asyncio.Condition()
         """Notified whenever a version moves on."""
         self._running: set[asyncio.Task[None]] = set()
+        self.queue = BuildQueue()
+        """Each author's builds at once; the rest wait, queued."""
+        self.retention = Retention(self.db, self.blobs, self.builds, self.limits.keep_versions)
+        self._pruning: asyncio.Task[None] | None = None
 
-    def start(self, version: VersionRecord, games_given: bool = True) -> None:
-        """Build, validate and activate this new version in the background."""
+    async def start(self, version: VersionRecord, games_given: bool = True) -> VersionRecord:
+        """Build, validate and activate this new version in the background: at once, or queued
+        behind its author's other builds. The version as it is now (its status "queued" if so)."""
+        author = version.submitted_by_id
+        limit = 1
+        if author is not None:
+            bounds = await asyncio.to_thread(self._bounds_of, author)
+            limit = bounds.builds_at_once
+        ticket = self.queue.enter(author, limit)
         task = asyncio.create_task(
-            self._run(version, games_given), name=f"version {version.bot}@{version.number}"
+            self._run(version, games_given, ticket), name=f"version {version.bot}@{version.number}"
         )
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+        if not ticket.waiting:
+            return version
+        place = list(self.queue.waiting.get(author or 0, ())).index(ticket) + 1
+        return dataclasses.replace(version, status=VersionStatus.QUEUED, queue_place=place)
+
+    def _bounds_of(self, author: int) -> author_bounds.AuthorBounds:
+        with self.db.read() as session:
+            return author_bounds.bounds_of(session, author)
 
     async def wait_for_change(self, seconds: float) -> None:
         async with self.changed:
@@ -98,8 +124,24 @@ class SubmissionPipeline:
         while self._running:
             await asyncio.gather(*list(self._running), return_exceptions=True)
 
+    def prune_periodically(self, every_s: float = RETENTION_EVERY_S) -> None:
+        """Retention over every bot now and then every ``every_s``: what needed a version (a
+        league's matches, a build) may have let go of it since its bot's last prune."""
+
+        async def pruning() -> None:
+            while True:
+                try:
+                    await self.retention.prune()
+                except Exception:  # the next round tries again
+                    log.exception("pruning old versions failed")
+                await asyncio.sleep(every_s)
+
+        self._pruning = asyncio.create_task(pruning(), name="retention")
+
     async def close(self) -> None:
         tasks = list(self._running)
+        if self._pruning is not None:
+            tasks.append(self._pruning)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -109,9 +151,9 @@ class SubmissionPipeline:
         async with self.changed:
             self.changed.notify_all()
 
-    async def _run(self, version: VersionRecord, games_given: bool) -> None:
+    async def _run(self, version: VersionRecord, games_given: bool, ticket: BuildTicket) -> None:
         try:
-            await self._build_and_check(version, games_given)
+            await self._build_and_check(version, games_given, ticket)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a failure of the server's: say so on the version, never lose it
@@ -121,21 +163,32 @@ class SubmissionPipeline:
                 versions.mark_failed, self.db, version.bot, version.number, VersionStatus.BUILD_FAILED, reason
             )
         finally:
+            self.queue.leave(ticket)
             await self.notify()
+            await self._prune(version.bot)
 
-    async def _build_and_check(self, version: VersionRecord, games_given: bool) -> None:
+    async def _prune(self, bot: str) -> None:
+        """Retention, after each version's way: the bot's versions beyond those kept lose their files."""
+        try:
+            await self.retention.prune(bot=bot)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the next prune tries again; the version's own way is done
+            log.exception("pruning the versions of %s failed", bot)
+
+    async def _build_and_check(self, version: VersionRecord, games_given: bool, ticket: BuildTicket) -> None:
         assert version.archive_hash is not None
-        archive = self.blobs.path(version.archive_hash)
-        limits = self.limits
-        built = await build_archive(
-            archive,
-            sniff_format(archive),
-            self.builds,
-            self.sandbox,
-            limits.build,
-            self.temp_root,
-            limits.archive,
-        )
+        if ticket.waiting:
+            await asyncio.to_thread(versions.mark_queued, self.db, version.bot, version.number, True)
+            await self.notify()
+            await ticket.granted
+            await asyncio.to_thread(versions.mark_queued, self.db, version.bot, version.number, False)
+            await self.notify()
+        try:
+            built = await self._build(version.archive_hash)
+        finally:
+            self.queue.leave(ticket)  # the next of this author's builds may start
+
         manifest = built.manifest.as_dict() if built.manifest is not None else {}
         if not built.ok or built.manifest is None or built.build_hash is None:
             await asyncio.to_thread(
@@ -146,10 +199,14 @@ class SubmissionPipeline:
         run = built.manifest
         if run.games and not games_given:
             await asyncio.to_thread(_set_games, self.db, version.bot, list(run.games))
-        await asyncio.to_thread(
-            versions.mark_built, self.db, version.bot, version.number, built.build_hash, run.run,
-            run.protocol, manifest, built.log,
-        )  # fmt: skip
+        size = await asyncio.to_thread(folder_bytes, self.builds.path(built.build_hash))
+        async with self.retention.lock:  # not pruned between being kept and being recorded
+            if not self.builds.has(built.build_hash):
+                raise RuntimeError("its built folder was pruned as it was kept: submit it again")
+            await asyncio.to_thread(
+                versions.mark_built, self.db, version.bot, version.number, built.build_hash, run.run,
+                run.protocol, manifest, built.log, size,
+            )  # fmt: skip
         await self.notify()
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
         entrant = Entrant(bot.name, None, run.run, None, version.number, run.protocol, built.build_hash)
@@ -206,6 +263,19 @@ class SubmissionPipeline:
                 )  # fmt: skip
                 return None
         return validation
+
+    async def _build(self, archive_hash: str) -> BuildResult:
+        archive = self.blobs.path(archive_hash)
+        limits = self.limits
+        return await build_archive(
+            archive,
+            sniff_format(archive),
+            self.builds,
+            self.sandbox,
+            limits.build,
+            self.temp_root,
+            limits.archive,
+        )
 
 
 def _set_games(db: Database, name: str, games: list[str]) -> None:

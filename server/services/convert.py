@@ -202,6 +202,10 @@ def author_message(author: AuthorInfo) -> admin_pb2.AuthorInfo:
         bot_quota=author.bot_quota,
         bots=author.bots,
         created_at=_seconds(author.created_at),
+        builds_at_once=author.builds_at_once,
+        submissions_per_hour=author.submissions_per_hour,
+        stored_bytes_bound=author.stored_bytes,
+        stored_bytes=author.stored,
     )
 
 

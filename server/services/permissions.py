@@ -132,6 +132,8 @@ PERMISSIONS: dict[str, Permission] = {
     "RollbackBot": Permission(Rule.OWNER, _bot),
     "GetBotLogs": Permission(Rule.OWNER, _bot),
     "Duel": Permission(Rule.OWN_SEAT, _duellists),
+    # (no bot named: an author prunes their own bots only, the call itself sees to that)
+    "PruneVersions": Permission(Rule.OWNER, _bot),
     # authors
     "WhoAmI": Permission(Rule.PUBLIC),
     "AddAuthor": Permission(Rule.ADMIN),

@@ -109,13 +109,16 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "LadderPolicy": _fields("game new_version"),
     # authors
     "WhoAmIResponse": _fields("role author"),
-    "AuthorInfo": _fields("name enabled bot_quota bots created_at"),
+    "AuthorInfo": _fields(
+        "name enabled bot_quota bots created_at builds_at_once submissions_per_hour stored_bytes "
+        "stored_bytes_bound"
+    ),
     "AddAuthorResponse": _fields("author", token=Seen.CALLERS),
     "ListAuthorsResponse": _fields("authors next_page_token"),
     "RotateAuthorTokenResponse": _fields(token=Seen.CALLERS),
     # submissions and versions: anyone sees a version's number, times, status and a public reason
     "VersionInfo": _fields(
-        "bot number status submitted_by created_at built_at activated_at validation",
+        "bot number status submitted_by created_at built_at activated_at validation queue_place pruned",
         "source archive_hash build_hash command protocol manifest build_log ab",
         status_reason=Seen.REWORDED,
     ),
@@ -125,6 +128,9 @@ FIELDS: dict[str, dict[str, Seen]] = {
         "verdict done reason game against"
     ),
     "ListVersionsResponse": _fields("versions next_page_token"),
+    # PruneVersions answers its caller about their own bots only (the admin: anyone's).
+    "PruneVersionsResponse": _fields(versions=Seen.CALLERS, bytes_freed=Seen.CALLERS),
+    "PrunedVersion": _fields(bot=Seen.CALLERS, number=Seen.CALLERS, bytes=Seen.CALLERS),
     "GetBotLogsResponse": _fields("next_page_token", logs=Seen.OWN_ITEMS),
 }
 

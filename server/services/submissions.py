@@ -20,15 +20,15 @@ import re
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, BinaryIO, TypeAlias
 
 import grpc
 
 from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.ladder import authors, versions
 from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder import versions
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.errors import LadderError
+from kingmaker.ladder.errors import BoundReachedError, ForbiddenError, LadderError
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo
@@ -45,6 +45,7 @@ from kingmaker.server.refereeing.referee import end_reason_proto
 from kingmaker.server.seats.roster import Entrant
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.host_paths import neutral
+from kingmaker.server.services.permissions import Caller
 from kingmaker.v1 import admin_pb2
 
 Context: TypeAlias = grpc.aio.ServicerContext
@@ -70,24 +71,39 @@ class SubmissionService:
         if first is None or not first.HasField("header"):
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "a submission starts with its header")
         header = first.header
-        # Whose bot, and room in the quota, before anything else is looked at or a byte kept.
-        await asyncio.to_thread(versions.check_submitter, self.db, header.bot, author_id)
+        # Whose bot, and room in the quota and bounds, before anything else is looked at or a
+        # byte kept.
+        await self._check_submitter(header.bot, author_id, max(0, header.size))
         await self._check_header(header, context)
         received = self.pipeline.blobs.incoming()
         try:
             await self._receive(header, chunks, received)
-            record = await asyncio.to_thread(
-                versions.start_submission,
-                self.db, header.bot, list(header.games), header.sha256, author_id, header.ab,
-            )  # fmt: skip
-            self.pipeline.blobs.keep(received, header.sha256)
+            async with self.pipeline.retention.lock:  # the blob is not pruned as it is kept
+                record = await asyncio.to_thread(
+                    versions.start_submission,
+                    self.db, header.bot, list(header.games), header.sha256, author_id, header.ab, header.size,
+                )  # fmt: skip
+                self.pipeline.blobs.keep(received, header.sha256)
         except _Refused as refused:
             received.unlink(missing_ok=True)  # before the caller hears of it: nothing is stored
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(refused))
         finally:
             received.unlink(missing_ok=True)
-        self.pipeline.start(record, games_given=bool(header.games))
+        record = await self.pipeline.start(record, games_given=bool(header.games))
         return version_info(record)
+
+    async def _check_submitter(self, bot: str, author_id: int | None, size: int) -> None:
+        """The submitter's checks; past the bytes bound, retention prunes the author's versions
+        first, and only what is still too much is refused."""
+        try:
+            await asyncio.to_thread(versions.check_submitter, self.db, bot, author_id, size)
+        except BoundReachedError as error:
+            if error.bound != "bytes stored" or author_id is None:
+                raise
+            pruned = await self.pipeline.retention.prune(author_id=author_id)
+            if not pruned.versions:
+                raise
+            await asyncio.to_thread(versions.check_submitter, self.db, bot, author_id, size)
 
     async def _receive(
         self, header: admin_pb2.SubmitHeader, chunks: AsyncIterator[admin_pb2.SubmitChunk], received: Path
@@ -105,8 +121,9 @@ class SubmissionService:
                 size += len(data)
                 if size > header.size:
                     raise _Refused(f"the archive is longer than its header said ({header.size:,} bytes)")
-                digest.update(data)
-                output.write(data)
+                # Hashing and writing a megabyte is milliseconds of the event loop's time, per
+                # chunk, per upload: in a thread, so other calls go on while archives arrive.
+                await asyncio.to_thread(_take_chunk, digest, output, data)
         if size != header.size:
             raise _Refused(f"the archive ended after {size:,} of its {header.size:,} bytes")
         if digest.hexdigest() != header.sha256:
@@ -180,6 +197,27 @@ class SubmissionService:
             next_page_token=str(page[-1].number) if more and page else "",
         )
 
+    async def prune(
+        self, request: admin_pb2.PruneVersionsRequest, author: Caller | None
+    ) -> admin_pb2.PruneVersionsResponse:
+        """Retention now; ``author``: the calling author, who prunes their own bots only (None:
+        the admin)."""
+        author_id = author.author_id if author is not None else None
+        if author is not None and request.author and request.author != author.name:
+            raise ForbiddenError(f"only the admin may prune another author's bots ({request.author})")
+        if author is None and request.author:
+            author_id = (await asyncio.to_thread(authors.get_author, self.db, request.author)).id
+        if request.bot:
+            await asyncio.to_thread(ladder_bots.get_bot, self.db, request.bot)  # NOT_FOUND if unknown
+        pruned = await self.pipeline.retention.prune(request.bot or None, author_id, request.dry_run)
+        return admin_pb2.PruneVersionsResponse(
+            versions=[
+                admin_pb2.PrunedVersion(bot=bot, number=number, bytes=size)
+                for bot, number, size in pruned.versions
+            ],
+            bytes_freed=sum(size for _, _, size in pruned.versions),
+        )
+
     async def rollback(self, request: admin_pb2.RollbackBotRequest) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(versions.rollback, self.db, request.bot, request.number)
         await self.pipeline.retire({bot.id})  # the version it replaces must not play again
@@ -221,13 +259,16 @@ class SubmissionService:
                     context, grpc.StatusCode.FAILED_PRECONDITION, f"the folder could not be checked: {error}"
                 )
             sha256 = await asyncio.to_thread(_file_sha256, received)
-            record = await asyncio.to_thread(
-                versions.start_submission, self.db, request.name, list(request.games), sha256, author_id
-            )
-            self.pipeline.blobs.keep(received, sha256)
+            size = received.stat().st_size
+            async with self.pipeline.retention.lock:  # the blob is not pruned as it is kept
+                record = await asyncio.to_thread(
+                    versions.start_submission,
+                    self.db, request.name, list(request.games), sha256, author_id, False, size,
+                )  # fmt: skip
+                self.pipeline.blobs.keep(received, sha256)
         finally:
             received.unlink(missing_ok=True)
-        self.pipeline.start(record, games_given=bool(request.games))
+        await self.pipeline.start(record, games_given=bool(request.games))
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, request.name)
         return admin_pb2.AddBotResponse(bot=await self.bot_message(bot))
 
@@ -284,6 +325,8 @@ def version_info(record: VersionRecord, with_log: bool = True) -> admin_pb2.Vers
         created_at=_seconds(record.created_at),
         built_at=_seconds(record.built_at),
         activated_at=_seconds(record.activated_at),
+        queue_place=record.queue_place,
+        pruned=record.pruned,
     )
     for match in record.validation:
         if isinstance(match, dict) and "ab" in match:
@@ -304,6 +347,11 @@ def version_info(record: VersionRecord, with_log: bool = True) -> admin_pb2.Vers
             )
         )
     return message
+
+
+def _take_chunk(digest: Any, output: BinaryIO, data: bytes) -> None:
+    digest.update(data)
+    output.write(data)
 
 
 def _file_sha256(path: Path) -> str:

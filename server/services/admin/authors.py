@@ -54,7 +54,15 @@ class AuthorRpcs(AdminBase):
     async def SetAuthorQuota(
         self, request: admin_pb2.SetAuthorQuotaRequest, context: Context
     ) -> admin_pb2.AuthorInfo:
-        author = await asyncio.to_thread(authors.set_bot_quota, self.db, request.name, request.bot_quota)
+        author = await asyncio.to_thread(
+            authors.set_bot_quota,
+            self.db,
+            request.name,
+            None if request.keep_bot_quota else request.bot_quota,
+            request.builds_at_once if request.HasField("builds_at_once") else None,
+            request.submissions_per_hour if request.HasField("submissions_per_hour") else None,
+            request.stored_bytes if request.HasField("stored_bytes") else None,
+        )
         return convert.author_message(author)
 
     @permitted

@@ -16,7 +16,13 @@ from google.protobuf.message import Message
 
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.errors import ConflictError, ForbiddenError, LadderError, NotFoundError
+from kingmaker.ladder.errors import (
+    BoundReachedError,
+    ConflictError,
+    ForbiddenError,
+    LadderError,
+    NotFoundError,
+)
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import jail_refusal
 from kingmaker.server.refereeing.archive import MemoryArchive
@@ -45,6 +51,7 @@ _STATUS = {
     NotFoundError: grpc.StatusCode.NOT_FOUND,
     ConflictError: grpc.StatusCode.ALREADY_EXISTS,
     ForbiddenError: grpc.StatusCode.PERMISSION_DENIED,
+    BoundReachedError: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 

@@ -42,6 +42,13 @@ class VersionRpcs(AdminBase):
         return await self._submissions.rollback(request)
 
     @permitted
+    async def PruneVersions(
+        self, request: admin_pb2.PruneVersionsRequest, context: Context
+    ) -> admin_pb2.PruneVersionsResponse:
+        caller = CALLER.get()
+        return await self._submissions.prune(request, None if caller.is_admin else caller)
+
+    @permitted
     async def SetLadderPolicy(
         self, request: admin_pb2.SetLadderPolicyRequest, context: Context
     ) -> admin_pb2.LadderPolicy:

@@ -1,0 +1,57 @@
+"""Builds run at a low CPU weight, so matches go first: the cgroup's weight file where a cpu
+controller is usable, a ``nice`` value where none is."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from kingmaker.server.building.build_store import BuildStore
+from kingmaker.server.building.builds import build_folder
+from kingmaker.server.building.submission_limits import BUILD_LIMITS, BuildLimits
+from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
+from kingmaker.server.jail.launcher import BotProcess, nice_for_weight
+from kingmaker.server.jail.sandbox import Limits, SandboxPolicy, bubblewrap
+
+
+def niceness(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[16])  # the 19th field of /proc/PID/stat; two are before the ")"
+
+
+@pytest.mark.skipif("cpu" not in cgroup_support().controllers, reason="no usable cpu controller here")
+def test_a_low_weight_is_written_to_the_process_cgroup_and_no_nice_is_added(tmp_path: Path) -> None:
+    async def started() -> tuple[dict[str, str], int]:
+        process = await BotProcess.start(
+            ["sleep", "60"], {}, limits=Limits(cpu_weight=10), temp_root=tmp_path
+        )
+        try:
+            assert process.cgroup is not None
+            written = {}
+            for folder, tree in process.cgroup.folders.items():
+                if "cpu" in tree.controllers:
+                    name = "cpu.weight" if tree.version == 2 else "cpu.shares"
+                    written[name] = (folder / name).read_text().strip()
+            return written, niceness(process.process.pid)
+        finally:
+            await process.stop(grace=0)
+
+    written, nice = asyncio.run(started())
+    assert written in ({"cpu.weight": "10"}, {"cpu.shares": "102"})
+    assert nice == 0
+
+
+@pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")
+def test_without_cgroups_a_build_runs_nice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(BotCgroup, "create", classmethod(lambda cls, *args, **kwargs: None))
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "kingmaker.toml").write_text('run = "./bot"\nbuild = "nice >&2 && touch bot"\n')
+    limits = BuildLimits(seconds=120, limits=dataclasses.replace(BUILD_LIMITS))
+    built = asyncio.run(build_folder(folder, BuildStore(tmp_path / "builds"), SandboxPolicy(), limits))
+    assert built.ok, built.reason
+    printed = [line for line in built.log.splitlines() if line.strip().isdigit()]
+    assert printed == [str(nice_for_weight(BUILD_LIMITS.cpu_weight))], built.log
