@@ -21,6 +21,7 @@ import os
 import shlex
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,8 +102,10 @@ async def build_archive(
     limits: BuildLimits | None = None,
     temp_root: Path | None = None,
     archive_limits: ArchiveLimits | None = None,
+    progress: Callable[[BotProcess | None], None] | None = None,
 ) -> BuildResult:
-    """Build a submitted archive (checked again: it may come from the blob store)."""
+    """Build a submitted archive (checked again: it may come from the blob store). ``progress``
+    is given the build's process once it runs (its stderr is the build log), and None at its end."""
     checks = archive_limits or ArchiveLimits()
     with tempfile.TemporaryDirectory(prefix="kingmaker-unpacked-", dir=temp_root) as staging:
         source = Path(staging) / "submission"
@@ -114,11 +117,16 @@ async def build_archive(
             return BuildResult(False, "", f"the archive was refused: {error}")
         await asyncio.to_thread(open_to_build_user, source)
         Path(staging).chmod(0o755)
-        return await _build(source, store, sandbox, limits or BuildLimits(), temp_root)
+        return await _build(source, store, sandbox, limits or BuildLimits(), temp_root, progress)
 
 
 async def _build(
-    source: Path, store: BuildStore, sandbox: SandboxPolicy, limits: BuildLimits, temp_root: Path | None
+    source: Path,
+    store: BuildStore,
+    sandbox: SandboxPolicy,
+    limits: BuildLimits,
+    temp_root: Path | None,
+    progress: Callable[[BotProcess | None], None] | None = None,
 ) -> BuildResult:
     try:
         manifest = read_manifest(source)
@@ -136,11 +144,15 @@ async def _build(
         except LaunchError as error:
             return BuildResult(False, "", f"the build could not start: {error}", manifest)
         timed_out = False
+        if progress is not None:
+            progress(process)
         try:
             await asyncio.wait_for(process.process.wait(), limits.seconds)
         except TimeoutError:
             timed_out = True
         finally:
+            if progress is not None:
+                progress(None)
             await process.stop(grace=0)
             log = process.stderr_tail(limits.log_bytes)
             process.discard_logs()

@@ -27,6 +27,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
 from kingmaker.sdk.sprt import Sprt, Verdict, confidence, elo_estimate
+from kingmaker.server.build_progress import LiveBuildLogs
 from kingmaker.server.build_store import BlobStore, BuildStore
 from kingmaker.server.builds import build_archive
 from kingmaker.server.deadlines import TimeControl
@@ -79,6 +80,8 @@ class SubmissionPipeline:
         self.changed = asyncio.Condition()
         """Notified whenever a version moves on."""
         self._running: set[asyncio.Task[None]] = set()
+        self.live_logs = LiveBuildLogs()
+        """What each build running now has printed so far (``WatchVersion`` streams it)."""
 
     def start(self, version: VersionRecord, games_given: bool = True) -> None:
         """Build, validate and activate this new version in the background."""
@@ -135,6 +138,7 @@ class SubmissionPipeline:
             limits.build,
             self.temp_root,
             limits.archive,
+            progress=lambda process: self.live_logs.building(version.bot, version.number, process),
         )
         manifest = built.manifest.as_dict() if built.manifest is not None else {}
         if not built.ok or built.manifest is None or built.build_hash is None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 
 from kingmaker.server.cli.common import (
     AdminClient,
@@ -76,10 +78,19 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
     from kingmaker.v1 import admin_pb2
 
     last, seeds = None, 0
-    with console.status(f"{bot} version {number}: building"):
+    started = time.monotonic()
+    with console.status(f"{bot} version {number}: building") as status:
         for version in client.stream("WatchVersion", admin_pb2.GetVersionRequest(bot=bot, number=number)):
+            elapsed = time.monotonic() - started
+            status.update(f"{bot} version {number}: {version.status} ({_elapsed(elapsed)})")
+            for line in version.build_output.splitlines():  # the build's log, as it is written
+                console.print(
+                    f"[dim]{_elapsed(elapsed):>6}[/] {escape(line)}", highlight=False, soft_wrap=True
+                )
             if version.status != last:
                 last = version.status
+                if last != "building":
+                    console.print(f"[dim]{_elapsed(elapsed):>6}[/]", end=" ", highlight=False)
                 _say(version)
             if version.HasField("ab") and version.ab.seeds != seeds:  # its A/B duel, seed by seed
                 seeds = version.ab.seeds
@@ -103,6 +114,12 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
                 errors.print(f"the end of its stderr in {match.game} (seat {match.seat}):", highlight=False)
                 errors.print(match.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
         fail(f"{bot} version {number} was rejected: {final.status_reason}")
+
+
+def _elapsed(seconds: float) -> str:
+    """Time since the submission: "42s", "7m05s"."""
+    whole = int(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
 
 
 def _say(version: admin_pb2.VersionInfo) -> None:
