@@ -87,8 +87,6 @@ def _save_folder(files: list[UploadFile], root: Path) -> None:
             raise UploadRefused(
                 f"a file name in the folder is not a plain relative path: {upload.filename!r}"
             )
-        if relative[0] == "/":
-            raise UploadRefused(f"an absolute path in the folder: {upload.filename!r}")
         target = root.joinpath(*relative)
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists():
