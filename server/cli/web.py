@@ -21,7 +21,7 @@ def web(
         DEFAULT_HOST,
         "--host",
         callback=host_option,
-        help="Address to listen on (loopback by default: the site has no login).",
+        help="Address to listen on (loopback by default: reach it from elsewhere through a TLS proxy).",
     ),
     port: int = typer.Option(DEFAULT_PORT, "--port", "-p", min=0, max=MAX_PORT, help="Port to listen on."),
     database_url: str | None = typer.Option(

@@ -15,7 +15,7 @@ from kingmaker.server.live import LiveHub
 from kingmaker.server.web.app import create_app
 
 DEFAULT_HOST = "127.0.0.1"
-"""Loopback unless the operator says otherwise: the site has no login."""
+"""Loopback unless the operator says otherwise: the console's cookies are Secure only behind TLS."""
 DEFAULT_PORT = 8080
 SHUTDOWN_S = 2
 """How long a stopping site lets its open streams (live boards) run before closing them."""

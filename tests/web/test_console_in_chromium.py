@@ -111,7 +111,9 @@ def json_of(driver: Any, site: str, path: str) -> tuple[int, Any]:
 def screenshot(driver: Any, name: str) -> None:
     folder = os.environ.get("KINGMAKER_CONSOLE_SCREENSHOTS")
     if folder:
-        driver.save_screenshot(str(Path(folder) / f"web-console-{name}.png"))
+        from make_screenshots import save  # the docs' other screenshots' palette
+
+        save(driver.get_screenshot_as_png(), Path(folder) / f"web-console-{name}.png")
 
 
 def test_two_authors_in_the_console(world: dict[str, Any]) -> None:
