@@ -293,6 +293,18 @@ def install_line(languages: list[Language]) -> str | None:
     return f"apt-get install -y {' '.join(packages)}" if packages else None
 
 
+def install_lines(languages: list[Language]) -> list[tuple[Language, str]]:
+    """One apt-get command per language, each with only the packages it lacks here (none that
+    dpkg lists as installed, nor Node.js's where they came from elsewhere): an author installs the
+    language they write in, not every toolchain at once."""
+    lines = []
+    for known in languages:
+        packages = [package for package in known.debian if not _installed(package) and not _provided(package)]
+        if packages:
+            lines.append((known, f"apt-get install -y {' '.join(sorted(packages))}"))
+    return lines
+
+
 if __name__ == "__main__":
     # .ci/run: the packages to install, on one line (nothing when every language is ready).
     print(" ".join(missing_packages()))

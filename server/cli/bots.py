@@ -342,7 +342,8 @@ def _set_enabled(name: str, enabled: bool, server: str | None, admin_token: str 
 
 
 def _kind(bot: admin_pb2.BotInfo) -> str:
-    return "managed" if bot.command else "remote"
+    """Told by ``managed``: another author's bot comes without its command."""
+    return "managed" if bot.managed or bot.command or bot.latest_version else "remote"
 
 
 def _state(bot: admin_pb2.BotInfo) -> str:
