@@ -28,6 +28,10 @@ NO_SERVER = (
 )
 
 
+MATCH_IDS = 2**63
+"""Match ids are below this (versions, below 2**31)."""
+
+
 class NotSignedIn(Exception):
     """A console page or JSON asked for without a signed-in session."""
 
@@ -123,21 +127,22 @@ def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: P
         session = signed_in(request)
         assert session.token is not None
         name = request.path_params["name"]
-        data = console_data.bot(connected(), session.token, session.author, name)
+        data = console_data.bot(connected(), session.token, session.author, name, _after(request))
         return render(request, "console_bot.html", session, data=data)
 
     def api_bot(request: Request) -> Response:
         session = signed_in(request)
         assert session.token is not None
         name = request.path_params["name"]
-        return JSONResponse(console_data.bot(connected(), session.token, session.author, name))
+        data = console_data.bot(connected(), session.token, session.author, name, _after(request))
+        return JSONResponse(data)
 
     async def rollback(request: Request) -> Response:
         session = signed_in(request)
         form = await request.form(max_files=0, max_fields=3)
         check_csrf(session, str(form.get("csrf", "")))
         name, number = request.path_params["name"], _number(str(form.get("number", "")))
-        await run_in_threadpool(console_data.own_bot, connected(), session.token, session.author, name)
+        await run_in_threadpool(console_data.own_bot, connected(), _token(session), session.author, name)
         request_ = admin_pb2.RollbackBotRequest(bot=name, number=number)
         await run_in_threadpool(connected().call, "RollbackBot", request_, session.token)
         session.notice = f"{name} plays version {number} again"
@@ -149,7 +154,7 @@ def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: P
         check_csrf(session, str(form.get("csrf", "")))
         name, league = request.path_params["name"], str(form.get("league", ""))
         joining = form.get("action") == "join"
-        await run_in_threadpool(console_data.own_bot, connected(), session.token, session.author, name)
+        await run_in_threadpool(console_data.own_bot, connected(), _token(session), session.author, name)
         method = "JoinLeague" if joining else "LeaveLeague"
         member = admin_pb2.LeagueMemberRequest(name=league, bot=name)
         await run_in_threadpool(connected().call, method, member, session.token)
@@ -181,14 +186,14 @@ def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: P
     def match(request: Request) -> Response:
         session = signed_in(request)
         assert session.token is not None
-        name, match_id = request.path_params["name"], str(_number(request.path_params["match_id"]))
+        name, match_id = request.path_params["name"], str(_number(request.path_params["match_id"], MATCH_IDS))
         data = console_data.match(connected(), session.token, session.author, name, match_id)
         return render(request, "console_match.html", session, data=data)
 
     def api_match(request: Request) -> Response:
         session = signed_in(request)
         assert session.token is not None
-        name, match_id = request.path_params["name"], str(_number(request.path_params["match_id"]))
+        name, match_id = request.path_params["name"], str(_number(request.path_params["match_id"], MATCH_IDS))
         return JSONResponse(console_data.match(connected(), session.token, session.author, name, match_id))
 
     return [
@@ -235,7 +240,18 @@ def _events(messages: Iterator[admin_pb2.VersionInfo]) -> Iterator[str]:
         yield f"event: failure\ndata: {json.dumps({'error': str(error)})}\n\n"
 
 
-def _number(text: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 2**31:
+def _after(request: Request) -> str:
+    """The ``after`` page token of a bot's matches: a match id, or nothing (the newest)."""
+    after = request.query_params.get("after", "")
+    return str(_number(after, MATCH_IDS)) if after else ""
+
+
+def _token(session: Session) -> str:
+    assert session.token is not None, "signed in"
+    return session.token
+
+
+def _number(text: str, limit: int = 2**31) -> int:
+    if not text.isdigit() or not 0 < int(text) < limit:
         raise ConsoleError(400, f"not a number: {text[:40]!r}")
     return int(text)

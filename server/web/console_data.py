@@ -47,10 +47,12 @@ def own_bot(client: ConsoleClient, token: str, author: str, name: str) -> admin_
     return bot  # type: ignore[no-any-return]
 
 
-def bot(client: ConsoleClient, token: str, author: str, name: str) -> dict[str, Any]:
+def bot(client: ConsoleClient, token: str, author: str, name: str, after: str = "") -> dict[str, Any]:
+    """The bot's page; ``after``: the matches older than this page token (the page before's)."""
     info = own_bot(client, token, author, name)
     versions = client.call("ListVersions", admin_pb2.ListVersionsRequest(bot=name, limit=50), token)
-    logs = client.call("GetBotLogs", admin_pb2.GetBotLogsRequest(bot=name, limit=MATCHES), token)
+    asked = admin_pb2.GetBotLogsRequest(bot=name, limit=MATCHES, page_token=after)
+    logs = client.call("GetBotLogs", asked, token)
     leagues = client.call("ListLeagues", admin_pb2.ListLeaguesRequest(limit=LISTED), token)
     ladders = [
         {"name": league.name, "game": league.game, "member": name in league.bots, "paused": league.paused}
@@ -61,6 +63,7 @@ def bot(client: ConsoleClient, token: str, author: str, name: str) -> dict[str, 
         "bot": as_dict(info),
         "versions": [as_dict(version) for version in versions.versions],
         "matches": [_seat_log(log) for log in logs.logs],
+        "older_matches": logs.next_page_token,
         "ladder_leagues": ladders,
     }
 

@@ -6,6 +6,7 @@ and rotating the token end the sessions that held the old one."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import pytest
+from web_support import one_match
 
 from kingmaker.ladder import authors, bots, versions
 from kingmaker.server.background import BackgroundServer
@@ -173,3 +175,30 @@ def test_a_folder_path_that_leaves_the_folder_is_refused(site: dict[str, Any], t
     text = response.read().decode()
     assert response.status == 400 and "not a plain relative path" in text, text
     assert versions.list_versions(site["db"], "annbot", 10, None) == []
+
+
+def test_every_match_of_ones_bot_page_by_page_and_none_of_anothers(site: dict[str, Any]) -> None:
+    db = site["db"]
+    bots.register_bot(db, "rival", ["kingdoms"], None)
+    played = [
+        one_match(db, "kingdoms", ["annbot", "rival"], seed, stderr=f"ann thinks {seed}")
+        for seed in range(22)
+    ]
+    browser = Browser(site["url"])
+    browser.sign_in(site["ann"])
+    status, _, body = browser.request("GET", "/api/console/bots/annbot")
+    assert status == 200, body
+    first = json.loads(body)
+    assert len(first["matches"]) == 20 and first["older_matches"]
+    status, _, body = browser.request("GET", f"/api/console/bots/annbot?after={first['older_matches']}")
+    rest = json.loads(body)
+    seen = [int(match["match_id"]) for match in first["matches"] + rest["matches"]]
+    assert sorted(seen) == sorted(played) and not rest["older_matches"]
+    assert {match["stderr"] for match in first["matches"]} >= {"ann thinks 21", "ann thinks 2"}
+    status, _, page = browser.request("GET", f"/console/bots/annbot/matches/{played[0]}")
+    assert status == 200 and "ann thinks 0" in page
+    ben = Browser(site["url"])
+    ben.sign_in(site["ben"])
+    for path in ("/api/console/bots/annbot", f"/api/console/bots/annbot/matches/{played[0]}"):
+        status, _, body = ben.request("GET", path)
+        assert status == 404 and "ann thinks" not in body, body
