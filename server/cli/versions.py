@@ -119,7 +119,6 @@ def _owns(client: AdminClient, name: str) -> bool:
     me = client.call("WhoAmI", admin_pb2.WhoAmIRequest())
     if me.role == "admin":
         return True
-    return (
-        me.role == "author"
-        and client.call("GetBot", admin_pb2.GetBotRequest(name=name)).author == me.author.name
-    )
+    if me.role != "author":
+        return False
+    return bool(client.call("GetBot", admin_pb2.GetBotRequest(name=name)).author == me.author.name)
