@@ -73,6 +73,7 @@ def version(client: ConsoleClient, token: str, author: str, name: str, number: i
     found = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=name, number=number), token)
     data = as_dict(found)
     data["final"] = found.status in FINAL
+    data["validation"] = [_readable_end(played) for played in data["validation"]]
     return data
 
 
@@ -91,13 +92,17 @@ def watch_event(message: admin_pb2.VersionInfo) -> dict[str, Any]:
         "status": message.status,
         "status_reason": message.status_reason,
         "build_output": message.build_output,
-        "validation": [as_dict(played) for played in message.validation],
+        "validation": [_readable_end(as_dict(played)) for played in message.validation],
         "ab": as_dict(message.ab) if message.HasField("ab") else None,
         "final": message.status in FINAL,
     }
 
 
 def _seat_log(log: admin_pb2.SeatLog) -> dict[str, Any]:
-    data = as_dict(log)
+    return _readable_end(as_dict(log))
+
+
+def _readable_end(data: dict[str, Any]) -> dict[str, Any]:
+    """``END_REASON_TIMEOUT`` as people read it: ``timeout``."""
     data["end_reason"] = str(data.get("end_reason", "")).removeprefix("END_REASON_").lower()
     return data

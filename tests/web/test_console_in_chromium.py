@@ -139,6 +139,8 @@ def test_two_authors_in_the_console(world: dict[str, Any]) -> None:
         screenshot(driver, "build")
         wait_for(driver, lambda d: d.find_element(By.ID, "version-status").text == "active")
         assert "linked" in driver.find_element(By.ID, "build-log").text.splitlines()
+        validated = driver.find_elements(By.CSS_SELECTOR, "#validation tbody tr")
+        assert validated and all(" finished " in f" {row.text} " for row in validated), "its validation"
 
         # A match of ann's bot against ben's, played by the admin.
         server = world["server"]
