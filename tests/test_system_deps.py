@@ -75,6 +75,6 @@ def test_a_node_with_its_own_npm_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_a_node_without_npm_gets_npm_only(tmp_path: Path) -> None:
-    wanted = _would_install(_dry_run(tmp_path, ("node",)))
+    wanted = _would_install(_dry_run(tmp_path, ("node",), "--no-kits"))
     assert "npm" in wanted
     assert "nodejs" not in wanted
