@@ -267,7 +267,17 @@ def missing_packages(languages: tuple[Language, ...] = LANGUAGES) -> list[str]:
     language that is not ready now, less those dpkg lists as installed (a language found ready
     installs nothing, even where its programs came from elsewhere, as Node.js often does)."""
     wanted = {package for known in languages if not check(known).ready for package in known.debian}
-    return sorted(package for package in wanted if not _installed(package))
+    return sorted(package for package in wanted if not _installed(package) and not _provided(package))
+
+
+PROVIDING_PROGRAMS = {"nodejs": "node", "npm": "npm"}
+"""Packages whose program may come from elsewhere: NodeSource's ``nodejs`` ships its own npm, and
+Debian's ``npm`` conflicts with it (installing both fails as a whole)."""
+
+
+def _provided(package: str) -> bool:
+    program = PROVIDING_PROGRAMS.get(package)
+    return program is not None and shutil.which(program, path=BUILD_PATH) is not None
 
 
 def _installed(package: str) -> bool:
@@ -281,6 +291,18 @@ def install_line(languages: list[Language]) -> str | None:
     """The apt-get command that installs every Debian package these languages need."""
     packages = sorted({package for known in languages for package in known.debian})
     return f"apt-get install -y {' '.join(packages)}" if packages else None
+
+
+def install_lines(languages: list[Language]) -> list[tuple[Language, str]]:
+    """One apt-get command per language, each with only the packages it lacks here (none that
+    dpkg lists as installed, nor Node.js's where they came from elsewhere): an author installs the
+    language they write in, not every toolchain at once."""
+    lines = []
+    for known in languages:
+        packages = [package for package in known.debian if not _installed(package) and not _provided(package)]
+        if packages:
+            lines.append((known, f"apt-get install -y {' '.join(sorted(packages))}"))
+    return lines
 
 
 if __name__ == "__main__":

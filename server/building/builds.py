@@ -22,6 +22,7 @@ import dataclasses
 import os
 import shlex
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,8 +93,10 @@ async def build_archive(
     limits: BuildLimits | None = None,
     temp_root: Path | None = None,
     archive_limits: ArchiveLimits | None = None,
+    progress: Callable[[BotProcess | None], None] | None = None,
 ) -> BuildResult:
-    """Build a submitted archive (checked again: it may come from the blob store)."""
+    """Build a submitted archive (checked again: it may come from the blob store). ``progress``
+    is given the build's process once it runs (its stderr is the build log), and None at its end."""
     checks = archive_limits or ArchiveLimits()
     with tempfile.TemporaryDirectory(prefix="kingmaker-unpacked-", dir=temp_root) as staging:
         source = Path(staging) / "submission"
@@ -107,7 +110,7 @@ async def build_archive(
             return BuildResult(False, "", str(error))
         except (StepFailed, LaunchError) as error:
             return BuildResult(False, "", f"the archive could not be unpacked: {error}")
-        return await _build(source, manifest, store, sandbox, limits or BuildLimits(), temp_root)
+        return await _build(source, manifest, store, sandbox, limits or BuildLimits(), temp_root, progress)
 
 
 async def _build(
@@ -117,10 +120,11 @@ async def _build(
     sandbox: SandboxPolicy,
     limits: BuildLimits,
     temp_root: Path | None,
+    progress: Callable[[BotProcess | None], None] | None = None,
 ) -> BuildResult:
     incoming = await asyncio.to_thread(store.incoming)
     try:
-        return await _build_into(source, manifest, store, sandbox, limits, temp_root, incoming)
+        return await _build_into(source, manifest, store, sandbox, limits, temp_root, incoming, progress)
     finally:
         if incoming.exists():
             await asyncio.to_thread(store.discard, incoming)
@@ -134,6 +138,7 @@ async def _build_into(
     limits: BuildLimits,
     temp_root: Path | None,
     incoming: Path,
+    progress: Callable[[BotProcess | None], None] | None,
 ) -> BuildResult:
     policy = dataclasses.replace(
         sandbox,
@@ -152,11 +157,15 @@ async def _build_into(
         except LaunchError as error:
             return BuildResult(False, "", f"the build could not start: {error}", manifest)
         timed_out = False
+        if progress is not None:
+            progress(process)
         try:
             await asyncio.wait_for(process.process.wait(), limits.seconds)
         except TimeoutError:
             timed_out = True
         finally:
+            if progress is not None:
+                progress(None)
             await process.stop(grace=0)
             log = process.stderr_tail(limits.log_bytes)
             process.discard_logs()

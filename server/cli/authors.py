@@ -3,14 +3,27 @@ and quotas (docs/authors.md)."""
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import UTC, datetime
 
 import typer
 
 from kingmaker.ladder.author_bounds import BUILDS_AT_ONCE, STORED_BYTES, SUBMISSIONS_PER_HOUR, MiB
-from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
+from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, server_address
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (host:port, [ipv6]:port or unix:/path) reaches this machine only."""
+    if address.startswith("unix:"):
+        return True
+    host = address.rsplit(":", 1)[0].strip("[]")
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
 
 app = typer.Typer(help="Register authors (the people who own bots) and manage them. Admin only.")
 
@@ -28,14 +41,20 @@ def add(
     request = admin_pb2.AddAuthorRequest(name=name)
     if quota is not None:
         request.bot_quota = quota
-    with admin_client(server, admin_token) as client:
+    address = server_address(server)
+    with admin_client(address, admin_token) as client:
         answer = client.call("AddAuthor", request)
     author = answer.author
     console.print(f"registered author [bold]{author.name}[/] (up to {author.bot_quota} bots)")
     console.print(
         f"token (shown once; give it to {author.name} only): [bold]{answer.token}[/]", soft_wrap=True
     )
-    console.print(f"they run: kingmaker login --server ADDRESS --token {answer.token}", soft_wrap=True)
+    console.print(f"they run: kingmaker login --server {address} --token {answer.token}", soft_wrap=True)
+    if is_loopback(address):
+        console.print(
+            f"({address} is this machine's own address: from theirs, give the host name they reach it at)",
+            soft_wrap=True,
+        )
 
 
 @app.command("list")

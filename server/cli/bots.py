@@ -342,8 +342,8 @@ def _set_enabled(name: str, enabled: bool, server: str | None, admin_token: str 
 
 
 def _kind(bot: admin_pb2.BotInfo) -> str:
-    """(Its command is its owner's and the admin's: anyone else knows a managed bot by its versions.)"""
-    return "managed" if bot.command or bot.active_version or bot.latest_version else "remote"
+    """Told by ``managed``: another author's bot comes without its command."""
+    return "managed" if bot.managed or bot.command or bot.active_version or bot.latest_version else "remote"
 
 
 def _state(bot: admin_pb2.BotInfo) -> str:

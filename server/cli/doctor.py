@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.kits.languages import LANGUAGES, check, install_line
+from kingmaker.kits.languages import LANGUAGES, check, install_lines
 from kingmaker.server.cli.common import console
 from kingmaker.server.cli.output import print_table, table
 
@@ -13,7 +13,7 @@ def doctor(
     lang: list[str] = typer.Option([], "--lang", "-l", help="Check only this language (repeatable)."),
 ) -> None:
     """Say which languages this server can build bots in now (each toolchain is found and a
-    trivial program built with it), and the apt-get line that installs the rest."""
+    trivial program built with it), and for each of the others the apt-get line that installs it."""
     chosen = [known for known in LANGUAGES if not lang or known.name in lang]
     unknown = sorted(set(lang) - {known.name for known in LANGUAGES})
     if unknown:
@@ -32,9 +32,11 @@ def doctor(
             known.title, known.name, known.protocol, "yes" if readiness.ready else "no", readiness.detail
         )
     print_table(shown)
-    line = install_line(missing)
-    if line:
-        console.print(f"to build the others, install their toolchains (as root):\n  {line}", soft_wrap=True)
+    lines = install_lines(missing)
+    if lines:
+        console.print("to build in another language, install its toolchain (as root):", soft_wrap=True)
+        for known, line in lines:
+            console.print(f"  {known.title}: {line}", soft_wrap=True, highlight=False, markup=False)
     elif missing:
         console.print("the packages are installed, yet a trivial build failed: see above")
     else:

@@ -68,6 +68,11 @@ def ladder(
         write_plot(game, series, plot)
 
 
+def _rated(value: float, matches: int) -> str:
+    """A figure that means something only once the bot has played: a dash before (as the site)."""
+    return f"{value:.2f}" if matches else "-"
+
+
 def print_standings(answer: admin_pb2.GetStandingsResponse) -> None:
     shown = table(
         f"{answer.game} ladder",
@@ -76,8 +81,9 @@ def print_standings(answer: admin_pb2.GetStandingsResponse) -> None:
     for row in answer.standings:
         name = row.bot if row.active else f"{row.bot} (inactive)"
         shown.add_row(
-            str(row.position), name, f"{row.conservative:.2f}", f"{row.mu:.2f}", f"{row.sigma:.2f}",
-            str(row.matches), str(row.wins), f"{row.average_rank:.2f}", str(row.faults),
+            str(row.position), name, _rated(row.conservative, row.matches), f"{row.mu:.2f}",
+            f"{row.sigma:.2f}", str(row.matches), str(row.wins), _rated(row.average_rank, row.matches),
+            str(row.faults),
         )  # fmt: skip
     print_table(shown)
     count = len(answer.standings)

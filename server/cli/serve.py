@@ -236,7 +236,7 @@ async def _serve(
     site, site_task = None, None
     if site_socket is not None:
         port = site_socket.getsockname()[1]
-        site = embedded_web_server(server.db, web_host, port, server.live)
+        site = embedded_web_server(server.db, web_host, port, server.live, address)
         site_task = asyncio.create_task(site.serve(sockets=[site_socket]))
         while not site.started and not site_task.done():
             await asyncio.sleep(0.02)

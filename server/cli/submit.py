@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.markup import escape
 
 from kingmaker.server.cli.common import (
     AdminClient,
@@ -77,10 +79,19 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
 
     last: str | None = None
     seen: tuple[str, int, bool] = ("", 0, False)
-    with console.status(f"{bot} version {number}: building"):
+    started = time.monotonic()
+    with console.status(f"{bot} version {number}: building") as status:
         for version in client.stream("WatchVersion", admin_pb2.GetVersionRequest(bot=bot, number=number)):
+            elapsed = time.monotonic() - started
+            status.update(f"{bot} version {number}: {version.status} ({_elapsed(elapsed)})")
+            for line in version.build_output.splitlines():  # the build's log, as it is written
+                console.print(
+                    f"[dim]{_elapsed(elapsed):>6}[/] {escape(line)}", highlight=False, soft_wrap=True
+                )
             if version.status != last:
                 last = version.status
+                if last != "building":
+                    console.print(f"[dim]{_elapsed(elapsed):>6}[/]", end=" ", highlight=False)
                 _say(version)
             if version.HasField("ab") and (version.ab.game, version.ab.seeds, version.ab.done) != seen:
                 seen = (version.ab.game, version.ab.seeds, version.ab.done)
@@ -111,6 +122,12 @@ def ab_line(bot: str, number: int, ab: admin_pb2.DuelProgress) -> str:
         f"[{ab.score_low:.3f}, {ab.score_high:.3f}]  Elo {ab.elo:+5.0f} ± {ab.elo_half_width:<4.0f} "
         f"LLR {ab.llr:+.2f} ({ab.llr_lower:+.2f} .. {ab.llr_upper:+.2f})"
     )
+
+
+def _elapsed(seconds: float) -> str:
+    """Time since the submission: "42s", "7m05s"."""
+    whole = int(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
 
 
 def _say(version: admin_pb2.VersionInfo) -> None:

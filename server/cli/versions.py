@@ -8,9 +8,12 @@ from datetime import UTC, datetime
 import typer
 
 from kingmaker.ladder import bounds
-from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
+from kingmaker.server.cli.common import AdminClient, ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
+
+WHY_WIDTH = 30
+"""The narrowest the "why" column of `bot builds` may be beside the others."""
 
 
 def builds(
@@ -27,15 +30,29 @@ def builds(
     if json:
         print_json(as_data(answer))
         return
-    shown = table(
-        f"{name}: versions", ("version", "status", "when", "by", "source", "build", "why"), ("why",)
+    rows = [
+        (str(version.number), _status(version), _when(version.created_at), version.submitted_by or "admin",
+         version.source, version.build_hash[:12] or "-")
+        for version in answer.versions
+    ]  # fmt: skip
+    columns = ("version", "status", "when", "by", "source", "build")
+    fixed = sum(
+        max(len(text) for text in [column, *(row[at] for row in rows)]) + 2
+        for at, column in enumerate(columns)
     )
-    for version in answer.versions:
-        shown.add_row(
-            str(version.number), _status(version), _when(version.created_at), version.submitted_by or "admin",
-            version.source, version.build_hash[:12] or "-", version.status_reason,
-        )  # fmt: skip
+    # The reasons beside the rest when they have room to read; else each on a line of its own below
+    # (a column of a few letters would break every word).
+    beside = console.width - fixed >= WHY_WIDTH
+    shown = table(f"{name}: versions", (*columns, "why") if beside else columns, ("why",))
+    for row, version in zip(rows, answer.versions, strict=True):
+        shown.add_row(*row, *([version.status_reason] if beside else []))
     print_table(shown)
+    if not beside:
+        for version in answer.versions:
+            if version.status_reason:
+                console.print(
+                    f"version {version.number}: {version.status_reason}", markup=False, highlight=False
+                )
     if answer.next_page_token:
         console.print(f"more: --limit {limit * 2}")
 
@@ -51,6 +68,7 @@ def build_log(
     """What a version's build printed (its end, when long), and how its validation went."""
     with admin_client(server, admin_token) as client:
         info = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=name, number=version))
+        owner = _owns(client, name)
     console.print(f"[bold]{info.bot}[/] version {info.number}: {info.status}", highlight=False)
     if info.status_reason:
         console.print(info.status_reason, markup=False, highlight=False, soft_wrap=True)
@@ -58,8 +76,14 @@ def build_log(
         console.print("its build, manifest and stderr are its owner's and the admin's", highlight=False)
     for key, value in sorted(info.manifest.items()):
         console.print(f"{key}: {value}", markup=False, highlight=False, soft_wrap=True)
-    if info.source:
-        console.print(info.build_log.rstrip() or "(the build printed nothing)", markup=False, highlight=False)
+    if info.build_log.strip():
+        console.print(info.build_log.rstrip(), markup=False, highlight=False)
+    elif not owner:
+        console.print(
+            f"(the build log is private: only {info.bot}'s owner and the admin may read it)", highlight=False
+        )
+    else:
+        console.print("(the build printed nothing)", highlight=False)
     for match in info.validation:
         outcome = "passed" if match.passed else "FAILED"
         console.print(
@@ -100,3 +124,13 @@ def _status(version: admin_pb2.VersionInfo) -> str:
 
 def _when(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M") if seconds else "-"
+
+
+def _owns(client: AdminClient, name: str) -> bool:
+    """Whether the caller may read the bot's private parts (the server leaves them out otherwise)."""
+    me = client.call("WhoAmI", admin_pb2.WhoAmIRequest())
+    if me.role == "admin":
+        return True
+    if me.role != "author":
+        return False
+    return bool(client.call("GetBot", admin_pb2.GetBotRequest(name=name)).author == me.author.name)

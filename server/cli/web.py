@@ -11,7 +11,7 @@ from sqlalchemy import make_url
 from kingmaker.ladder.db import open_database
 from kingmaker.ladder.errors import LadderError
 from kingmaker.server.addresses import MAX_PORT
-from kingmaker.server.cli.common import console, fail, host_option
+from kingmaker.server.cli.common import console, fail, host_option, server_option
 from kingmaker.server.locations import default_database_url
 from kingmaker.server.web.serve import DEFAULT_HOST, DEFAULT_PORT, web_server
 
@@ -21,7 +21,7 @@ def web(
         DEFAULT_HOST,
         "--host",
         callback=host_option,
-        help="Address to listen on (loopback by default: the site has no login).",
+        help="Address to listen on (loopback by default: reach it from elsewhere through a TLS proxy).",
     ),
     port: int = typer.Option(DEFAULT_PORT, "--port", "-p", min=0, max=MAX_PORT, help="Port to listen on."),
     database_url: str | None = typer.Option(
@@ -29,6 +29,13 @@ def web(
         "--database-url",
         help="The ladder's database, as `serve` uses it. Default: $KINGMAKER_DATABASE_URL, else "
         "$KINGMAKER_HOME/kingmaker.db ($KINGMAKER_HOME: ./.kingmaker).",
+    ),
+    server: str | None = typer.Option(
+        None,
+        "--server",
+        callback=server_option,
+        help="The kingmaker server (host:port) the authors' console at /console calls with each "
+        "author's token; without it the site is read-only and the console says so.",
     ),
 ) -> None:
     """Serve the standings, bots, leagues and match replays as a website (read-only) until Ctrl-C."""
@@ -49,13 +56,13 @@ def web(
     except OSError as error:
         db.close()
         fail(f"cannot serve the website on {host}:{port}: {error.strerror or error}")
-    server = web_server(db, host, port)
+    site = web_server(db, host, port, admin_address=server)
     console.print(f"kingmaker web on [bold]http://{host}:{port}[/] over {db.url}", soft_wrap=True)
     try:
-        server.run()
+        site.run()
     except SystemExit:  # uvicorn exits when it cannot bind (a port taken since the check above)
         pass
     finally:
         db.close()
-    if not server.started:
+    if not site.started:
         fail(f"cannot serve the website on {host}:{port} (is the port in use?)")

@@ -28,6 +28,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
 from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
+from kingmaker.server.building.build_progress import LiveBuildLogs
 from kingmaker.server.building.build_store import BlobStore, BuildStore
 from kingmaker.server.building.builds import BuildResult, build_archive
 from kingmaker.server.building.retention import Retention, folder_bytes
@@ -90,6 +91,8 @@ class SubmissionPipeline:
         """Each author's builds at once; the rest wait, queued."""
         self.retention = Retention(self.db, self.blobs, self.builds, self.limits.keep_versions)
         self._pruning: asyncio.Task[None] | None = None
+        self.live_logs = LiveBuildLogs()
+        """What each build running now has printed so far (``WatchVersion`` streams it)."""
 
     async def start(self, version: VersionRecord, games_given: bool = True) -> VersionRecord:
         """Build, validate and activate this new version in the background: at once, or queued
@@ -185,7 +188,7 @@ class SubmissionPipeline:
             await asyncio.to_thread(versions.mark_queued, self.db, version.bot, version.number, False)
             await self.notify()
         try:
-            built = await self._build(version.archive_hash)
+            built = await self._build(version)
         finally:
             self.queue.leave(ticket)  # the next of this author's builds may start
 
@@ -264,8 +267,9 @@ class SubmissionPipeline:
                 return None
         return validation
 
-    async def _build(self, archive_hash: str) -> BuildResult:
-        archive = self.blobs.path(archive_hash)
+    async def _build(self, version: VersionRecord) -> BuildResult:
+        assert version.archive_hash is not None
+        archive = self.blobs.path(version.archive_hash)
         limits = self.limits
         return await build_archive(
             archive,
@@ -275,6 +279,7 @@ class SubmissionPipeline:
             limits.build,
             self.temp_root,
             limits.archive,
+            progress=lambda process: self.live_logs.building(version.bot, version.number, process),
         )
 
 

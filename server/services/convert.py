@@ -192,6 +192,7 @@ def bot_message(bot: BotInfo, connected: bool = False) -> admin_pb2.BotInfo:
         retired=bot.retired,
         author=bot.author or "",
         active_version=bot.active_version or 0,
+        managed=bot.command is not None,
     )
 
 

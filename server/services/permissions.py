@@ -141,6 +141,7 @@ PERMISSIONS: dict[str, Permission] = {
     "SetAuthorEnabled": Permission(Rule.ADMIN),
     "SetAuthorQuota": Permission(Rule.ADMIN),
     "RotateAuthorToken": Permission(Rule.ADMIN),
+    "RotateMyToken": Permission(Rule.AUTHOR),
 }
 
 

@@ -77,7 +77,7 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "AddBotResponse": _fields("bot", token=Seen.CALLERS),
     "BotInfo": _fields(
         "name games enabled suspended_reason created_at connected retired author active_version "
-        "latest_version latest_status",
+        "latest_version latest_status managed",
         "command working_directory suspended_stderr confinement",
     ),
     "ListBotsResponse": _fields("bots next_page_token"),
@@ -119,7 +119,7 @@ FIELDS: dict[str, dict[str, Seen]] = {
     # submissions and versions: anyone sees a version's number, times, status and a public reason
     "VersionInfo": _fields(
         "bot number status submitted_by created_at built_at activated_at validation queue_place pruned",
-        "source archive_hash build_hash command protocol manifest build_log ab",
+        "source archive_hash build_hash command protocol manifest build_log ab build_output",
         status_reason=Seen.REWORDED,
     ),
     "ValidationMatch": _fields("game players seat end_reason passed", "detail stderr_tail"),

@@ -167,18 +167,23 @@ class SubmissionService:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
 
     async def watch_version(
-        self, request: admin_pb2.GetVersionRequest, context: Context
+        self, request: admin_pb2.GetVersionRequest, context: Context, live_log: bool = True
     ) -> AsyncIterator[admin_pb2.VersionInfo]:
         """The version now, then at every change, until it is active, failed, rejected or retired."""
         number = request.number
         last: admin_pb2.VersionInfo | None = None
+        printed = 0  # how much of the build's output the stream has sent
         while True:
             record = await asyncio.to_thread(versions.get_version, self.db, request.bot, number)
             number = record.number  # "the newest" stays the version it was when the watch began
             message = version_info(record, with_log=False)
+            if live_log:  # the build log is its owner's: what it printed since the last message
+                message.build_output, printed = self.pipeline.live_logs.since(record.bot, number, printed)
             if message != last:
                 yield message
-                last = message
+                last = admin_pb2.VersionInfo()
+                last.CopyFrom(message)
+                last.build_output = ""  # the next message is news only if something else is
             if record.final:
                 return
             await self.pipeline.wait_for_change(WATCH_POLL_SECONDS)

@@ -3,6 +3,8 @@ with the board drawn for each game, and a JSON API beside every page (docs/web.m
 
 Read ``app.py`` first (routes), then ``queries.py`` (what each page shows) and ``replay.py``.
 
-It reads the ladder database and the server's live frames (``server.live``), and nothing else
-of the server: it may run as a process of its own (``kingmaker web``).
+It reads the ladder database and the server's live frames (``server.live``); the authors'
+console (``console*``) acts through the server's Admin API with the signed-in author's token,
+and bounds an upload by the server's archive limits (``building.submission_limits``) before it
+sends it. Nothing else of the server: it may run as a process of its own (``kingmaker web``).
 """

@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -24,6 +24,10 @@ from kingmaker.ladder.secrecy import secrets_verdict
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web import queries
 from kingmaker.server.web.bot_page import FAULTS, bot_page
+from kingmaker.server.web.console import NotSignedIn, console_routes
+from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
+from kingmaker.server.web.console_upload import UploadRefused
 from kingmaker.server.web.live_feed import league_stream, match_stream
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
@@ -36,9 +40,11 @@ class BadRequest(ValueError):
     """A query parameter out of range: answered 400 with one line."""
 
 
-def create_app(db: Database, live: LiveHub | None = None) -> Starlette:
+def create_app(db: Database, live: LiveHub | None = None, admin_address: str | None = None) -> Starlette:
     """The site over ``db``; the caller owns (and closes) the database. ``live``: the server's
-    live hub, when the site runs inside it (``serve --web``): running matches then show live."""
+    live hub, when the site runs inside it (``serve --web``): running matches then show live.
+    ``admin_address``: the server's gRPC address, which the authors' console calls with each
+    author's token (without it the console says it needs the server)."""
     templates = Environment(
         loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
     )
@@ -113,6 +119,18 @@ def create_app(db: Database, live: LiveHub | None = None) -> Starlette:
         viewer = _viewer(request, len(replay.bots))
         return JSONResponse(step_data(replay, replay.frames[step], viewer))
 
+    async def console_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, ConsoleError)
+        return _error(request, error.status, str(error), page)
+
+    async def not_signed_in(request: Request, error: Exception) -> Response:
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"error": "sign in first: /console"}, status_code=401)
+        return RedirectResponse("/console", status_code=303)
+
+    async def refused(request: Request, error: Exception) -> Response:
+        return _error(request, 403, str(error), page)
+
     async def not_found(request: Request, error: Exception) -> Response:
         return _error(request, 404, str(error), page)
 
@@ -137,11 +155,16 @@ def create_app(db: Database, live: LiveHub | None = None) -> Starlette:
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
         Route("/api/matches/{match_id}/live", api_match_live),
+        *console_routes(ConsoleClient(admin_address) if admin_address else None, SessionStore(), page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     return Starlette(
         routes=routes,
         exception_handlers={
+            ConsoleError: console_error,
+            NotSignedIn: not_signed_in,
+            CsrfRefused: refused,
+            UploadRefused: bad_request,
             NotFoundError: not_found,
             BadRequest: bad_request,
             BadView: bad_request,

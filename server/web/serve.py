@@ -15,23 +15,29 @@ from kingmaker.server.live import LiveHub
 from kingmaker.server.web.app import create_app
 
 DEFAULT_HOST = "127.0.0.1"
-"""Loopback unless the operator says otherwise: the site has no login."""
+"""Loopback unless the operator says otherwise: the console's cookies are Secure only behind TLS."""
 DEFAULT_PORT = 8080
 SHUTDOWN_S = 2
 """How long a stopping site lets its open streams (live boards) run before closing them."""
 
 
 def web_server(
-    db: Database, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, live: LiveHub | None = None
+    db: Database,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    live: LiveHub | None = None,
+    admin_address: str | None = None,
 ) -> uvicorn.Server:
     """A uvicorn server for the site over ``db`` (not started); ``live``: the referee's live hub,
-    when the site runs beside it."""
-    return uvicorn.Server(_config(db, host, port, live))
+    when the site runs beside it; ``admin_address``: the server the authors' console calls."""
+    return uvicorn.Server(_config(db, host, port, live, admin_address))
 
 
-def _config(db: Database, host: str, port: int, live: LiveHub | None) -> uvicorn.Config:
+def _config(
+    db: Database, host: str, port: int, live: LiveHub | None, admin_address: str | None = None
+) -> uvicorn.Config:
     return uvicorn.Config(
-        create_app(db, live),
+        create_app(db, live, admin_address),
         host=host,
         port=port,
         log_level="warning",
@@ -50,8 +56,10 @@ class EmbeddedWebServer(uvicorn.Server):
         yield
 
 
-def embedded_web_server(db: Database, host: str, port: int, live: LiveHub | None = None) -> EmbeddedWebServer:
-    return EmbeddedWebServer(_config(db, host, port, live))
+def embedded_web_server(
+    db: Database, host: str, port: int, live: LiveHub | None = None, admin_address: str | None = None
+) -> EmbeddedWebServer:
+    return EmbeddedWebServer(_config(db, host, port, live, admin_address))
 
 
 def bound_port(server: uvicorn.Server) -> int:
@@ -66,9 +74,14 @@ class BackgroundWebServer:
     """The site on a thread of its own, started at once; ``stop()`` ends it."""
 
     def __init__(
-        self, db: Database, host: str = DEFAULT_HOST, port: int = 0, live: LiveHub | None = None
+        self,
+        db: Database,
+        host: str = DEFAULT_HOST,
+        port: int = 0,
+        live: LiveHub | None = None,
+        admin_address: str | None = None,
     ) -> None:
-        self.server = web_server(db, host, port, live)
+        self.server = web_server(db, host, port, live, admin_address)
         self.thread = threading.Thread(target=self.server.run, name="kingmaker-web", daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20

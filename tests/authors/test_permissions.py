@@ -132,6 +132,7 @@ REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "SetAuthorEnabled": (Unary, lambda bot, fresh: admin_pb2.SetAuthorEnabledRequest(name=fresh)),
     "SetAuthorQuota": (Unary, lambda bot, fresh: admin_pb2.SetAuthorQuotaRequest(name=fresh, bot_quota=1)),
     "RotateAuthorToken": (Unary, lambda bot, fresh: admin_pb2.RotateAuthorTokenRequest(name=fresh)),
+    "RotateMyToken": (Unary, lambda bot, fresh: admin_pb2.RotateMyTokenRequest()),
     "Submit": (
         ClientStream,
         lambda bot, fresh: [
@@ -161,7 +162,9 @@ def call(world: World, method: str, caller: str) -> grpc.StatusCode:
         stub = getattr(admin_pb2_grpc.AdminStub(channel), method)
         try:
             if shape == Unary:
-                stub(build(bot, fresh), metadata=metadata, timeout=120)
+                answer = stub(build(bot, fresh), metadata=metadata, timeout=120)
+                if method == "RotateMyToken":  # ann's old token stops working: the world takes the new
+                    world.tokens.update(dict.fromkeys(("own", "other"), answer.token))
             elif shape == ServerStream:
                 for _ in stub(build(bot, fresh), metadata=metadata, timeout=120):
                     break

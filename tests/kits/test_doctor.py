@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kingmaker.kits.languages import Language, Probe, check, install_line
+from kingmaker.kits.languages import Language, Probe, check, install_line, install_lines
 
 KINGMAKER = str(Path(sys.executable).with_name("kingmaker"))
 
@@ -43,6 +43,17 @@ def test_the_install_line_names_each_missing_package_once() -> None:
     other = Language("toy2", "Toy 2", "grpc", ("libtoy-dev", "toy2"), (), None, "")
     assert install_line([a_language(), other]) == "apt-get install -y libtoy-dev toy-compiler toy2"
     assert install_line([]) is None
+
+
+def test_each_language_gets_an_install_line_of_its_own() -> None:
+    other = Language("toy2", "Toy 2", "grpc", ("libtoy-dev", "toy2"), (), None, "")
+    lines = dict(install_lines([a_language(), other]))
+    assert lines == {
+        a_language(): "apt-get install -y libtoy-dev toy-compiler",
+        other: "apt-get install -y libtoy-dev toy2",
+    }
+    installed = Language("toy3", "Toy 3", "grpc", ("dpkg",), (), None, "")  # dpkg lists itself
+    assert install_lines([installed]) == [], "what is installed is not installed again"
 
 
 def test_the_doctor_says_python_is_ready_here() -> None:

@@ -36,6 +36,8 @@ def test_init_writes_a_whole_kit_with_every_placeholder_filled(tmp_path: Path, l
             assert "{{" not in path.read_text(), f"{path.relative_to(folder)} has a placeholder left"
     readme = (folder / "README.md").read_text()
     assert "my-bot" in readme and "-g kingsburg -g kingdoms" in readme and "kingmaker submit ." in readme
+    # a club author's server is the one `kingmaker login` saved, not a port of the kit's choosing
+    assert "50051" not in readme and "kingmaker whoami" in readme
 
 
 def test_a_kit_without_games_plays_every_game(tmp_path: Path) -> None:

@@ -66,6 +66,8 @@ def play_and_record(
             score=result.scores[seat],
             rank=result.ranks[seat],
             stderr_tail=stderr if seat == 0 else "",
+            stderr=stderr if seat == 0 else "",  # kept for its owner, as the server does
+            stderr_bytes=len(stderr.encode()) if seat == 0 else 0,
         )
         for seat, bot_id in enumerate(ticket.bot_ids)
     )

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
+
 from kingmaker.ladder import authors, bounds
+from kingmaker.server.grpc_abort import abort
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
 from kingmaker.server.services.permissions import Role
@@ -70,4 +73,18 @@ class AuthorRpcs(AdminBase):
         self, request: admin_pb2.RotateAuthorTokenRequest, context: Context
     ) -> admin_pb2.RotateAuthorTokenResponse:
         token = await asyncio.to_thread(authors.rotate_author_token, self.db, request.name)
+        return admin_pb2.RotateAuthorTokenResponse(token=token)
+
+    @permitted
+    async def RotateMyToken(
+        self, request: admin_pb2.RotateMyTokenRequest, context: Context
+    ) -> admin_pb2.RotateAuthorTokenResponse:
+        caller = CALLER.get()
+        if caller.role is not Role.AUTHOR:
+            await abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "only an author rotates their own token (the admin rotates an author's: author rotate)",
+            )
+        token = await asyncio.to_thread(authors.rotate_author_token, self.db, caller.name)
         return admin_pb2.RotateAuthorTokenResponse(token=token)

@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+from kingmaker.ladder import bots
 from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
+from kingmaker.server.services.permissions import Role
 from kingmaker.v1 import admin_pb2
 
 
@@ -22,7 +25,13 @@ class VersionRpcs(AdminBase):
     async def WatchVersion(
         self, request: admin_pb2.GetVersionRequest, context: Context
     ) -> AsyncIterator[admin_pb2.VersionInfo]:
-        async for message in self._submissions.watch_version(request, context):
+        caller = CALLER.get()
+        owner = caller.is_admin
+        if caller.role is Role.AUTHOR:
+            owners = await asyncio.to_thread(bots.owners_of, self.db, [request.bot])
+            owner = caller.owns(owners.get(request.bot))
+        # The build's live output is its owner's: nobody else's stream even moves when it prints.
+        async for message in self._submissions.watch_version(request, context, live_log=owner):
             yield message
 
     @permitted

@@ -7,6 +7,8 @@ lie inside that frame. Text outside any box must lie inside the board.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 
@@ -14,6 +16,9 @@ from kingmaker.server.web.boards.text import ASCENT, LEADING, Fitted, fit
 
 SEAT_COLOURS = ("#d9534f", "#337ab7", "#5cb85c", "#f0ad4e", "#9b59b6")
 """One colour per seat, the same on every page."""
+READABLE_PX = 8.0
+"""The smallest a board's label may be shown on a screen."""
+FONT_SIZE = re.compile(r'font-size="([0-9.]+)"')
 
 
 def colour(seat: int) -> str:
@@ -107,11 +112,16 @@ def stack(
 
 
 def document(width: float, height: float, content: list[str], label: str) -> str:
-    """The board: its natural size in the attributes; the page's style lets it shrink to fit."""
+    """The board: its natural size in the attributes; the page's style lets it shrink to fit, but
+    no further than keeps its smallest label ``READABLE_PX`` (a narrower window scrolls the board
+    in its box: 5-6 px text on a phone cannot be read)."""
     body = "".join(content)
     width, height = round(width), round(height)
+    sizes = [float(size) for size in FONT_SIZE.findall(body)]
+    smallest = min(sizes, default=READABLE_PX)
+    narrowest = math.ceil(width * min(1.0, READABLE_PX / smallest))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}"'
-        f' width="{width}" height="{height}" role="img" aria-label="{escape(label)}"'
-        f' font-family="DejaVu Sans, Verdana, sans-serif">{body}</svg>'
+        f' width="{width}" height="{height}" style="min-width: {narrowest}px" role="img"'
+        f' aria-label="{escape(label)}" font-family="DejaVu Sans, Verdana, sans-serif">{body}</svg>'
     )

@@ -1,0 +1,108 @@
+"""What the console's pages show, read through the Admin API with the author's token: the same
+dicts feed the pages and their JSON twins under ``/api/console``. A bot that is not the signed-in
+author's is "not found" here, whoever owns it, before any call that could say more about it; the
+server's permission table refuses the private calls (logs, build logs) to anyone else anyway."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
+from kingmaker.v1 import admin_pb2
+
+FINAL = ("build_failed", "rejected", "active", "retired")
+"""A version in one of these has no more steps to show."""
+LISTED = 1000
+"""The most bots and leagues the console lists."""
+MATCHES = 20
+"""The newest matches shown on a bot's page."""
+
+
+def as_dict(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+def home(client: ConsoleClient, token: str, author: str) -> dict[str, Any]:
+    listed = client.call("ListBots", admin_pb2.ListBotsRequest(limit=LISTED), token)
+    mine = [bot for bot in listed.bots if bot.author == author]
+    return {"author": author, "bots": [as_dict(bot) for bot in mine]}
+
+
+def own_bot(client: ConsoleClient, token: str, author: str, name: str) -> admin_pb2.BotInfo:
+    """The bot, if it is this author's; otherwise ``ConsoleError`` 404 (the same for a bot of
+    someone else's as for no bot at all)."""
+    try:
+        bot = client.call("GetBot", admin_pb2.GetBotRequest(name=name), token)
+    except ConsoleError as error:
+        if error.status != 404:
+            raise
+        bot = None
+    if bot is None or bot.author != author:
+        raise ConsoleError(404, f"you have no bot named {name!r}")
+    return bot  # type: ignore[no-any-return]
+
+
+def bot(client: ConsoleClient, token: str, author: str, name: str, after: str = "") -> dict[str, Any]:
+    """The bot's page; ``after``: the matches older than this page token (the page before's)."""
+    info = own_bot(client, token, author, name)
+    versions = client.call("ListVersions", admin_pb2.ListVersionsRequest(bot=name, limit=50), token)
+    asked = admin_pb2.GetBotLogsRequest(bot=name, limit=MATCHES, page_token=after)
+    logs = client.call("GetBotLogs", asked, token)
+    leagues = client.call("ListLeagues", admin_pb2.ListLeaguesRequest(limit=LISTED), token)
+    ladders = [
+        {"name": league.name, "game": league.game, "member": name in league.bots, "paused": league.paused}
+        for league in leagues.leagues
+        if league.format == "ladder" and not league.finished and league.game in info.games
+    ]
+    return {
+        "bot": as_dict(info),
+        "versions": [as_dict(version) for version in versions.versions],
+        "matches": [_seat_log(log) for log in logs.logs],
+        "older_matches": logs.next_page_token,
+        "ladder_leagues": ladders,
+    }
+
+
+def version(client: ConsoleClient, token: str, author: str, name: str, number: int) -> dict[str, Any]:
+    own_bot(client, token, author, name)
+    found = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=name, number=number), token)
+    data = as_dict(found)
+    data["final"] = found.status in FINAL
+    data["validation"] = [_readable_end(played) for played in data["validation"]]
+    return data
+
+
+def match(client: ConsoleClient, token: str, author: str, name: str, match_id: str) -> dict[str, Any]:
+    own_bot(client, token, author, name)
+    request = admin_pb2.GetBotLogsRequest(bot=name, match_id=match_id, limit=1)
+    logs = client.call("GetBotLogs", request, token).logs
+    if not logs:
+        raise ConsoleError(404, f"{name} has no seat in match {match_id}")
+    return {"bot": name, "match_id": match_id, "seats": [_seat_log(log) for log in logs]}
+
+
+def watch_event(message: admin_pb2.VersionInfo) -> dict[str, Any]:
+    """One step of a version as the live view sends it."""
+    return {
+        "status": message.status,
+        "status_reason": message.status_reason,
+        "build_output": message.build_output,
+        "validation": [_readable_end(as_dict(played)) for played in message.validation],
+        "ab": as_dict(message.ab) if message.HasField("ab") else None,
+        "final": message.status in FINAL,
+    }
+
+
+def _seat_log(log: admin_pb2.SeatLog) -> dict[str, Any]:
+    return _readable_end(as_dict(log))
+
+
+def _readable_end(data: dict[str, Any]) -> dict[str, Any]:
+    """``END_REASON_TIMEOUT`` as people read it: ``timeout``."""
+    data["end_reason"] = str(data.get("end_reason", "")).removeprefix("END_REASON_").lower()
+    return data
