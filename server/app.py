@@ -22,6 +22,8 @@ from kingmaker.server.addresses import AddressError, parse_address
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
 from kingmaker.server.build_store import BlobStore, BuildStore
+from kingmaker.server.competition_clock import warn_if_set
+from kingmaker.server.competition_ticker import keep_competitions
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
 from kingmaker.server.home import HomeLock, secret_paths
@@ -102,7 +104,8 @@ class ServerConfig:
     """Seconds a remote bot of a running ladder may go without a connection before it is away
     (see ``presence``)."""
     resume_leagues: bool = True
-    """Start again, at start-up, every league a previous run left unfinished."""
+    """Start again, at start-up, every league a previous run left unfinished, and keep the
+    competitions to their clock (``competition_ticker``)."""
     jail: bool = True
     """Run launched bots in the bubblewrap jail (no network). Where it does not work they are
     refused, unless ``allow_unjailed``; False runs them unjailed, as trusted code."""
@@ -192,6 +195,7 @@ class KingmakerServer:
         self._jail_door: grpc.aio.Server | None = None
         """The server on the Unix socket launched bots reach: the Arena only."""
         self._trimming: asyncio.Task[None] | None = None
+        self._competitions: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -315,6 +319,11 @@ class KingmakerServer:
         await asyncio.to_thread(fail_interrupted, self.db)  # nothing will finish their builds now
         if config.resume_leagues:
             await self.leagues.resume_unfinished()
+            # Competitions' deadlines and finals (one that passed while it was down: now).
+            warn_if_set()
+            self._competitions = asyncio.create_task(
+                keep_competitions(self.db, self.leagues), name="competitions"
+            )
         return self.address
 
     async def _executor(self, local: LocalExecutor) -> MatchExecutor:
@@ -363,6 +372,9 @@ class KingmakerServer:
         self.loop_lag.stop()
         if self._trimming is not None:
             self._trimming.cancel()
+        if self._competitions is not None:
+            self._competitions.cancel()
+            await asyncio.gather(self._competitions, return_exceptions=True)
         await self._health.enter_graceful_shutdown()
         if self.submissions is not None:
             await self.submissions.close()

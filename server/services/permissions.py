@@ -139,6 +139,13 @@ PERMISSIONS: dict[str, Permission] = {
     "SetAuthorEnabled": Permission(Rule.ADMIN),
     "SetAuthorQuota": Permission(Rule.ADMIN),
     "RotateAuthorToken": Permission(Rule.ADMIN),
+    # competitions
+    "CreateCompetition": Permission(Rule.ADMIN),
+    "EnterCompetition": Permission(Rule.OWNER, _bot),
+    "SelectCompetitionVersion": Permission(Rule.OWNER, _bot),
+    "GetCompetition": Permission(Rule.PUBLIC),
+    "ListCompetitions": Permission(Rule.PUBLIC),
+    "StartFinals": Permission(Rule.ADMIN),
 }
 
 
