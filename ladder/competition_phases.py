@@ -9,6 +9,8 @@ the first wrote (leagues by their names, decisions by their keys) rather than wr
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -23,7 +25,7 @@ from kingmaker.ladder.competition_finals import (
 )
 from kingmaker.ladder.competitions import by_name, ensure_open_league, format_time, record
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError
 from kingmaker.ladder.models import (
     Bot,
     Competition,
@@ -48,9 +50,19 @@ class ClockWork:
     """Competitions whose phase or stage moved."""
 
 
+STEPS = threading.RLock()
+"""Taken by every step that moves a competition, so the server's clock task and a command never
+run one beside the other in this process (their transactions keep a second process safe)."""
+
+
 def apply_clock(db: Database, now: datetime) -> ClockWork:
     """Bring every competition up to ``now``: close those past their deadline, decide the finals'
     stages that ended, and say which leagues should be running."""
+    with STEPS:
+        return _apply_clock(db, now)
+
+
+def _apply_clock(db: Database, now: datetime) -> ClockWork:
     work = ClockWork()
     with db.read() as session:
         rows = session.exec(select(Competition).where(Competition.phase != CompetitionPhase.FINAL)).all()
@@ -135,6 +147,11 @@ def close(db: Database, name: str, now: datetime) -> None:
 
 def start_finals(db: Database, name: str, now: datetime) -> list[str]:
     """Start the finals (or resume them): returns the leagues of the current stage to run."""
+    with STEPS:
+        return _start_finals(db, name, now)
+
+
+def _start_finals(db: Database, name: str, now: datetime) -> list[str]:
     with db.read() as session:
         phase = by_name(session, name).phase
     if phase == CompetitionPhase.OPEN:
@@ -223,11 +240,12 @@ def ensure_stage_leagues(db: Database, name: str) -> list[str]:
         with db.read() as session:
             found = session.exec(select(League).where(League.name == league_name)).first()
         if found is None:  # else: created before a crash, not linked yet
-            leagues.create_league(
-                db, league_name, competition.game, [names[bot] for bot in bots], format="round_robin",
-                players=competition.players, duplicate=True, rounds=rounds,
-                versions={names[bot]: versions[names[bot]] for bot in bots},
-            )  # fmt: skip
+            with contextlib.suppress(ConflictError):  # created by a call beside this one
+                leagues.create_league(
+                    db, league_name, competition.game, [names[bot] for bot in bots], format="round_robin",
+                    players=competition.players, duplicate=True, rounds=rounds,
+                    versions={names[bot]: versions[names[bot]] for bot in bots},
+                )  # fmt: skip
         with db.transaction() as session:
             league = session.exec(select(League).where(League.name == league_name)).first()
             assert league is not None and league.id is not None and competition.id is not None
