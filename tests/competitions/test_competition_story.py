@@ -87,7 +87,7 @@ def test_three_authors_from_entries_to_a_published_winner(
     assert final["winner"] == final["standings"][0]["bot"]
     kinds = [d["kind"] for d in final["decisions"]]
     assert kinds.count("freeze") == 3 and kinds.count("cut") == 1 and kinds.count("winner") == 1
-    assert [s["note"] for s in final["standings"]][0] == "winner"
+    assert final["standings"][0]["note"] == "winner"
     shown = ok("competition", "status", "cup", "--server", competition_server.address)  # anyone may read it
     assert f"winner: {final['winner']}" in shown
     listed = ok("competition", "list", "--json", *who["ann"])
