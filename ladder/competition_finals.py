@@ -94,7 +94,7 @@ def decide_stage(session: Session, competition: Competition, now: datetime) -> N
         _decide_ladder_stage(session, competition, now)
         return
     winners = []
-    for slot, (a, b) in enumerate(plan):  # type: ignore[misc]
+    for slot, (a, b) in enumerate(plan):
         winner, loser, reason = _pair_result(session, competition, stage, slot, a, b)
         record(session, competition, f"advance:{stage}:{slot}", "advance", winner, reason, now, stage)
         if loser is not None:

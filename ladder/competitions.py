@@ -208,7 +208,7 @@ def ensure_open_league(db: Database, name: str) -> str | None:
             format="ladder",
             players=competition.players,
         )
-        present = {bot_id for _, bot_id in entrants}
+        present = {bot_id for _, bot_id in entrants if bot_id is not None}
     for bot, bot_id in entrants:
         if bot_id not in present:
             with contextlib.suppress(ConflictError):  # joined by a call running beside this one

@@ -60,7 +60,7 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
                 note=s.note,
             )
             for s in info.standings
-        ],  # fmt: skip
+        ],
         stages=[
             admin_pb2.CompetitionStage(
                 stage=st.stage,
@@ -71,6 +71,6 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
                 match_ids=list(st.match_ids),
             )
             for st in info.stages
-        ],  # fmt: skip
+        ],
         now=format_time(now),
     )

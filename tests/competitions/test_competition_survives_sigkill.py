@@ -49,8 +49,8 @@ def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_fil
         for author in ("ann", "ben", "cat"):
             submit(tmp_path / author, f"{author}-bot", "count - 1", who[author])
         deadline = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        ok("competition", "create", "cup", "-g", "kingdoms", "--closes", deadline, "--rounds", "2", "--cut", "2",
-           *who["admin"])  # fmt: skip
+        finals = ["--rounds", "2", "--cut", "2"]
+        ok("competition", "create", "cup", "-g", "kingdoms", "--closes", deadline, *finals, *who["admin"])
         for author in ("ann", "ben", "cat"):
             ok("competition", "enter", "cup", f"{author}-bot", *who[author])
         assert submit(tmp_path / "ann-2", "ann-bot", "0", who["ann"]) == 2
