@@ -65,12 +65,16 @@ def finalists(session: Session, competition: Competition) -> list[CompetitionEnt
     )
 
 
-def stage_plan(session: Session, competition: Competition) -> list[Pair] | list[list[int]]:
+def stage_plan(session: Session, competition: Competition) -> Sequence[Sequence[int | None]]:
     """Who plays the current stage: for a ladder one group (the finalists); for a bracket its
-    pairs in bracket order, None for a bye."""
+    pairs in bracket order, None for a bye; for Swiss its tables (``competition_swiss``)."""
     entries = finalists(session, competition)
     if competition.finals["format"] == "ladder":
         return [[entry.bot_id for entry in entries]]
+    if competition.finals["format"] == "swiss":
+        from kingmaker.ladder.competition_swiss import swiss_plan  # which builds on this module
+
+        return swiss_plan(session, competition)
     if competition.stage == 1:
         return first_stage([entry.bot_id for entry in entries])
     return next_stage(_winners(session, competition, competition.stage - 1))
@@ -89,10 +93,15 @@ def decide_stage(session: Session, competition: Competition, now: datetime) -> N
     """The current stage has ended (every league of it finished): record what it decides, cut or
     eliminate the losers, and go on to the next stage, or publish the winner."""
     stage = competition.stage
-    plan = stage_plan(session, competition)
     if competition.finals["format"] == "ladder":
         _decide_ladder_stage(session, competition, now)
         return
+    if competition.finals["format"] == "swiss":
+        from kingmaker.ladder.competition_swiss import decide_swiss_round
+
+        decide_swiss_round(session, competition, now)
+        return
+    plan = stage_plan(session, competition)
     winners = []
     for slot, (a, b) in enumerate(plan):
         winner, loser, reason = _pair_result(session, competition, stage, slot, a, b)
@@ -296,6 +305,12 @@ def _finals_standings(
     ranked = finals_ranking(session, competition)
     order = [row[0] for row in ranked]
     figures = {row[0]: row for row in ranked}
+    points: dict[int, int] = {}
+    if competition.finals["format"] == "swiss":
+        from kingmaker.ladder.competition_swiss import swiss_ranking
+
+        by_points = swiss_ranking(session, competition)
+        order, points = [bot for bot, _, _ in by_points], {bot: score for bot, score, _ in by_points}
     out = sorted(
         (e for e in by_bot.values() if e.out_at_stage is not None),
         key=lambda e: (-(e.out_at_stage or 0), e.seed or 0, e.position),
@@ -311,7 +326,18 @@ def _finals_standings(
         else:
             note = "in the finals" if competition.phase == CompetitionPhase.FINALS else "frozen"
         standings.append(
-            StandingInfo(place, names[bot], entry.frozen_version, mu, sigma, rating, played, won, note)
+            StandingInfo(
+                place,
+                names[bot],
+                entry.frozen_version,
+                mu,
+                sigma,
+                rating,
+                played,
+                won,
+                note,
+                points.get(bot, 0),
+            )
         )
     dropped = [e for e in by_bot.values() if e.frozen_version is None]
     for offset, entry in enumerate(dropped, start=len(standings) + 1):

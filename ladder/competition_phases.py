@@ -314,5 +314,8 @@ def _describe(competition: Competition) -> str:
     finals = competition.finals
     if finals["format"] == "bracket":
         return f"single elimination, best of {finals['best_of']} duplicate pairs"
+    if finals["format"] == "swiss":
+        rounds, seeds = finals["rounds"], finals["best_of"]
+        return f"{rounds} Swiss rounds, tables of {competition.players}, {seeds} seeds a table"
     cuts = ", ".join(str(cut) for cut in finals["cuts"]) or "none"
     return f"reset ladder, {finals['rounds']} round robins per stage, cuts to {cuts}"

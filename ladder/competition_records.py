@@ -42,6 +42,8 @@ class StandingInfo:
     wins: int
     note: str = ""
     """"cut after stage 1", "lost in stage 2", "winner"..."""
+    points: int = 0
+    """Swiss finals: the points that order them."""
 
 
 @dataclass(frozen=True)

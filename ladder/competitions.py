@@ -41,8 +41,8 @@ from kingmaker.ladder.names import check_name
 NAME_LENGTH = 40
 """Competition names are shorter than other names: their leagues are named after them
 (``NAME.open``, ``NAME.f2.0``) and a league name has 64 characters at most."""
-FORMATS = ("ladder", "bracket")
-"""Finals formats (``competition_finals``); Swiss rounds are not built yet."""
+FORMATS = ("ladder", "bracket", "swiss")
+"""Finals formats (``competition_finals``, ``competition_swiss``)."""
 MAX_ROUNDS = 50
 MAX_BEST_OF = 25
 
@@ -78,6 +78,13 @@ def check_finals(finals: Mapping[str, Any], players: int) -> dict[str, Any]:
         if not 1 <= best_of <= MAX_BEST_OF:
             raise InvalidRequestError(f"best_of must be from 1 to {MAX_BEST_OF}")
         return {"format": kind, "best_of": best_of}
+    if kind == "swiss":
+        rounds, best_of = int(finals.get("rounds") or 3), int(finals.get("best_of") or 1)
+        if not 1 <= rounds <= MAX_ROUNDS or not 1 <= best_of <= MAX_BEST_OF:
+            raise InvalidRequestError(
+                f"Swiss: rounds from 1 to {MAX_ROUNDS}, best_of from 1 to {MAX_BEST_OF}"
+            )
+        return {"format": kind, "rounds": rounds, "best_of": best_of}
     rounds = int(finals.get("rounds") or 2)
     if not 1 <= rounds <= MAX_ROUNDS:
         raise InvalidRequestError(f"rounds must be from 1 to {MAX_ROUNDS}")

@@ -15,7 +15,7 @@ app = typer.Typer(
     help="Competitions: a deadline, frozen versions, finals and a winner.", no_args_is_help=True
 )
 
-FINALS = ("ladder", "bracket")
+FINALS = ("ladder", "bracket", "swiss")
 
 
 def _time(text: str, option: str) -> str:
@@ -37,12 +37,18 @@ def create(
     opens: str = typer.Option("", "--opens", help="When its ladder starts (default: now)."),
     players: int = typer.Option(0, "--players", "-p", min=0, max=5, help="Seats per match (default: 2)."),
     finals: str = typer.Option(
-        "ladder", "--finals", help="ladder (reset ladder with cuts) or bracket (2 seats)."
+        "ladder", "--finals", help="ladder (reset ladder with cuts), bracket (2 seats) or swiss."
     ),
-    rounds: int = typer.Option(0, min=0, max=50, help="ladder: round robins per stage (default 2)."),
+    rounds: int = typer.Option(
+        0, min=0, max=50, help="ladder: round robins per stage (default 2); swiss: rounds (default 3)."
+    ),
     cut: list[int] = typer.Option([], "--cut", help="ladder: how many go on after a stage. Repeatable."),
     best_of: int = typer.Option(
-        0, "--best-of", min=0, max=25, help="bracket: duplicate pairs per meeting (3)."
+        0,
+        "--best-of",
+        min=0,
+        max=25,
+        help="bracket: duplicate pairs a meeting (3); swiss: seeds a table (1).",
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -158,10 +164,12 @@ def entry_version(entry: admin_pb2.CompetitionEntry) -> str:
 
 
 def print_competition(info: admin_pb2.CompetitionInfo) -> None:
-    finals = (
-        f"bracket, best of {info.best_of}"
-        if info.finals_format == "bracket"
-        else f"reset ladder, {info.rounds} round robins a stage, cuts {list(info.cuts) or 'none'}"
+    finals = {
+        "bracket": f"bracket, best of {info.best_of}",
+        "swiss": f"{info.rounds} Swiss rounds, {info.best_of} seeds a table",
+    }.get(
+        info.finals_format,
+        f"reset ladder, {info.rounds} round robins a stage, cuts {list(info.cuts) or 'none'}",
     )
     console.print(f"[bold]{info.name}[/]: {info.game}, {info.players} seats; finals: {finals}")
     phase = info.phase + (f" (stage {info.stage})" if info.phase == "finals" else "")
@@ -170,11 +178,15 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
         console.print(f"winner: [bold]{info.winner}[/]")
     entries = ", ".join(f"{e.bot} {entry_version(e)}" for e in info.entries) or "none yet"
     console.print(f"entries: {entries}", soft_wrap=True)
-    shown = table("Standings", ("#", "bot", "version", "rating", "matches", "wins", "note"))
+    swiss = info.finals_format == "swiss" and info.phase in ("finals", "final")
+    shown = table(
+        "Standings", ("#", "bot", "version", "points" if swiss else "rating", "matches", "wins", "note")
+    )
     for row in info.standings:
         shown.add_row(
-            str(row.place), row.bot, f"v{row.version}" if row.version else "-", f"{row.conservative:.2f}",
-            str(row.matches), str(row.wins), row.note,
+            str(row.place), row.bot, f"v{row.version}" if row.version else "-",
+            str(row.points) if swiss else f"{row.conservative:.2f}", str(row.matches), str(row.wins),
+            row.note,
         )  # fmt: skip
     print_table(shown)
     if info.decisions:

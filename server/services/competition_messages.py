@@ -58,6 +58,7 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
                 matches=s.matches,
                 wins=s.wins,
                 note=s.note,
+                points=s.points,
             )
             for s in info.standings
         ],

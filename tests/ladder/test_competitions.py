@@ -143,4 +143,51 @@ def test_finals_settings_are_checked(db: Database) -> None:
     with pytest.raises(InvalidRequestError, match="has passed"):
         create_competition(db, "c", TEST_GAME, START, DEADLINE, opens_at=START - timedelta(hours=1))
     with pytest.raises(InvalidRequestError, match="unknown finals format"):
-        create_competition(db, "c", TEST_GAME, DEADLINE, START, finals={"format": "swiss"})
+        create_competition(db, "c", TEST_GAME, DEADLINE, START, finals={"format": "double"})
+
+
+def test_swiss_rounds_seat_tables_by_points_and_give_each_a_bye_in_turn(db: Database) -> None:
+    ids = bots(db, 5)
+    create_competition(
+        db,
+        "swiss",
+        TEST_GAME,
+        DEADLINE,
+        START,
+        players=3,
+        finals={"format": "swiss", "rounds": 3, "best_of": 1},
+    )
+    for name in ids:
+        enter_competition(db, "swiss", name, START)
+    strength = {bot_id: -index for index, bot_id in enumerate(ids.values())}  # b0 strongest
+    tables = []
+    stage = start_finals(db, "swiss", DEADLINE)
+    for minute in range(1, 10):
+        if not stage:
+            break
+        for name in stage:
+            tables.append(leagues.get_league(db, name).bot_ids)
+            assert play_out(db, name, strength) == 3  # one seed from each of the 3 seats
+        stage = apply_clock(db, DEADLINE + timedelta(minutes=minute)).to_run
+    final = get_competition(db, "swiss")
+    named = {bot_id: name for name, bot_id in ids.items()}
+    # Round 1 by seed (5 into tables of 3: the two lowest sit out); round 2: b0 leads with 2
+    # points, and the two lowest who have not sat out (b2, b1) do; round 3: only b0 has not.
+    assert [sorted(named[bot] for bot in table) for table in tables] == [
+        ["b0", "b1", "b2"], ["b0", "b3", "b4"], ["b1", "b2", "b3"],
+    ]  # fmt: skip
+    byes = [(d.stage, d.bot) for d in final.decisions if d.kind == "bye"]
+    assert sorted(byes) == [(1, "b3"), (1, "b4"), (2, "b1"), (2, "b2"), (3, "b0"), (3, "b4")]
+    assert final.phase == "final" and final.winner == "b0"
+    # 3 matches a table, 2 points a first place and 1 a second: b0 won 6 matches, b1 was second
+    # in 3 and first in 3.
+    assert [(s.bot, s.points) for s in final.standings][:2] == [("b0", 12), ("b1", 9)]
+
+
+def test_seat_tables_fill_every_table() -> None:
+    from kingmaker.ladder.competition_swiss import seat_tables
+
+    tables, byes = seat_tables([1, 2, 3, 4, 5, 6, 7], 3, sat_out={7})
+    assert tables == [[1, 2, 3], [4, 5, 7]] and byes == [6]
+    tables, byes = seat_tables([1, 2, 3, 4], 4, sat_out=set())
+    assert tables == [[1, 2, 3, 4]] and byes == []
