@@ -33,7 +33,7 @@ def first_stage(seeded: Sequence[int]) -> list[tuple[int | None, int | None]]:
     return [(slots[index], slots[index + 1]) for index in range(0, len(slots), 2)]
 
 
-def next_stage(winners: Sequence[int]) -> list[tuple[int | None, int | None]]:
+def next_stage(winners: Sequence[int | None]) -> list[tuple[int | None, int | None]]:
     """The next stage's pairs: the winners of adjacent pairs meet."""
     return [(winners[index], winners[index + 1]) for index in range(0, len(winners), 2)]
 

@@ -50,18 +50,18 @@ def stage_league_name(competition: Competition, stage: int, slot: int) -> str:
     return f"{competition.name}.f{stage}.{slot}"
 
 
-def finalists(session: Session, competition: Competition) -> list[CompetitionEntry]:
-    """The entries still in the finals (frozen, not cut nor eliminated), best seed first."""
+def finalists(
+    session: Session, competition: Competition, dropped_too: bool = False
+) -> list[CompetitionEntry]:
+    """The entries still in the finals (frozen, not cut nor eliminated), best seed first;
+    ``dropped_too``: every frozen entry (a bracket's first stage is seeded from them all)."""
+    query = select(CompetitionEntry).where(
+        CompetitionEntry.competition_id == competition.id, col(CompetitionEntry.frozen_version).is_not(None)
+    )
+    if not dropped_too:
+        query = query.where(col(CompetitionEntry.out_at_stage).is_(None))
     return list(
-        session.exec(
-            select(CompetitionEntry)
-            .where(
-                CompetitionEntry.competition_id == competition.id,
-                col(CompetitionEntry.frozen_version).is_not(None),
-                col(CompetitionEntry.out_at_stage).is_(None),
-            )
-            .order_by(col(CompetitionEntry.seed), col(CompetitionEntry.position))
-        ).all()
+        session.exec(query.order_by(col(CompetitionEntry.seed), col(CompetitionEntry.position))).all()
     )
 
 
@@ -75,9 +75,12 @@ def stage_plan(session: Session, competition: Competition) -> Sequence[Sequence[
         from kingmaker.ladder.competition_swiss import swiss_plan  # which builds on this module
 
         return swiss_plan(session, competition)
+    still = {entry.bot_id for entry in entries}  # one dropped gives a walkover, the pairs stay
     if competition.stage == 1:
-        return first_stage([entry.bot_id for entry in entries])
-    return next_stage(_winners(session, competition, competition.stage - 1))
+        pairs = first_stage([entry.bot_id for entry in finalists(session, competition, dropped_too=True)])
+    else:
+        pairs = next_stage(_winners(session, competition, competition.stage - 1))
+    return [(a if a in still else None, b if b in still else None) for a, b in pairs]
 
 
 def groups_to_play(plan: Sequence[Sequence[int | None]]) -> dict[int, list[int]]:
@@ -102,15 +105,33 @@ def decide_stage(session: Session, competition: Competition, now: datetime) -> N
         decide_swiss_round(session, competition, now)
         return
     plan = stage_plan(session, competition)
-    winners = []
+    winners: list[int | None] = []
     for slot, (a, b) in enumerate(plan):
+        if a is None and b is None:  # both dropped: nobody goes on from here
+            reason = f"nobody goes on from pair {slot + 1} of stage {stage}: both were dropped"
+            record(session, competition, f"advance:{stage}:{slot}", "advance", None, reason, now, stage)
+            winners.append(None)
+            continue
         winner, loser, reason = _pair_result(session, competition, stage, slot, a, b)
         record(session, competition, f"advance:{stage}:{slot}", "advance", winner, reason, now, stage)
         if loser is not None:
             _out(session, competition, loser, stage)
             record(session, competition, f"out:{stage}:{slot}", "eliminated", loser, reason, now, stage)
         winners.append(winner)
-    if len(winners) == 1:
+    if len(winners) == 1 and winners[0] is None:
+        competition.phase = CompetitionPhase.FINAL
+        record(
+            session,
+            competition,
+            "winner",
+            "winner",
+            None,
+            "no winner: both finalists were dropped",
+            now,
+            stage,
+        )
+    elif len(winners) == 1:
+        assert winners[0] is not None
         _publish_winner(session, competition, winners[0], now, f"won the final (stage {stage})")
     else:
         competition.stage += 1
@@ -153,7 +174,8 @@ def _out(session: Session, competition: Competition, bot_id: int, stage: int) ->
     session.add(entry)
 
 
-def _winners(session: Session, competition: Competition, stage: int) -> list[int]:
+def _winners(session: Session, competition: Competition, stage: int) -> list[int | None]:
+    """Who went on from each slot of a bracket stage, in slot order (None: nobody did)."""
     rows = session.exec(
         select(CompetitionDecision).where(
             CompetitionDecision.competition_id == competition.id,
@@ -162,7 +184,7 @@ def _winners(session: Session, competition: Competition, stage: int) -> list[int
         )
     ).all()
     by_slot = {int(row.key.rsplit(":", 1)[1]): row.bot_id for row in rows}
-    return [bot for _, bot in sorted(by_slot.items()) if bot is not None]
+    return [bot for _, bot in sorted(by_slot.items())]
 
 
 def _pair_result(

@@ -81,7 +81,7 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
         if phase == CompetitionPhase.FINALS:
             if advance(db, name, now):
                 work.changed.append(name)
-            work.to_run.extend(ensure_stage_leagues(db, name))
+            work.to_run.extend(ensure_stage_leagues(db, name, now))
     return work
 
 
@@ -186,7 +186,7 @@ def _start_finals(db: Database, name: str, now: datetime) -> list[str]:
                 1,
             )
     advance(db, name, now)  # a stage of byes only is decided at once
-    return ensure_stage_leagues(db, name)
+    return ensure_stage_leagues(db, name, now)
 
 
 def advance(db: Database, name: str, now: datetime) -> bool:
@@ -194,7 +194,7 @@ def advance(db: Database, name: str, now: datetime) -> bool:
     needs no match). True if the competition moved."""
     moved = False
     while True:
-        ensure_stage_leagues(db, name)
+        ensure_stage_leagues(db, name, now)
         with db.transaction() as session:
             competition = by_name(session, name, lock=True)
             if competition.phase != CompetitionPhase.FINALS:
@@ -206,9 +206,10 @@ def advance(db: Database, name: str, now: datetime) -> bool:
         moved = True
 
 
-def ensure_stage_leagues(db: Database, name: str) -> list[str]:
+def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
     """Create the current stage's leagues that are missing (each pinned to the frozen versions),
     and return the names of those not finished."""
+    drop_unusable(db, name, now)
     with db.read() as session:
         competition = by_name(session, name)
         if competition.phase != CompetitionPhase.FINALS:
@@ -264,6 +265,38 @@ def ensure_stage_leagues(db: Database, name: str) -> list[str]:
             )
         ).all()
         return [league.name for league in rows if not league.finished]
+
+
+def drop_unusable(db: Database, name: str, now: datetime) -> None:
+    """Drop from the finals the entries whose bot was disabled, suspended or removed, before a
+    stage without a league yet is made with them: a bracket pair gives a walkover, a ladder or
+    Swiss stage goes on without them. (In a stage already made, their waiting matches are
+    cancelled when claimed, as in every league.)"""
+    with db.transaction() as session:
+        competition = by_name(session, name, lock=True)
+        if competition.phase != CompetitionPhase.FINALS:
+            return
+        linked = set(
+            session.exec(
+                select(CompetitionStage.slot).where(
+                    CompetitionStage.competition_id == competition.id,
+                    CompetitionStage.stage == competition.stage,
+                )
+            ).all()
+        )
+        if linked and competition.finals["format"] != "bracket":
+            return  # its tables or group are made: a drop now would seat the rest again
+        waiting = [bot for slot, bots in groups_to_play(stage_plan(session, competition)).items()
+                   if slot not in linked for bot in bots]  # fmt: skip
+        for bot in session.exec(select(Bot).where(col(Bot.id).in_(waiting))).all():
+            why = _unusable(bot)
+            entry = session.get(CompetitionEntry, (competition.id, bot.id))
+            if why is None or entry is None:
+                continue
+            entry.out_at_stage = competition.stage
+            session.add(entry)
+            reason = f"{bot.name} dropped before stage {competition.stage}: {why}"
+            record(session, competition, f"drop:{competition.stage}:{bot.id}", "drop", bot.id, reason, now)
 
 
 def _stage_over(session: Session, competition: Competition) -> bool:

@@ -191,3 +191,28 @@ def test_seat_tables_fill_every_table() -> None:
     assert tables == [[1, 2, 3], [4, 5, 7]] and byes == [6]
     tables, byes = seat_tables([1, 2, 3, 4], 4, sat_out=set())
     assert tables == [[1, 2, 3, 4]] and byes == []
+
+
+def test_an_entry_suspended_before_its_stage_is_dropped_and_the_bracket_goes_on(db: Database) -> None:
+    from ladder_support import suspend
+
+    ids = bots(db, 4)
+    create_competition(db, "open-cup", TEST_GAME, DEADLINE, START, finals={"format": "bracket", "best_of": 1})
+    for name in ids:
+        enter_competition(db, "open-cup", name, START)
+    apply_clock(db, DEADLINE)
+    suspend(db, "b3")  # seed 4: it would have met seed 1
+    stage = start_finals(db, "open-cup", DEADLINE)
+    assert [leagues.get_league(db, name).bot_ids for name in stage] == [(ids["b1"], ids["b2"])]
+    strength = {bot_id: index for index, bot_id in enumerate(ids.values())}
+    minute = 0
+    while stage:
+        minute += 1
+        for name in stage:
+            play_out(db, name, strength)
+        stage = apply_clock(db, DEADLINE + timedelta(minutes=minute)).to_run
+    final = get_competition(db, "open-cup")
+    assert final.winner == "b2"  # b0 went on by walkover, then lost to the stronger b2
+    dropped = [d.reason for d in final.decisions if d.kind == "drop"]
+    assert len(dropped) == 1 and dropped[0].startswith("b3 dropped before stage 1: it is suspended")
+    assert final.standings[-1].bot == "b3"
