@@ -74,3 +74,4 @@ class CompetitionInfo:
     standings: tuple[StandingInfo, ...] = ()
     """The open ladder's while open; the finals' from the deadline on."""
     stages: tuple[StageLeague, ...] = ()
+    id: int = 0

@@ -268,9 +268,15 @@ def get_competition(db: Database, name: str) -> CompetitionInfo:
     return CompetitionInfo(**{**info.__dict__, "standings": standings, "stages": stages})
 
 
-def list_competitions(db: Database) -> list[CompetitionInfo]:
+def list_competitions(
+    db: Database, limit: int | None = None, after_id: int | None = None
+) -> list[CompetitionInfo]:
+    """Competitions, oldest first: at most ``limit``, after competition ``after_id`` when given."""
     with db.read() as session:
-        rows = session.exec(select(Competition).order_by(col(Competition.id))).all()
+        query = select(Competition).order_by(col(Competition.id)).limit(limit)
+        if after_id is not None:
+            query = query.where(col(Competition.id) > after_id)
+        rows = session.exec(query).all()
         return [competition_info(session, row, details=False) for row in rows]
 
 
@@ -372,4 +378,5 @@ def competition_info(session: Session, competition: Competition, details: bool =
         winner=winner.name if winner is not None else None,
         entries=tuple(entries),
         decisions=tuple(decisions),
+        id=competition.id,
     )

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2
@@ -128,13 +129,18 @@ def status(
 
 @app.command("list")
 def list_(
+    limit: int = typer.Option(
+        100, min=bounds.PAGE.low, max=bounds.PAGE.high, help="At most this many, oldest first."
+    ),
+    after: str = typer.Option("", "--after", help="Only competitions after this page token (the next page)."),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """List the competitions."""
+    """List the competitions, a page at a time."""
     with admin_client(server, admin_token) as client:
-        answer = client.call("ListCompetitions", admin_pb2.ListCompetitionsRequest())
+        request = admin_pb2.ListCompetitionsRequest(limit=limit, page_token=after)
+        answer = client.call("ListCompetitions", request)
     if json:
         print_json(as_data(answer))
         return
@@ -142,6 +148,8 @@ def list_(
     for info in answer.competitions:
         shown.add_row(info.name, info.game, info.phase, info.closes_at, time_left(info), info.winner or "-")
     print_table(shown)
+    if answer.next_page_token:
+        console.print(f"more: --after {answer.next_page_token}")
 
 
 def time_left(info: admin_pb2.CompetitionInfo) -> str:

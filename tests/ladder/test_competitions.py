@@ -216,3 +216,13 @@ def test_an_entry_suspended_before_its_stage_is_dropped_and_the_bracket_goes_on(
     dropped = [d.reason for d in final.decisions if d.kind == "drop"]
     assert len(dropped) == 1 and dropped[0].startswith("b3 dropped before stage 1: it is suspended")
     assert final.standings[-1].bot == "b3"
+
+
+def test_competitions_are_listed_a_page_at_a_time(db: Database) -> None:
+    from kingmaker.ladder.competitions import list_competitions
+
+    for name in ("a", "b", "c"):
+        create_competition(db, name, TEST_GAME, DEADLINE, START)
+    first = list_competitions(db, limit=2)
+    assert [info.name for info in first] == ["a", "b"]
+    assert [info.name for info in list_competitions(db, limit=2, after_id=first[-1].id)] == ["c"]

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.ladder import competition_phases, competitions, leagues
+from kingmaker.ladder import bounds, competition_phases, competitions, leagues
 from kingmaker.ladder.competitions import parse_time
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.server.competition_clock import competition_now
 from kingmaker.server.competition_ticker import look
+from kingmaker.server.services import validation
 from kingmaker.server.services.admin.base import AdminBase, Context, permitted
 from kingmaker.server.services.competition_messages import competition_message
 from kingmaker.v1 import admin_pb2
@@ -86,10 +87,14 @@ class CompetitionRpcs(AdminBase):
     async def ListCompetitions(
         self, request: admin_pb2.ListCompetitionsRequest, context: Context
     ) -> admin_pb2.ListCompetitionsResponse:
-        rows = await asyncio.to_thread(competitions.list_competitions, self.db)
+        limit = validation.page_size(request.limit, default=bounds.PAGE.high)
+        after = validation.page_token_id(request.page_token)
+        found = await asyncio.to_thread(competitions.list_competitions, self.db, limit + 1, after)
+        page, more = found[:limit], len(found) > limit
         now = competition_now()
         return admin_pb2.ListCompetitionsResponse(
-            competitions=[competition_message(row, now) for row in rows]
+            competitions=[competition_message(row, now) for row in page],
+            next_page_token=str(page[-1].id) if more else "",
         )
 
     @permitted
