@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sqlmodel import col, select
 
-from kingmaker.ladder.bots import Runnable, runnables
+from kingmaker.ladder.bots import Runnable, runnables_in
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.models import Bot, BotVersion, League
@@ -27,12 +27,19 @@ def league_pins(db: Database, league_id: int | None) -> dict[int, int]:
 
 def pinned_runnables(db: Database, bot_ids: Sequence[int], league_id: int | None) -> dict[int, Runnable]:
     """How to run each of these bots in this league's match: its pinned version where the league
-    pins one, else its active version. ``NotFoundError`` if a pinned version does not exist."""
-    found = runnables(db, bot_ids)
-    pins = {bot_id: number for bot_id, number in league_pins(db, league_id).items() if bot_id in found}
-    if not pins:
-        return found
+    pins one, else its active version. ``NotFoundError`` if a pinned version does not exist.
+    One read transaction: this runs before every match of every league."""
     with db.read() as session:
+        settings = (
+            session.exec(select(League.settings).where(League.id == league_id)).first()
+            if league_id is not None
+            else None
+        )  # the column alone, not the whole row
+        pinned = (settings or {}).get("versions")
+        found = runnables_in(session, bot_ids)
+        pins = {int(bot_id): int(number) for bot_id, number in (pinned or {}).items() if int(bot_id) in found}
+        if not pins:
+            return found
         rows = session.exec(
             select(Bot, BotVersion)
             .join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
