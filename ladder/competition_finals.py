@@ -247,10 +247,11 @@ def _stage_league_ids(session: Session, competition: Competition) -> list[int]:
 
 
 def finals_ranking(
-    session: Session, competition: Competition
+    session: Session, competition: Competition, dropped_too: bool = False
 ) -> list[tuple[int, float, float, float, int, int]]:
-    """(bot, mu, sigma, conservative, matches, wins) of every finalist still in, best first: a
-    TrueSkill rating reset to the start value and moved by the finals' matches only."""
+    """(bot, mu, sigma, conservative, matches, wins) of every finalist still in (``dropped_too``:
+    of every frozen entry), best first: a TrueSkill rating reset to the start value and moved by
+    the finals' matches only."""
     start = settings_for(competition.game)
     ratings: dict[int, tuple[float, float]] = {}
     played: dict[int, int] = defaultdict(int)
@@ -262,7 +263,7 @@ def finals_ranking(
             ratings[bot] = moved
             played[bot] += 1
             wins[bot] += rank == 1
-    entries = finalists(session, competition)
+    entries = finalists(session, competition, dropped_too)
     seeds = {entry.bot_id: (entry.seed or 0, entry.position) for entry in entries}
     rows = []
     for entry in entries:
@@ -326,7 +327,7 @@ def _finals_standings(
 ) -> tuple[StandingInfo, ...]:
     ranked = finals_ranking(session, competition)
     order = [row[0] for row in ranked]
-    figures = {row[0]: row for row in ranked}
+    figures = {row[0]: row for row in finals_ranking(session, competition, dropped_too=True)}
     points: dict[int, int] = {}
     if competition.finals["format"] == "swiss":
         from kingmaker.ladder.competition_swiss import swiss_ranking

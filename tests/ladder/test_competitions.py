@@ -103,6 +103,8 @@ def test_a_reset_ladder_with_a_cut_freezes_versions_and_publishes_a_winner(db: D
     final = get_competition(db, "cup")
     assert final.phase == "final" and final.winner == "b1"
     assert [s.bot for s in final.standings] == ["b1", "b2", "b0"]
+    cut = final.standings[2]  # its finals figures stay shown: 2 opponents, both seatings
+    assert (cut.matches, cut.note) == (4, "out after stage 1") and cut.mu < final.standings[0].mu
     kinds = [d.kind for d in final.decisions]
     assert kinds.count("freeze") == 3 and kinds.count("cut") == 1 and kinds.count("winner") == 1
     apply_clock(db, DEADLINE + timedelta(hours=4))  # nothing more to decide, nothing doubled
