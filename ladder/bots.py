@@ -264,11 +264,16 @@ class Runnable(NamedTuple):
 def runnables(db: Database, bot_ids: Sequence[int]) -> dict[int, Runnable]:
     """How to run each of these bots, read in one query (the server does this per match);
     ``NotFoundError`` if one does not exist."""
-    active = (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version))
     with db.read() as session:
-        rows = session.exec(
-            select(Bot, BotVersion).outerjoin(BotVersion, active).where(col(Bot.id).in_(list(bot_ids)))
-        ).all()
+        return runnables_in(session, bot_ids)
+
+
+def runnables_in(session: Session, bot_ids: Sequence[int]) -> dict[int, Runnable]:
+    """``runnables`` in the caller's session (one read with what else the caller reads)."""
+    active = (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version))
+    rows = session.exec(
+        select(Bot, BotVersion).outerjoin(BotVersion, active).where(col(Bot.id).in_(list(bot_ids)))
+    ).all()
     found = {
         bot.id: Runnable(
             bot.name,

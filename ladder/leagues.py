@@ -74,9 +74,12 @@ def create_league(
     max_matches: int | None = None,
     time_budget_s: float | None = None,
     live_delay_s: float | None = None,
+    versions: Mapping[str, int] | None = None,
 ) -> LeagueInfo:
     """Create a league and (for round robin and gauntlet) write its whole plan. ``live_delay_s``:
-    spectators see its running matches that many seconds late (the website's live boards)."""
+    spectators see its running matches that many seconds late (the website's live boards).
+    ``versions``: bot name -> the version that plays for it here, whatever becomes active later
+    (a competition's finals play the versions frozen at its deadline: ``pinned_versions``)."""
     if format not in FORMATS:
         raise InvalidRequestError(f"unknown league format {format!r} (formats: {', '.join(FORMATS)})")
     if (challenger is None) != (format != "gauntlet"):
@@ -130,6 +133,10 @@ def create_league(
             settings=settings,
         )
         session.add(league)
+        if versions:
+            league.settings = settings | {
+                "versions": {str(bot.id): versions[bot.name] for bot in entered if bot.name in versions}
+            }
         session.flush()
         assert league.id is not None
         for position, bot in enumerate(entered):

@@ -385,3 +385,87 @@ class BotFault(SQLModel, table=True):
     count: int = 0
     last_match_id: int = Field(foreign_key="match.id")
     """The latest finished match in which it ended so."""
+
+
+class CompetitionPhase:
+    """The life of a competition (``competition_phases``). Plain strings, as the column reads."""
+
+    OPEN = "open"
+    """Entries play a continuous ladder league; authors submit as they like."""
+    CLOSED = "closed"
+    """The deadline passed: each entry is frozen at one version; finals not started yet."""
+    FINALS = "finals"
+    """The finals' rounds are being played (frozen versions only)."""
+    FINAL = "final"
+    """The winner is published; nothing changes any more."""
+    ALL = (OPEN, CLOSED, FINALS, FINAL)
+
+
+class Competition(SQLModel, table=True):
+    """A season with a deadline, finals and a winner (docs/competitions.md)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    game: str
+    players: int
+    """Seats per match, in the open ladder and the finals."""
+    opens_at: datetime
+    closes_at: datetime
+    """The deadline: entries freeze at the version they play (or were selected) at this time."""
+    finals: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    """The finals' format and its settings: ``{"format": "ladder", "rounds": 2, "cuts": [4, 2]}``
+    or ``{"format": "bracket", "best_of": 3}``."""
+    phase: str = CompetitionPhase.OPEN
+    league_id: int | None = Field(default=None, foreign_key="league.id")
+    """The continuous ladder league its entries play while it is open."""
+    stage: int = 0
+    """The finals' current stage (1, 2, ...; 0 before the finals)."""
+    winner_bot_id: int | None = Field(default=None, foreign_key="bot.id")
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class CompetitionEntry(SQLModel, table=True):
+    """A bot entered in a competition, and the version it plays its finals with."""
+
+    competition_id: int = Field(foreign_key="competition.id", primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", primary_key=True)
+    position: int
+    """Order of entry (the last tie-break)."""
+    selected_version: int | None = None
+    """The version its author chose for the finals before the deadline (None: the active one)."""
+    frozen_version: int | None = None
+    """The version frozen at the deadline: the only one that plays its finals."""
+    seed: int | None = None
+    """Its place in the open ladder at the deadline (1 = best): the finals' seeding."""
+    out_at_stage: int | None = None
+    """The finals stage after which it was cut or lost (None: still in, or the winner)."""
+    entered_at: datetime = Field(default_factory=utc_now)
+
+
+class CompetitionStage(SQLModel, table=True):
+    """The leagues that play one stage of a competition's finals (one per bracket pair, or one
+    for a stage of the reset ladder), each pinned to the entries' frozen versions."""
+
+    competition_id: int = Field(foreign_key="competition.id", primary_key=True)
+    stage: int = Field(primary_key=True)
+    slot: int = Field(primary_key=True)
+    league_id: int = Field(foreign_key="league.id", unique=True)
+
+
+class CompetitionDecision(SQLModel, table=True):
+    """Every decision a competition made (freeze, seed, cut, advance, winner), when and why,
+    shown as it was made. ``key`` makes recording one twice impossible (a resumed step)."""
+
+    __table_args__ = (UniqueConstraint("competition_id", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    competition_id: int = Field(foreign_key="competition.id", index=True)
+    key: str
+    kind: str
+    """freeze, drop, close, finals, cut, advance, winner."""
+    bot_id: int | None = Field(default=None, foreign_key="bot.id")
+    stage: int = 0
+    reason: str
+    """A sentence for people."""
+    decided_at: datetime
+    """By the competition's clock (which tests control)."""

@@ -17,6 +17,9 @@ from kingmaker.ladder.models import (
     Author,
     Bot,
     BotVersion,
+    Competition,
+    CompetitionEntry,
+    CompetitionPhase,
     Match,
     MatchSeat,
     MatchStatus,
@@ -47,8 +50,9 @@ class PrunedFiles:
 def versions_still_needed(session: Session, bot_ids: Iterable[int] | None = None) -> set[VersionKey]:
     """Versions whose files must stay: each bot's active version, versions still on their way
     (queued, building, validating, testing), and versions seated in a match not yet played to its
-    end (a league's or an author's). A duel, the server's or an A/B gate's, plays active and
-    testing versions only, kept here already. A competition's frozen entries go here too."""
+    end (a league's or an author's), and a competition's selected and frozen versions until the
+    competition is final. A duel, the server's or an A/B gate's, plays active and testing
+    versions only, kept here already."""
     wanted = list(bot_ids) if bot_ids is not None else None
     needed: set[VersionKey] = set()
     bots = select(Bot.id, Bot.active_version).where(col(Bot.active_version).is_not(None))
@@ -61,10 +65,17 @@ def versions_still_needed(session: Session, bot_ids: Iterable[int] | None = None
             col(MatchSeat.version).is_not(None),
         )
     )
+    entries = select(Competition.id, CompetitionEntry.bot_id, CompetitionEntry.selected_version,
+                     CompetitionEntry.frozen_version).join(
+        Competition, col(Competition.id) == col(CompetitionEntry.competition_id)
+    ).where(Competition.phase != CompetitionPhase.FINAL)  # fmt: skip
     if wanted is not None:
         bots = bots.where(col(Bot.id).in_(wanted))
         on_way = on_way.where(col(BotVersion.bot_id).in_(wanted))
         seated = seated.where(col(MatchSeat.bot_id).in_(wanted))
+        entries = entries.where(col(CompetitionEntry.bot_id).in_(wanted))
+    for _, bot_id, selected, frozen in session.exec(entries).all():
+        needed |= {(int(bot_id), int(number)) for number in (selected, frozen) if number is not None}
     for query in (bots, on_way, seated):
         for bot_id, number in session.exec(query).all():
             if bot_id is not None and number is not None:

@@ -14,6 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from kingmaker.ladder import bots
+from kingmaker.ladder.competition_clock import warn_if_set
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.ladder.versions import fail_interrupted
@@ -33,6 +34,7 @@ from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, defaul
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.new_versions.submissions import SubmissionPipeline
 from kingmaker.server.refereeing.archive import MemoryArchive
+from kingmaker.server.scheduling.competition_ticker import keep_competitions
 from kingmaker.server.scheduling.scheduler import LeagueRunner
 from kingmaker.server.seats.admission import Admission
 from kingmaker.server.seats.arena import HELLO_TIMEOUT_SECONDS, ArenaService
@@ -104,7 +106,8 @@ class ServerConfig:
     """Seconds a remote bot of a running ladder may go without a connection before it is away
     (see ``presence``)."""
     resume_leagues: bool = True
-    """Start again, at start-up, every league a previous run left unfinished."""
+    """Start again, at start-up, every league a previous run left unfinished, and keep the
+    competitions to their clock (``competition_ticker``)."""
     jail: bool = True
     """Run launched bots in the bubblewrap jail (no network). Where it does not work they are
     refused, unless ``allow_unjailed``; False runs them unjailed, as trusted code."""
@@ -195,6 +198,7 @@ class KingmakerServer:
         self._jail_door: grpc.aio.Server | None = None
         """The server on the Unix socket launched bots reach: the Arena only."""
         self._trimming: asyncio.Task[None] | None = None
+        self._competitions: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await asyncio.to_thread(bots.authenticate, self.db, token)
@@ -319,6 +323,11 @@ class KingmakerServer:
         self.submissions.prune_periodically()
         if config.resume_leagues:
             await self.leagues.resume_unfinished()
+            # Competitions' deadlines and finals (one that passed while it was down: now).
+            warn_if_set()
+            self._competitions = asyncio.create_task(
+                keep_competitions(self.db, self.leagues), name="competitions"
+            )
         return self.address
 
     async def _executor(self, local: LocalExecutor) -> MatchExecutor:
@@ -367,6 +376,9 @@ class KingmakerServer:
         self.loop_lag.stop()
         if self._trimming is not None:
             self._trimming.cancel()
+        if self._competitions is not None:
+            self._competitions.cancel()
+            await asyncio.gather(self._competitions, return_exceptions=True)
         await self._health.enter_graceful_shutdown()
         if self.submissions is not None:
             await self.submissions.close()

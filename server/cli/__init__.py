@@ -85,6 +85,9 @@ COMMANDS = {
         "trivial program built with it), and the apt-get line that installs the rest.",
     ),
     "league": LazyCommand("leagues:app", "Create, run and follow leagues."),
+    "competition": LazyCommand(
+        "competitions:app", "Competitions: a deadline, frozen versions, finals and a winner."
+    ),
 }
 
 

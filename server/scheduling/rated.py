@@ -17,6 +17,7 @@ from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import leagues
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import finish_match, void_match
+from kingmaker.ladder.pinned_versions import pinned_runnables
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.think_times import THINK_KEY, rounded
 from kingmaker.server.execution.executors import MatchExecutor, as_executor
@@ -42,7 +43,7 @@ async def play_ticket(
     ``entrants``: the seats' bots if already read (``claim_with_entrants``)."""
     try:
         if entrants is None:
-            entrants = await asyncio.to_thread(entrants_of, db, ticket.bot_ids)
+            entrants = await asyncio.to_thread(entrants_of, db, ticket.bot_ids, ticket.league_id)
         executor = as_executor(runner)
         report = await executor.play(
             ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
@@ -110,15 +111,20 @@ def claim_with_entrants(
     claimed: list[tuple[MatchTicket, list[Entrant] | None]] = []
     for ticket in leagues.claim_matches(db, league_id, limit, busy, absent):
         try:
-            claimed.append((ticket, entrants_of(db, ticket.bot_ids)))
+            claimed.append((ticket, entrants_of(db, ticket.bot_ids, ticket.league_id)))
         except Exception:
             claimed.append((ticket, None))
     return claimed
 
 
-def entrants_of(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
-    """The seats' bots, read in one go (one thread hop and one query per match)."""
-    found = ladder_bots.runnables(db, bot_ids)
+def entrants_of(db: Database, bot_ids: tuple[int, ...], league_id: int | None = None) -> list[Entrant]:
+    """The seats' bots, read in one go (one thread hop and one query per match); in a league
+    that pins versions (a competition's finals), the pinned ones."""
+    found = (
+        pinned_runnables(db, bot_ids, league_id)
+        if league_id is not None
+        else ladder_bots.runnables(db, bot_ids)
+    )
     seated = [(bot_id, found[bot_id]) for bot_id in bot_ids]
     return [
         Entrant(

@@ -130,6 +130,11 @@ class LeagueRunner:
         """How long a ladder's remote bot may go unconnected before it is away (``presence``)."""
         self._runs: dict[int, _Run] = {}
 
+    def is_running(self, league_id: int) -> bool:
+        """Whether a run of the league is going on (not ending)."""
+        run = self._runs.get(league_id)
+        return run is not None and run.task is not None and not run.task.done() and not run.ending
+
     def live(self, league_id: int) -> tuple[int, int]:
         """(matches in play, matches held back by admission control) of a running league."""
         state = self.state(league_id)

@@ -142,6 +142,13 @@ PERMISSIONS: dict[str, Permission] = {
     "SetAuthorQuota": Permission(Rule.ADMIN),
     "RotateAuthorToken": Permission(Rule.ADMIN),
     "RotateMyToken": Permission(Rule.AUTHOR),
+    # competitions
+    "CreateCompetition": Permission(Rule.ADMIN),
+    "EnterCompetition": Permission(Rule.OWNER, _bot),
+    "SelectCompetitionVersion": Permission(Rule.OWNER, _bot),
+    "GetCompetition": Permission(Rule.PUBLIC),
+    "ListCompetitions": Permission(Rule.PUBLIC),
+    "StartFinals": Permission(Rule.ADMIN),
 }
 
 

@@ -131,6 +131,16 @@ FIELDS: dict[str, dict[str, Seen]] = {
     # PruneVersions answers its caller about their own bots only (the admin: anyone's).
     "PruneVersionsResponse": _fields(versions=Seen.CALLERS, bytes_freed=Seen.CALLERS),
     "PrunedVersion": _fields(bot=Seen.CALLERS, number=Seen.CALLERS, bytes=Seen.CALLERS),
+    # competitions: public, like the ladder (docs/competitions.md)
+    "CompetitionInfo": _fields(
+        "name game players opens_at closes_at phase finals_format rounds cuts best_of open_league "
+        "stage winner entries decisions standings stages now"
+    ),
+    "CompetitionEntry": _fields("bot author active_version selected_version frozen_version seed out_at_stage"),
+    "CompetitionDecision": _fields("kind bot stage reason decided_at"),
+    "CompetitionStanding": _fields("place bot version mu sigma conservative matches wins note points"),
+    "CompetitionStage": _fields("stage slot league bots finished match_ids"),
+    "ListCompetitionsResponse": _fields("competitions next_page_token"),
     "GetBotLogsResponse": _fields("next_page_token", logs=Seen.OWN_ITEMS),
 }
 

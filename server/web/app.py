@@ -18,12 +18,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from kingmaker.ladder.competition_clock import competition_now
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.secrecy import secrets_verdict
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web import queries
 from kingmaker.server.web.bot_page import FAULTS, bot_page
+from kingmaker.server.web.competition_page import competition_names, competition_page
 from kingmaker.server.web.console import NotSignedIn, console_routes
 from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
@@ -55,10 +57,19 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         return HTMLResponse(html, status_code=status)
 
     def index(request: Request) -> Response:
-        return page(request, "index.html", games=queries.games(), leagues=queries.league_names(db))
+        return page(
+            request, "index.html", games=queries.games(), leagues=queries.league_names(db),
+            competitions=competition_names(db),
+        )  # fmt: skip
 
     def api_index(request: Request) -> Response:
-        return JSONResponse({"games": queries.games(), "leagues": queries.league_names(db)})
+        return JSONResponse(
+            {
+                "games": queries.games(),
+                "leagues": queries.league_names(db),
+                "competitions": competition_names(db),
+            }
+        )
 
     def standings(request: Request) -> Response:
         data = queries.standings_page(db, request.path_params["game"], _page(request))
@@ -91,6 +102,13 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
 
     def api_league(request: Request) -> Response:
         return JSONResponse(queries.league_page(db, request.path_params["name"], _page(request)))
+
+    def competition(request: Request) -> Response:
+        data = competition_page(db, request.path_params["name"], competition_now())
+        return page(request, "competition.html", data=data)
+
+    def api_competition(request: Request) -> Response:
+        return JSONResponse(competition_page(db, request.path_params["name"], competition_now()))
 
     def match(request: Request) -> Response:
         match_id = _match_id(request)
@@ -147,11 +165,13 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/bots/{name}", bot),
         Route("/leagues/{name}", league),
         Route("/leagues/{name}/events", league_events),
+        Route("/competitions/{name}", competition),
         Route("/matches/{match_id}", match),
         Route("/api", api_index),
         Route("/api/standings/{game}", api_standings),
         Route("/api/bots/{name}", api_bot),
         Route("/api/leagues/{name}", api_league),
+        Route("/api/competitions/{name}", api_competition),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
         Route("/api/matches/{match_id}/live", api_match_live),

@@ -147,6 +147,20 @@ REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "GetBotLogs": (Unary, lambda bot, fresh: admin_pb2.GetBotLogsRequest(bot=bot)),
     "Duel": (ServerStream, lambda bot, fresh: admin_pb2.DuelRequest(game="no-such-game", a=bot, b=bot)),
     "PruneVersions": (Unary, lambda bot, fresh: admin_pb2.PruneVersionsRequest(bot=bot, dry_run=True)),
+    "CreateCompetition": (
+        Unary,
+        lambda bot, fresh: admin_pb2.CreateCompetitionRequest(
+            name=fresh, game="no-such-game", closes_at="2099-01-01T00:00:00Z"
+        ),
+    ),
+    "EnterCompetition": (Unary, lambda bot, fresh: admin_pb2.CompetitionEntryRequest(name=fresh, bot=bot)),
+    "SelectCompetitionVersion": (
+        Unary,
+        lambda bot, fresh: admin_pb2.CompetitionEntryRequest(name=fresh, bot=bot, version=1),
+    ),
+    "GetCompetition": (Unary, lambda bot, fresh: admin_pb2.GetCompetitionRequest(name=fresh)),
+    "ListCompetitions": (Unary, lambda bot, fresh: admin_pb2.ListCompetitionsRequest()),
+    "StartFinals": (Unary, lambda bot, fresh: admin_pb2.GetCompetitionRequest(name=fresh)),
 }
 
 

@@ -12,7 +12,7 @@ from kingmaker.ladder import author_bounds, authors, retention, versions
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import BoundReachedError, InvalidRequestError
 from kingmaker.ladder.matches import schedule_match
-from kingmaker.ladder.models import BotVersion, MatchSeat
+from kingmaker.ladder.models import BotVersion, Competition, CompetitionEntry, MatchSeat, utc_now
 
 
 def digest(text: str) -> str:
@@ -116,3 +116,29 @@ def test_bytes_stored_and_submissions_per_hour_are_bounded_in_one_line(db: Datab
             session.add(row)
     versions.check_submitter(db, "annbot", ann.id, 0)
     versions.check_submitter(db, "annbot", None, 10**12)  # the admin is not bounded
+
+
+def test_a_competitions_selected_and_frozen_versions_are_kept_until_it_is_final(db: Database) -> None:
+    versions_of(db, "entered", 6)
+    bot_id = versions.get_version(db, "entered", 1).bot_id
+    with db.transaction() as session:
+        now = utc_now()
+        cup = Competition(name="cup", game=TEST_GAME, players=2, opens_at=now, closes_at=now, phase="finals")
+        session.add(cup)
+        session.flush()
+        assert cup.id is not None
+        session.add(CompetitionEntry(competition_id=cup.id, bot_id=bot_id, position=0, entered_at=now,
+                                     selected_version=1, frozen_version=2))  # fmt: skip
+    with db.read() as session:
+        needed = retention.versions_still_needed(session)
+    assert {(bot_id, 1), (bot_id, 2)} <= needed
+    with db.transaction() as session:
+        files = retention.prune(session, keep=1, bot_name="entered")
+    assert [number for _, number, _ in files.versions] == [3, 4]
+    with db.transaction() as session:  # once final, its versions are like any others
+        row = session.exec(select(Competition).where(Competition.name == "cup")).one()
+        row.phase = "final"
+        session.add(row)
+    with db.transaction() as session:
+        files = retention.prune(session, keep=1, bot_name="entered")
+    assert [number for _, number, _ in files.versions] == [1, 2]

@@ -12,13 +12,16 @@ import secrets
 
 from kingmaker.server.services.admin.authors import AuthorRpcs
 from kingmaker.server.services.admin.bots import BotRpcs
+from kingmaker.server.services.admin.competitions import CompetitionRpcs
 from kingmaker.server.services.admin.leagues import LeagueRpcs
 from kingmaker.server.services.admin.matches import MatchRpcs
 from kingmaker.server.services.admin.versions import VersionRpcs
 from kingmaker.v1 import admin_pb2_grpc
 
 
-class AdminService(MatchRpcs, BotRpcs, VersionRpcs, LeagueRpcs, AuthorRpcs, admin_pb2_grpc.AdminServicer):
+class AdminService(
+    MatchRpcs, BotRpcs, VersionRpcs, LeagueRpcs, AuthorRpcs, CompetitionRpcs, admin_pb2_grpc.AdminServicer
+):
     """Every RPC of the Admin service (``proto/kingmaker/v1/admin.proto``)."""
 
 

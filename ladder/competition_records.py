@@ -1,0 +1,77 @@
+"""Plain values a competition is read as (``competitions.get_competition``): frozen dataclasses,
+never live rows, as everything else the ladder returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EntryInfo:
+    bot: str
+    author: str | None
+    active_version: int | None
+    """The version that plays elsewhere now (after the deadline, perhaps a newer one)."""
+    selected_version: int | None
+    frozen_version: int | None
+    """The version its finals play (None until the deadline, or if it was dropped)."""
+    seed: int | None
+    out_at_stage: int | None
+
+
+@dataclass(frozen=True)
+class DecisionInfo:
+    kind: str
+    bot: str | None
+    stage: int
+    reason: str
+    decided_at: datetime
+
+
+@dataclass(frozen=True)
+class StandingInfo:
+    place: int
+    bot: str
+    version: int | None
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int
+    wins: int
+    note: str = ""
+    """"cut after stage 1", "lost in stage 2", "winner"..."""
+    points: int = 0
+    """Swiss finals: the points that order them."""
+
+
+@dataclass(frozen=True)
+class StageLeague:
+    stage: int
+    slot: int
+    league: str
+    bots: tuple[str, ...]
+    finished: bool
+    match_ids: tuple[int, ...] = ()
+    """The league's finished matches (each has a replay on the website)."""
+
+
+@dataclass(frozen=True)
+class CompetitionInfo:
+    name: str
+    game: str
+    players: int
+    opens_at: datetime
+    closes_at: datetime
+    phase: str
+    finals: dict[str, Any]
+    open_league: str | None
+    stage: int
+    winner: str | None
+    entries: tuple[EntryInfo, ...] = ()
+    decisions: tuple[DecisionInfo, ...] = ()
+    standings: tuple[StandingInfo, ...] = ()
+    """The open ladder's while open; the finals' from the deadline on."""
+    stages: tuple[StageLeague, ...] = ()
+    id: int = 0

@@ -1,0 +1,50 @@
+"""The background task that keeps competitions up to their clock: every second it applies the
+deadlines that passed (including one that passed while the server was down: the first look is at
+start-up), decides the finals' stages that ended, stops the open ladders of closed competitions
+and runs the leagues that should be playing (``competition_phases.apply_clock``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from kingmaker.ladder import league_lifecycle, leagues
+from kingmaker.ladder.competition_clock import competition_now
+from kingmaker.ladder.competition_phases import ClockWork, apply_clock
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import LadderError
+from kingmaker.server.scheduling.scheduler import LeagueRunner
+
+log = logging.getLogger("kingmaker.server")
+
+TICK_S = 1.0
+
+
+async def keep_competitions(db: Database, runner: LeagueRunner, tick_s: float = TICK_S) -> None:
+    """Look at the clock every ``tick_s`` until cancelled; a failed look is logged and retried."""
+    while True:
+        try:
+            await look(db, runner)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("competitions: could not apply the clock; trying again")
+        await asyncio.sleep(tick_s)
+
+
+async def look(db: Database, runner: LeagueRunner) -> ClockWork:
+    """One look at the clock, and the leagues it starts or stops."""
+    work = await asyncio.to_thread(apply_clock, db, competition_now())
+    for name in work.changed:
+        log.info("competition %s moved on", name)
+    for name in work.to_stop:
+        try:
+            await asyncio.to_thread(league_lifecycle.stop_league, db, name)
+            log.info("competition ladder %s stopped at its deadline", name)
+        except LadderError:
+            pass  # stopped already
+    for name in work.to_run:
+        info = await asyncio.to_thread(leagues.get_league, db, name)
+        if not info.finished and not info.paused and not runner.is_running(info.id):  # an admin's pause holds
+            await runner.start(name)
+    return work

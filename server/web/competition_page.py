@@ -1,0 +1,67 @@
+"""A competition's page: its phase and the time left, its entries (each frozen version), the
+finals' stages (the bracket's pairs, or the ladder's rounds) with the matches in play (each links
+to its live board) and every finished match's replay, the standings and every decision."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from kingmaker.ladder.competition_rows import format_time
+from kingmaker.ladder.competitions import get_competition
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.models import Competition, League, Match, MatchStatus
+from kingmaker.server.web.match_rows import match_rows
+
+SHOWN_MATCHES = 200
+"""Finished matches listed per stage league (each with its replay); the league's page has all."""
+
+
+def competition_page(db: Database, name: str, now: datetime) -> dict[str, Any]:
+    info = get_competition(db, name)
+    stages = []
+    with db.read() as session:
+        for stage in info.stages:
+            playing = _in_play(session, stage.league)
+            finished = match_rows(session, list(stage.match_ids[-SHOWN_MATCHES:]))
+            stages.append(asdict(stage) | {"in_play": playing, "matches": finished})
+    left = (info.closes_at - now).total_seconds()
+    return {
+        "competition": info.name,
+        "game": info.game,
+        "players": info.players,
+        "phase": info.phase,
+        "stage": info.stage,
+        "finals": info.finals,
+        "opens_at": format_time(info.opens_at),
+        "closes_at": format_time(info.closes_at),
+        "now": format_time(now),
+        "seconds_left": max(0, int(left)) if info.phase == "open" else 0,
+        "open_league": info.open_league,
+        "winner": info.winner,
+        "entries": [asdict(entry) for entry in info.entries],
+        "standings": [asdict(row) for row in info.standings],
+        "decisions": [asdict(d) | {"decided_at": format_time(d.decided_at)} for d in info.decisions],
+        "stages": stages,
+    }
+
+
+def competition_names(db: Database) -> list[dict[str, Any]]:
+    with db.read() as session:
+        rows = session.exec(select(Competition).order_by(col(Competition.id).desc()).limit(50)).all()
+        return [{"competition": row.name, "game": row.game, "phase": row.phase} for row in rows]
+
+
+def _in_play(session: Session, league_name: str) -> list[dict[str, Any]]:
+    league = session.exec(select(League).where(League.name == league_name)).first()
+    if league is None:
+        return []
+    running = session.exec(
+        select(Match.id)
+        .where(Match.league_id == league.id, Match.status == MatchStatus.RUNNING)
+        .order_by(col(Match.id))
+    ).all()
+    return match_rows(session, [match_id or 0 for match_id in running])

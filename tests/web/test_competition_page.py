@@ -1,0 +1,134 @@
+"""A competition's page in headless Chromium: an open one counts down to its deadline; a finished
+one shows its bracket stage by stage, the final standings with the winner first, every decision,
+and each finals match links to its replay, which plays the stored match; a finals match in play
+links to its live board."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_support import chromium_available, play_and_record, start_chromium
+
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.competition_phases import apply_clock, start_finals
+from kingmaker.ladder.competitions import create_competition, enter_competition
+from kingmaker.ladder.db import Database, open_database
+from kingmaker.server.web.serve import BackgroundWebServer
+
+pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
+
+BOTS = ("ada", "brick", "cyd", "dot")
+
+
+def play_stage(db: Database, names: list[str], seed: int) -> None:
+    """Play every match of these leagues with random legal actions, recorded as the server would."""
+    for name in names:
+        info = leagues.get_league(db, name)
+        while tickets := leagues.claim_matches(db, info.id, 4):
+            for ticket in tickets:
+                play_and_record(db, ticket, seed, already_running=True)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("competition-web")
+    db = open_database(f"sqlite:///{folder / 'ladder.db'}")
+    for name in BOTS:
+        register_bot(db, name, ["kingdoms"], command=["true", name])
+    now = datetime.now(UTC)
+    create_competition(db, "spring", "kingdoms", now + timedelta(days=2, hours=3), now)
+    create_competition(
+        db, "cup", "kingdoms", now + timedelta(hours=1), now, finals={"format": "bracket", "best_of": 1}
+    )
+    for name in BOTS:
+        enter_competition(db, "cup", name, now)
+    later = now + timedelta(hours=2)
+    apply_clock(db, later)
+    stage = start_finals(db, "cup", later)
+    number = 0
+    while stage:
+        number += 1
+        play_stage(db, stage, seed=number)
+        stage = apply_clock(db, later + timedelta(minutes=number)).to_run
+    # "derby": its final in play now (claimed, not finished).
+    create_competition(db, "derby", "kingdoms", now + timedelta(hours=1), now, finals={"format": "bracket"})
+    for name in BOTS[:2]:
+        enter_competition(db, "derby", name, now)
+    apply_clock(db, later)
+    (final,) = start_finals(db, "derby", later)
+    running = leagues.claim_matches(db, leagues.get_league(db, final).id, 1)[0].match_id
+    server = BackgroundWebServer(db)
+    try:
+        yield {"db": db, "url": server.url, "running": running}
+    finally:
+        server.stop()
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    driver = start_chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def css(browser: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(browser.find_elements(By.CSS_SELECTOR, selector))
+
+
+def test_an_open_competition_counts_down_to_its_deadline(site: dict[str, Any], browser: Any) -> None:
+    browser.get(f"{site['url']}/competitions/spring")
+    assert css(browser, "#phase")[0].get_attribute("data-phase") == "open"
+    first = css(browser, "#countdown")[0].text
+    assert first.startswith("2d 0"), first  # 2 days 3 hours less the seconds the page took
+    time.sleep(2.2)
+    second = css(browser, "#countdown")[0].text
+    assert second != first and second.startswith("2d 0")
+    assert "No entry yet." in css(browser, "#entries")[0].text
+
+
+def test_a_finished_bracket_shows_stages_standings_decisions_and_replays(
+    site: dict[str, Any], browser: Any, tmp_path: Path
+) -> None:
+    with urllib.request.urlopen(f"{site['url']}/api/competitions/cup", timeout=10) as response:
+        data = json.load(response)
+    assert data["phase"] == "final" and data["winner"]
+    browser.get(f"{site['url']}/competitions/cup")
+    assert css(browser, "#winner")[0].text == f"Winner: {data['winner']}"
+    # 4 entries: two pairs in stage 1, the final in stage 2.
+    stages = [
+        (s.get_attribute("data-stage"), s.get_attribute("data-slot")) for s in css(browser, "section.stage")
+    ]
+    assert stages == [("1", "0"), ("1", "1"), ("2", "0")]
+    standings = [row.text.split()[1] for row in css(browser, "#standings tbody tr")]
+    assert standings[0] == data["winner"] and sorted(standings) == sorted(BOTS)
+    kinds = [item.get_attribute("data-kind") for item in css(browser, "#decisions li")]
+    assert kinds.count("freeze") == 4 and kinds.count("eliminated") == 3 and kinds[-1] == "winner"
+    # Every finals match (best of 1 duplicate pair: 2 a meeting) links to its replay.
+    links = [
+        a.get_attribute("href") for a in css(browser, "section.stage table.matches tbody tr td:first-child a")
+    ]
+    assert len(links) == 3 * 2
+    browser.get(links[0])
+    assert css(browser, "#board svg"), "the replay shows the board"
+
+
+def test_a_finals_match_in_play_links_to_its_live_board(site: dict[str, Any], browser: Any) -> None:
+    browser.get(f"{site['url']}/competitions/derby")
+    assert css(browser, "#phase")[0].get_attribute("data-phase") == "finals"
+    live = [a.get_attribute("href") for a in css(browser, "section.stage ul.in-play a")]
+    assert live == [f"{site['url']}/matches/{site['running']}"]
+    browser.get(live[0])
+    assert css(browser, "section#live"), "the match page shows its live board"
