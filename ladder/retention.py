@@ -74,8 +74,8 @@ def versions_still_needed(session: Session, bot_ids: Iterable[int] | None = None
         on_way = on_way.where(col(BotVersion.bot_id).in_(wanted))
         seated = seated.where(col(MatchSeat.bot_id).in_(wanted))
         entries = entries.where(col(CompetitionEntry.bot_id).in_(wanted))
-    for _, bot_id, selected, frozen in session.exec(entries).all():
-        needed |= {(int(bot_id), int(number)) for number in (selected, frozen) if number is not None}
+    for _, entered, selected, frozen in session.exec(entries).all():
+        needed |= {(int(entered), int(number)) for number in (selected, frozen) if number is not None}
     for query in (bots, on_way, seated):
         for bot_id, number in session.exec(query).all():
             if bot_id is not None and number is not None:

@@ -136,7 +136,9 @@ FIELDS: dict[str, dict[str, Seen]] = {
         "name game players opens_at closes_at phase finals_format rounds cuts best_of open_league "
         "stage winner entries decisions standings stages now"
     ),
-    "CompetitionEntry": _fields("bot author active_version selected_version frozen_version seed out_at_stage"),
+    "CompetitionEntry": _fields(
+        "bot author active_version selected_version frozen_version seed out_at_stage"
+    ),
     "CompetitionDecision": _fields("kind bot stage reason decided_at"),
     "CompetitionStanding": _fields("place bot version mu sigma conservative matches wins note points"),
     "CompetitionStage": _fields("stage slot league bots finished match_ids"),
