@@ -52,6 +52,7 @@ from kingmaker.sdk.client import (
     CLIENT,
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
+    REFUSED,
     ConnectionRefused,
     server_address,
 )
@@ -197,7 +198,7 @@ async def bridge(
                 async for message in call:
                     await state.send_to_program(message)
             except grpc.aio.AioRpcError as error:
-                if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                if error.code() in REFUSED:
                     raise ConnectionRefused(error.details() or "the server refused the token") from None
                 if error.code() != grpc.StatusCode.CANCELLED:
                     raise

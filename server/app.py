@@ -21,6 +21,7 @@ from kingmaker.server import malloc
 from kingmaker.server.addresses import AddressError, parse_address
 from kingmaker.server.admission import Admission
 from kingmaker.server.archive import MemoryArchive
+from kingmaker.server.barred import barred
 from kingmaker.server.build_store import BlobStore, BuildStore
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import ExecutorError, LocalExecutor, MatchExecutor, usable_cores
@@ -194,8 +195,11 @@ class KingmakerServer:
         self._trimming: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
-        bot = await asyncio.to_thread(bots.authenticate, self.db, token)
-        return Identity(bot=bot.name, bot_id=bot.id) if bot is not None else None
+        bot = await asyncio.to_thread(bots.token_holder, self.db, token)
+        if bot is None:
+            return None
+        why, code = barred(bot)
+        return Identity(bot=bot.name, bot_id=bot.id, barred=why, barred_code=code)
 
     async def start(self) -> str:
         config = self.config

@@ -43,7 +43,7 @@ class Presence:
             session.identity.bot_id
             for session in self.pool.sessions
             if session.identity.launch_key is None
-            and not session.closed.is_set()
+            and session.takes_matches
             and session.plays(self.game)
         }
         return self.remote & streams

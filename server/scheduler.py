@@ -20,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import leagues, membership
@@ -28,12 +29,14 @@ from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.server.admission import Admission
+from kingmaker.server.barred import barred
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import LocalExecutor, MatchExecutor
 from kingmaker.server.presence import AWAY_GRACE_S, Presence
 from kingmaker.server.rated import claim_with_entrants, play_ticket
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
+from kingmaker.v1 import arena_pb2
 
 log = logging.getLogger("kingmaker.server")
 
@@ -417,5 +420,19 @@ class LeagueRunner:
             run.finishes.append(time.monotonic())
             run.forget_finishes(run.finishes[-1])
             run.waiting = ""
+        if last is not None and last.suspended_bot_ids:
+            await self._end_suspended(last.suspended_bot_ids)
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         run.publish(Progress(run.name, counts, last, league_id=run.league_id))
+
+    async def _end_suspended(self, bot_ids: tuple[int, ...]) -> None:
+        """A bot just suspended is told why on each of its open streams, which end once their
+        matches in play are over (it would otherwise wait there for a match that never comes)."""
+        for bot_id in bot_ids:
+            sessions = self.roster.pool.sessions_of(bot_id)
+            if not sessions:
+                continue
+            why, code = barred(await asyncio.to_thread(ladder_bots.get_bot_by_id, self.db, bot_id))
+            for session in sessions:
+                if why and session.identity.launch_key is None:
+                    session.drain(cast(arena_pb2.ErrorCode, code), why)

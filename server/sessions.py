@@ -39,6 +39,10 @@ class Identity:
     """The registered bot's id; None for a bot launched for a single match."""
     launch_key: str | None = None
     """For a launched bot: the one-time token the launcher gave it."""
+    barred: str = ""
+    """Why this bot may not play now (suspended, disabled), told to it before its stream ends."""
+    barred_code: int = 0
+    """The ``ErrorCode`` that says so (``SUSPENDED``, ``DISABLED``)."""
 
 
 RUNNABLE_RECHECK_S = 0.05
@@ -109,6 +113,9 @@ class BotSession:
     """The error the bot was sent for that fault (``FLOODING``, ``MALFORMED_REPLY``)."""
     _ended: bool = False
     """Whether the outbox holds its end: nothing more is sent."""
+    draining: bool = False
+    """The stream is leaving: it plays out its matches and is offered no new one (``drain``)."""
+    _farewell: tuple[arena_pb2.ErrorCode, str] | None = None
     ended_by_server: str = ""
     """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
     rotated, the server is stopping): the matches it was in are not the bot's to lose."""
@@ -122,9 +129,28 @@ class BotSession:
         return not self.games or game in self.games
 
     @property
+    def takes_matches(self) -> bool:
+        """Open and not leaving (no ``Goodbye``, not suspended meanwhile): may be offered a match."""
+        return not self.closed.is_set() and not self.draining
+
+    @property
     def has_room(self) -> bool:
-        """Open, and playing fewer matches than the hello's ``max_concurrent_matches``."""
-        return not self.closed.is_set() and len(self.matches) < self.capacity
+        """Takes matches, and plays fewer than the hello's ``max_concurrent_matches``."""
+        return self.takes_matches and len(self.matches) < self.capacity
+
+    def drain(self, code: arena_pb2.ErrorCode = arena_pb2.ERROR_CODE_UNSPECIFIED, why: str = "") -> None:
+        """Offer this stream no new match, and end it (status OK) once the matches it is in are
+        over: the bot said ``Goodbye``, or (``why``, sent as an error first) it was suspended."""
+        self.draining = True
+        if why and not self._farewell:
+            self._farewell = (code, why)
+        if not self.matches:
+            self._leave()
+
+    def _leave(self) -> None:
+        if self._farewell:
+            self.error(*self._farewell)
+        self._end()
 
     def send(self, message: arena_pb2.ServerMessage) -> None:
         if not self._ended:
@@ -210,6 +236,8 @@ class BotSession:
         kind = message.WhichOneof("message")
         if kind == "reply":
             self._on_reply(message.reply)
+        elif kind == "goodbye":
+            self.drain()
         elif kind == "hello":
             self._unsolicited_message(arena_pb2.ERROR_CODE_BAD_HELLO, "this stream already said hello")
         else:
@@ -240,6 +268,8 @@ class BotSession:
         self._unsolicited = 0  # counted per match: what it did before is not held against it
         if self.closed.is_set() and not self.matches:
             self._end()
+        elif self.draining and not self.matches:
+            self._leave()
 
     def _end(self) -> None:
         if not self._ended:
