@@ -38,9 +38,7 @@ def recent_faults(session: Session, bot_id: int, since: datetime | None = None) 
     if since is not None:
         query = query.where(col(Match.finished_at) > since)
     reasons = session.exec(
-        query
-        .order_by(col(Match.finished_at).desc(), col(Match.id).desc())
-        .limit(FAULT_WINDOW)
+        query.order_by(col(Match.finished_at).desc(), col(Match.id).desc()).limit(FAULT_WINDOW)
     ).all()
     faults = sum(1 for reason in reasons if reason and EndReason(reason).is_bot_fault)
     return faults, len(reasons)

@@ -13,7 +13,10 @@ from kingmaker.v1 import arena_pb2
 def barred(bot: BotInfo) -> tuple[str, int]:
     """(why the bot may not play, the error code that says so); ("", 0) for a bot that may."""
     if not bot.enabled:
-        text = f"bot {bot.name} is disabled by an admin; it plays again once enabled (`kingmaker bot enable {bot.name}`)"
+        text = (
+            f"bot {bot.name} is disabled by an admin; "
+            f"it plays again once enabled (`kingmaker bot enable {bot.name}`)"
+        )
         return text, arena_pb2.ERROR_CODE_DISABLED
     if bot.suspended_reason is not None:
         text = (

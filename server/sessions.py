@@ -286,7 +286,7 @@ class BotSession:
             # The reply to a request whose wait ran out: the referee struck that decision already.
             # It is a late reply, not a message nobody asked for, and is not counted as flooding.
             self._closed_ids[reply.request_id] = True  # a second reply to it is one nobody asked for
-            text = f"the reply to request {reply.request_id} came after its deadline (already struck); ignored"
+            text = f"the reply to request {reply.request_id} came after its deadline; ignored"
             self.error(arena_pb2.ERROR_CODE_LATE_REPLY, text, reply.match_id, reply.request_id)
         elif answered:
             text = f"request {reply.request_id} was already answered; a second reply is ignored"
