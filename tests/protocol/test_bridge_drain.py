@@ -39,13 +39,8 @@ def test_sigterm_finishes_the_match_in_play_then_the_bridge_exits_cleanly(server
     entrants = [Entrant("leaving", bot_id=info.id), Entrant("random", command=tuple(PYTHON_RANDOM))]
     control = TimeControl(decision_ms=2000, max_strikes=3)
     reports: list[MatchReport] = []
-    playing = threading.Thread(
-        target=lambda: reports.append(
-            server.run(
-                play_match(server.server.roster, "kingdoms", entrants, 5, {}, control, "drain"), timeout=240
-            )
-        )
-    )
+    match = play_match(server.server.roster, "kingdoms", entrants, 5, {}, control, "drain")
+    playing = threading.Thread(target=lambda: reports.append(server.run(match, timeout=240)))
     playing.start()
     try:
         deadline = time.monotonic() + 60
