@@ -18,11 +18,12 @@ Decisions the protocol leaves to the bridge:
 
 - A reply without ``matchId`` and ``requestId`` answers the oldest request still open, so the
   simplest program never has to copy ids; one that names them is routed by them.
-- A request is open for ``deadline_ms + time_bank_ms`` plus ``GRACE_MS`` of transport allowance;
-  after that the bridge stops waiting for it (the server has already played a default action and
-  sent a LATE_REPLY error, which the program also receives). A late line that names its request
-  still goes to the server, which answers LATE_REPLY; one without ids answers the next open
-  request, so a program that may be late should name its request.
+- A request is open until the server closes it: the bridge keeps no clock of its own (the server's
+  time rule differs for launched and remote bots, docs/protocol.md, "The clock"). It is closed
+  when the server strikes it (``LATE_REPLY`` naming it), asks the same match again, or ends the
+  match. A late line that names its request still goes to the server, which answers LATE_REPLY;
+  one without ids answers the oldest open request, so a program that may be late should name
+  its request.
 - A line that is not a valid reply is sent on as a reply with no choice for the request it
   answers, so the server strikes it as MALFORMED_REPLY, exactly as it would a gRPC bot's garbage.
 - The program's stderr is the bridge's stderr (the server keeps its tail when a seat faults).
@@ -63,13 +64,10 @@ from kingmaker.sdk.client import (
 )
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
-GRACE_MS = 50
-"""Allowance on top of a request's deadline and bank before the bridge stops waiting for it."""
-
 EXIT_WAIT_SECONDS = 2.0
 """How long the program may take to exit after its stdin closes."""
 
-PROGRAM_GONE_SECONDS = 1.0
+PROGRAM_GONE_SECONDS = 0.25
 """How long after the program closes its stdout the bridge waits to see whether it exited (a
 crash) or lives on (it hung up: a disconnection)."""
 
@@ -119,6 +117,8 @@ class _Bridge:
     on_program_exit: Callable[[int], None] | None = None
     outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
     draining: bool = False
+    stopping: bool = False
+    """The stream is over and the bridge is stopping the program: its exit is not a crash."""
     # request_id -> match_id of the requests waiting for a line, oldest first.
     open: OrderedDict[int, str] = field(default_factory=OrderedDict)
 
@@ -126,16 +126,24 @@ class _Bridge:
         stdin = self.program.stdin
         if stdin is None or stdin.is_closing():
             return
-        if message.WhichOneof("message") == "action_request":
+        kind = message.WhichOneof("message")
+        if kind == "action_request":
             request = message.action_request
+            self._close_requests_of(request.match_id)  # the server has moved on: those are closed
             self.open[request.request_id] = request.match_id
-            wait = (request.deadline_ms + request.time_bank_ms + GRACE_MS) / 1000
-            asyncio.get_running_loop().call_later(wait, self.open.pop, request.request_id, None)
+        elif kind == "match_end":
+            self._close_requests_of(message.match_end.match_id)
+        elif kind == "error" and message.error.code == arena_pb2.ERROR_CODE_LATE_REPLY:
+            self.open.pop(message.error.request_id, None)
         try:
             stdin.write(to_json_line(message))
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             log.info("the program closed its stdin")
+
+    def _close_requests_of(self, match_id: str) -> None:
+        for request_id in [key for key, match in self.open.items() if match == match_id]:
+            del self.open[request_id]
 
     def on_line(self, line: bytes) -> None:
         """Turn one line from the program into a reply to the server."""
@@ -175,7 +183,8 @@ class _Bridge:
         so the server sees the process gone (a crash, and which) rather than a hang-up."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.program.wait(), PROGRAM_GONE_SECONDS)
-        if self.program.returncode is not None and self.on_program_exit is not None:
+        ended_by_itself = self.program.returncode is not None and not self.stopping
+        if ended_by_itself and self.on_program_exit is not None:
             self.on_program_exit(self.program.returncode)
 
     def drain(self) -> None:
@@ -248,6 +257,7 @@ async def bridge(
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGTERM)
+        state.stopping = True
         state.outbox.put_nowait(None)
         await _stop(program)
         reader.cancel()
@@ -262,8 +272,9 @@ def exit_as(returncode: int) -> None:
     sys.stderr.flush()
     if returncode < 0:
         number = -returncode
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
             signal.signal(number, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
             os.kill(os.getpid(), number)
         os._exit(128 + number)  # a signal that does not kill: as a shell reports it
