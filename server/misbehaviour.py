@@ -62,7 +62,8 @@ ROWS = (
         ("LATE_REPLY",), "FINISHED", "FINISHED", "1", "OK",
     ),
     Misbehaviour(
-        "silent", "stops answering but stays connected", ("LATE_REPLY", "FORFEITED"), "TIMEOUT", "TIMEOUT", MAX, "OK"
+        "silent", "stops answering but stays connected",
+        ("LATE_REPLY", "FORFEITED"), "TIMEOUT", "TIMEOUT", MAX, "OK",
     ),
     Misbehaviour(
         "illegal",
@@ -87,17 +88,20 @@ ROWS = (
     Misbehaviour(
         "answers-again",
         "answers the same request again, more than 20 extra times in one match",
-        ("LATE_REPLY", "FLOODING", "FORFEITED"), "PROTOCOL_ERROR", "PROTOCOL_ERROR", "0", "RESOURCE_EXHAUSTED",
+        ("LATE_REPLY", "FLOODING", "FORFEITED"), "PROTOCOL_ERROR", "PROTOCOL_ERROR", "0",
+        "RESOURCE_EXHAUSTED",
     ),
     Misbehaviour(
         "unknown-requests",
         "sends more than 20 replies naming requests that are not open, in one match",
-        ("UNKNOWN_REQUEST", "FLOODING", "FORFEITED"), "PROTOCOL_ERROR", "PROTOCOL_ERROR", "0", "RESOURCE_EXHAUSTED",
+        ("UNKNOWN_REQUEST", "FLOODING", "FORFEITED"), "PROTOCOL_ERROR", "PROTOCOL_ERROR", "0",
+        "RESOURCE_EXHAUSTED",
     ),
     Misbehaviour(
         "undecodable",
         "sends bytes that do not decode as a `BotMessage`",
-        ("MALFORMED_REPLY", "FORFEITED"), "MALFORMED_REPLY", "MALFORMED_REPLY", "0", "INVALID_ARGUMENT", grpc_only=True,
+        ("MALFORMED_REPLY", "FORFEITED"), "MALFORMED_REPLY", "MALFORMED_REPLY", "0",
+        "INVALID_ARGUMENT", grpc_only=True,
     ),
     Misbehaviour(
         "exits", "exits with code 3 mid-match", (), "CRASHED", "DISCONNECTED", "0", "",

@@ -68,7 +68,9 @@ class Misbehaving:
         self.fault_after = int(os.environ.get("FAULT_AFTER", "2"))
         self.was_late = False
 
-    def on_request(self, match_id: str, request_id: str, deadline_ms: int, legal: list[dict[str, Any]]) -> None:
+    def on_request(
+        self, match_id: str, request_id: str, deadline_ms: int, legal: list[dict[str, Any]]
+    ) -> None:
         ids = {"matchId": match_id, "requestId": request_id}
         self.answered += 1
         if self.answered <= self.fault_after or (self.key == "late-once" and self.was_late):
@@ -175,7 +177,9 @@ def grpc_stream(key: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("key")
     parser.add_argument("--json-lines", action="store_true")
     args = parser.parse_args()

@@ -67,7 +67,9 @@ def command(row: Misbehaviour, transport: str, *bridge_options: str) -> tuple[st
     return (*kingmaker_command(), "bridge", *bridge_options, "--", *MISBEHAVING, row.key, "--json-lines")
 
 
-def play_launched(server: BackgroundServer, row: Misbehaviour, transport: str) -> tuple[SeatReport, str, None]:
+def play_launched(
+    server: BackgroundServer, row: Misbehaviour, transport: str
+) -> tuple[SeatReport, str, None]:
     faulty = Entrant("faulty", command=command(row, transport))
     report = play(server, [faulty, SOUND], f"{row.key}-{transport}-launched")
     seat = report.seats[0]
@@ -136,7 +138,9 @@ def test_each_misbehaviour_ends_as_the_doc_says(
         assert line + row.stream in told, (status, told)
     for status_name in ("RESOURCE_EXHAUSTED", "INVALID_ARGUMENT"):
         if status_name != row.stream:
-            assert f"ended the stream: {status_name}" not in told and f"stream ended: {status_name}" not in told
+            assert (
+                f"ended the stream: {status_name}" not in told and f"stream ended: {status_name}" not in told
+            )
     assert "Traceback" not in told, "the bridge writes one line, never a traceback"
     if status is not None:
         assert status == expected_exit_status(row, transport), told
