@@ -183,9 +183,9 @@ class _Bridge:
         so the server sees the process gone (a crash, and which) rather than a hang-up."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.program.wait(), PROGRAM_GONE_SECONDS)
-        ended_by_itself = self.program.returncode is not None and not self.stopping
-        if ended_by_itself and self.on_program_exit is not None:
-            self.on_program_exit(self.program.returncode)
+        returncode = self.program.returncode
+        if returncode is not None and not self.stopping and self.on_program_exit is not None:
+            self.on_program_exit(returncode)
 
     def drain(self) -> None:
         """SIGTERM: take no new match, finish the one in play (a second SIGTERM: stop now)."""
