@@ -6,18 +6,27 @@ now hears why on its open stream too, once its matches in play are over."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import grpc
 import pytest
 from sqlmodel import select
 from test_authentication import hello
+from typer.testing import CliRunner
 
 from kingmaker.ladder import bots
 from kingmaker.ladder.models import Bot
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
 from kingmaker.server.sessions import BotSession, Identity
 from kingmaker.v1 import arena_pb2
 
 pytestmark = pytest.mark.faults
+
+MISBEHAVING = (sys.executable, "-m", "kingmaker.sample_bots.faulty.misbehaving")
+INSTANT = (sys.executable, "-m", "kingmaker.sample_bots.instant_bot")
 
 
 def suspend(server: BackgroundServer, name: str) -> None:
@@ -67,3 +76,36 @@ def test_a_goodbye_drains_the_stream() -> None:
     assert not session.has_room and session.outbox.empty()
     session.end_match("m1")
     assert session.outbox.get_nowait() is None
+
+
+def test_a_bot_suspended_while_connected_hears_why_on_its_stream(server: BackgroundServer) -> None:
+    db = server.server.db
+    _, token = bots.register_bot(db, "illegal", ["kingdoms"])
+    bots.register_bot(db, "sound", ["kingdoms"], command=list(INSTANT))
+    environment = {
+        **os.environ,
+        "KINGMAKER_SERVER": server.address,
+        "KINGMAKER_TOKEN": token,
+        "FAULT_AFTER": "0",
+    }
+    bot = subprocess.Popen((*MISBEHAVING, "illegal"), env=environment, stderr=subprocess.PIPE, text=True)
+    try:
+        created = CliRunner().invoke(
+            app,
+            ["league", "create", "strict", "--game", "kingdoms", "--format", "ladder", "--bot=illegal",
+             "--bot=sound", "--max-matches", "20", "--server", server.address],
+        )  # fmt: skip
+        assert created.exit_code == 0, created.output
+        assert (
+            CliRunner().invoke(app, ["league", "resume", "strict", "--server", server.address]).exit_code == 0
+        )
+        _, stderr = bot.communicate(timeout=240)  # it exits when its stream ends
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    suspension = bots.get_bot(db, "illegal").suspended_reason
+    assert suspension is not None
+    told = [line for line in stderr.splitlines() if "ERROR_CODE_SUSPENDED" in line]
+    assert len(told) == 1 and suspension in told[0], stderr
+    assert "kingmaker bot reinstate illegal" in told[0]
