@@ -19,8 +19,15 @@ def barred(bot: BotInfo) -> tuple[str, int]:
         )
         return text, arena_pb2.ERROR_CODE_DISABLED
     if bot.suspended_reason is not None:
+        # The fault policy's reason reads "suspended after 3 faults ..."; a submitted bot's first
+        # wait reads "no version of it has passed ...".
+        why = (
+            bot.suspended_reason
+            if bot.suspended_reason.startswith("suspended")
+            else (f"suspended: {bot.suspended_reason}")
+        )
         text = (
-            f"bot {bot.name} is {bot.suspended_reason}. It is seated again once an admin runs "
+            f"bot {bot.name} is {why}. It is seated again once an admin runs "
             f"`kingmaker bot reinstate {bot.name}`, or once a new version of it passes its checks"
         )
         return text, arena_pb2.ERROR_CODE_SUSPENDED
