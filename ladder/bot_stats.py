@@ -70,10 +70,14 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
             .group_by(col(MatchSeat.end_reason))
         ).all()
         faults = [reason.value for reason in EndReason if reason.is_bot_fault]
+        # The last to finish, as the fault policy counts them (``faults.recent_faults``), so the
+        # suspension's "the last in match N" and this name the same match: matches played at
+        # once do not finish in the order of their ids.
         last_fault = session.exec(
             select(MatchSeat.match_id, MatchSeat.end_reason, MatchSeat.detail)
+            .join(Match, col(Match.id) == col(MatchSeat.match_id))
             .where(MatchSeat.bot_id == bot.id, col(MatchSeat.end_reason).in_(faults))
-            .order_by(col(MatchSeat.match_id).desc())
+            .order_by(col(Match.finished_at).desc(), col(Match.id).desc())
             .limit(1)
         ).first()
         logs = session.exec(

@@ -114,6 +114,15 @@ def authenticate(db: Database, token: str) -> BotInfo | None:
         return bot_info(session, bot)
 
 
+def token_holder(db: Database, token: str) -> BotInfo | None:
+    """The bot that holds ``token``, enabled or not (so a disabled one can be told it is), or None."""
+    with db.read() as session:
+        bot = session.exec(select(Bot).where(Bot.token_hash == hash_token(token))).first()
+        if bot is None or not token_matches(token, bot.token_hash) or bot.retired_at is not None:
+            return None
+        return bot_info(session, bot)
+
+
 def set_enabled(db: Database, name: str, enabled: bool) -> BotInfo:
     """Enable or disable a bot. Disabling cancels its matches that have not started."""
     with db.transaction() as session:
@@ -197,7 +206,8 @@ def _refuse_if_retired(bot: Bot) -> None:
 
 
 def reinstate(db: Database, name: str) -> BotInfo:
-    """Lift a suspension (the record of it is cleared; its matches stay as they were)."""
+    """Lift a suspension (the record of it is cleared; its matches stay as they were) and start
+    its fault window afresh: the faults that suspended it are not counted again."""
     with db.transaction() as session:
         bot = find_bot(session, name)
         _refuse_if_retired(bot)
@@ -208,6 +218,7 @@ def reinstate(db: Database, name: str) -> BotInfo:
         bot.suspended_reason = None
         bot.suspended_stderr = None
         bot.suspended_at = None
+        bot.faults_forgiven_at = utc_now()  # a fresh fault window: one more fault must not suspend it
         session.add(bot)
         return bot_info(session, bot)
 

@@ -3,8 +3,10 @@
 A seat whose EndReason is a bot fault (``EndReason.is_bot_fault``: timeout, illegal or malformed
 replies, protocol errors, crash, disconnect, never connecting) ranks last in its match. A bot with
 ``FAULT_LIMIT`` (3) or more faulty seats among its last ``FAULT_WINDOW`` (5) finished matches, in
-any game, is suspended: it keeps its history and may still authenticate, but its matches that have
-not started are cancelled and no schedule picks it until an admin reinstates it. The reason names
+any game, is suspended: it keeps its history and is told why when it connects, its matches that
+have not started are cancelled, and no schedule picks it until an admin reinstates it (or a new
+version of it passes its checks). Reinstating starts its fault window afresh: only matches
+finished after it count, so the faults that suspended it do not suspend it again. The reason names
 the count, the match, the fault and its detail; the tail of the bot's stderr from that match is
 kept beside it (``bot show``).
 
@@ -12,6 +14,8 @@ Voided matches (a server fault) do not count: the bot's faults there may be the 
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from sqlmodel import Session, col, select
 
@@ -23,14 +27,18 @@ FAULT_WINDOW = 5
 FAULT_LIMIT = 3
 
 
-def recent_faults(session: Session, bot_id: int) -> tuple[int, int]:
-    """(faulty seats, matches looked at) over the bot's last ``FAULT_WINDOW`` finished matches."""
-    reasons = session.exec(
+def recent_faults(session: Session, bot_id: int, since: datetime | None = None) -> tuple[int, int]:
+    """(faulty seats, matches looked at) over the bot's last ``FAULT_WINDOW`` finished matches
+    (only those finished after ``since``: its faults were forgiven then)."""
+    query = (
         select(MatchSeat.end_reason)
         .join(Match)
         .where(MatchSeat.bot_id == bot_id, Match.status == MatchStatus.FINISHED)
-        .order_by(col(Match.finished_at).desc(), col(Match.id).desc())
-        .limit(FAULT_WINDOW)
+    )
+    if since is not None:
+        query = query.where(col(Match.finished_at) > since)
+    reasons = session.exec(
+        query.order_by(col(Match.finished_at).desc(), col(Match.id).desc()).limit(FAULT_WINDOW)
     ).all()
     faults = sum(1 for reason in reasons if reason and EndReason(reason).is_bot_fault)
     return faults, len(reasons)
@@ -41,7 +49,7 @@ def suspend_if_faulty(session: Session, seat: MatchSeat) -> bool:
     bot = session.get(Bot, seat.bot_id)
     if bot is None or bot.suspended_reason is not None:
         return False
-    faults, window = recent_faults(session, seat.bot_id)
+    faults, window = recent_faults(session, seat.bot_id, bot.faults_forgiven_at)
     if faults < FAULT_LIMIT:
         return False
     bot.suspended_reason = (

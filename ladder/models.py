@@ -78,6 +78,8 @@ class Bot(SQLModel, table=True):
     suspended_stderr: str | None = None
     """The tail of the bot's stderr from the match that triggered the suspension."""
     suspended_at: datetime | None = None
+    faults_forgiven_at: datetime | None = None
+    """When its suspension was last lifted: the fault window counts only matches finished since."""
     created_at: datetime = Field(default_factory=utc_now)
     token_rotated_at: datetime = Field(default_factory=utc_now)
     retired_at: datetime | None = None

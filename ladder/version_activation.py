@@ -64,6 +64,7 @@ def activate_version(session: Session, bot: Bot, version: BotVersion) -> None:
     if bot.suspended_reason is not None:  # its new version passed validation: it plays again
         bot.suspended_reason = bot.suspended_stderr = None
         bot.suspended_at = None
+        bot.faults_forgiven_at = utc_now()  # the old version's faults are not the new one's
     session.add(bot)
     session.flush()
 

@@ -18,17 +18,22 @@ Decisions the protocol leaves to the bridge:
 
 - A reply without ``matchId`` and ``requestId`` answers the oldest request still open, so the
   simplest program never has to copy ids; one that names them is routed by them.
-- A request is open for ``deadline_ms + time_bank_ms`` plus ``GRACE_MS`` of transport allowance;
-  after that the bridge stops waiting for it (the server has already played a default action and
-  sent a LATE_REPLY error, which the program also receives). A late line that names its request
-  still goes to the server, which answers LATE_REPLY; one without ids answers the next open
-  request, so a program that may be late should name its request.
+- A request is open until the server closes it: the bridge keeps no clock of its own (the server's
+  time rule differs for launched and remote bots, docs/protocol.md, "The clock"). It is closed
+  when the server strikes it (``LATE_REPLY`` naming it), asks the same match again, or ends the
+  match. A late line that names its request still goes to the server, which answers LATE_REPLY;
+  one without ids answers the oldest open request, so a program that may be late should name
+  its request.
 - A line that is not a valid reply is sent on as a reply with no choice for the request it
   answers, so the server strikes it as MALFORMED_REPLY, exactly as it would a gRPC bot's garbage.
 - The program's stderr is the bridge's stderr (the server keeps its tail when a seat faults).
-- When the program exits, the bridge closes its stream: to the server the bot disconnected.
-  When the server closes the stream, the program's stdin is closed (end of file) and it is
-  given ``EXIT_WAIT_SECONDS`` to exit before it is killed.
+- When the program exits, the bridge ends at once the same way (``on_program_exit``: the same
+  exit code, or killed by the same signal), so the server records the program's own end ("exited
+  with code 3", "killed by SIGSEGV"), exactly as for a gRPC bot; a program that closes its stdout
+  but lives on has disconnected. When the server closes the stream, the program's stdin is closed
+  (end of file) and it is given ``EXIT_WAIT_SECONDS`` to exit before it is killed.
+- SIGTERM drains: the bridge says ``Goodbye``, so the server offers it no new match and ends the
+  stream once the match in play is over; a second SIGTERM stops at once.
 """
 
 from __future__ import annotations
@@ -39,9 +44,10 @@ import importlib
 import json
 import logging
 import os
+import signal
 import sys
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -52,16 +58,18 @@ from kingmaker.sdk.client import (
     CLIENT,
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
+    REFUSED,
     ConnectionRefused,
     server_address,
 )
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
-GRACE_MS = 50
-"""Allowance on top of a request's deadline and bank before the bridge stops waiting for it."""
-
 EXIT_WAIT_SECONDS = 2.0
 """How long the program may take to exit after its stdin closes."""
+
+PROGRAM_GONE_SECONDS = 0.25
+"""How long after the program closes its stdout the bridge waits to see whether it exited (a
+crash) or lives on (it hung up: a disconnection)."""
 
 LINE_LIMIT_BYTES = MAX_MESSAGE_BYTES
 """The longest reply line the bridge reads."""
@@ -99,10 +107,18 @@ def parse_reply(line: bytes) -> arena_pb2.ActionReply:
         raise ValueError(str(error)) from None
 
 
+class StreamEnded(Exception):
+    """The server ended the stream with a status that is not OK (the bot broke the protocol)."""
+
+
 @dataclass
 class _Bridge:
     program: asyncio.subprocess.Process
+    on_program_exit: Callable[[int], None] | None = None
     outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
+    draining: bool = False
+    stopping: bool = False
+    """The stream is over and the bridge is stopping the program: its exit is not a crash."""
     # request_id -> match_id of the requests waiting for a line, oldest first.
     open: OrderedDict[int, str] = field(default_factory=OrderedDict)
 
@@ -110,16 +126,24 @@ class _Bridge:
         stdin = self.program.stdin
         if stdin is None or stdin.is_closing():
             return
-        if message.WhichOneof("message") == "action_request":
+        kind = message.WhichOneof("message")
+        if kind == "action_request":
             request = message.action_request
+            self._close_requests_of(request.match_id)  # the server has moved on: those are closed
             self.open[request.request_id] = request.match_id
-            wait = (request.deadline_ms + request.time_bank_ms + GRACE_MS) / 1000
-            asyncio.get_running_loop().call_later(wait, self.open.pop, request.request_id, None)
+        elif kind == "match_end":
+            self._close_requests_of(message.match_end.match_id)
+        elif kind == "error" and message.error.code == arena_pb2.ERROR_CODE_LATE_REPLY:
+            self.open.pop(message.error.request_id, None)
         try:
             stdin.write(to_json_line(message))
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             log.info("the program closed its stdin")
+
+    def _close_requests_of(self, match_id: str) -> None:
+        for request_id in [key for key, match in self.open.items() if match == match_id]:
+            del self.open[request_id]
 
     def on_line(self, line: bytes) -> None:
         """Turn one line from the program into a reply to the server."""
@@ -149,8 +173,29 @@ class _Bridge:
                     self.on_line(line)
         except ValueError:  # a line over LINE_LIMIT_BYTES
             print("kingmaker bridge: the program wrote an over-long line; disconnecting", file=sys.stderr)
+        else:
+            await self._end_with_program()
         finally:
             self.outbox.put_nowait(None)
+
+    async def _end_with_program(self) -> None:
+        """The program closed its stdout: if it exited, end as it did, before the stream closes,
+        so the server sees the process gone (a crash, and which) rather than a hang-up."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.program.wait(), PROGRAM_GONE_SECONDS)
+        returncode = self.program.returncode
+        if returncode is not None and not self.stopping and self.on_program_exit is not None:
+            self.on_program_exit(returncode)
+
+    def drain(self) -> None:
+        """SIGTERM: take no new match, finish the one in play (a second SIGTERM: stop now)."""
+        if self.draining:
+            print("kingmaker bridge: stopping now", file=sys.stderr, flush=True)
+            self.outbox.put_nowait(None)
+            return
+        self.draining = True
+        print("kingmaker bridge: leaving after the match in play (SIGTERM again: now)", file=sys.stderr)
+        self.outbox.put_nowait(arena_pb2.BotMessage(goodbye=arena_pb2.Goodbye()))
 
     async def outgoing(self) -> AsyncIterator[arena_pb2.BotMessage]:
         while (message := await self.outbox.get()) is not None:
@@ -162,10 +207,15 @@ async def bridge(
     server: str | None = None,
     token: str | None = None,
     games: Sequence[str] = (),
+    on_program_exit: Callable[[int], None] | None = None,
 ) -> int:
-    """Run ``command`` as a bot until the server or the program ends; return the exit status.
+    """Run ``command`` as a bot until the server or the program ends; return the program's exit
+    status (``Popen.returncode``: negative for a signal).
 
-    Raises ``ConnectionRefused`` when the server refuses the hello.
+    ``on_program_exit(returncode)`` is called as soon as the program exits by itself, before the
+    stream is closed (``kingmaker bridge`` ends its own process there, the same way). Raises
+    ``ConnectionRefused`` when the server refuses the hello, and ``StreamEnded`` when it ends the
+    stream with a status that is not OK.
     """
     load_game_messages()
     address = server_address(server)
@@ -182,8 +232,11 @@ async def bridge(
         stdout=asyncio.subprocess.PIPE,
         limit=LINE_LIMIT_BYTES,
     )
-    state = _Bridge(program)
+    state = _Bridge(program, on_program_exit)
     state.outbox.put_nowait(arena_pb2.BotMessage(hello=hello))
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform or thread
+        loop.add_signal_handler(signal.SIGTERM, state.drain)
     reader = asyncio.ensure_future(state.read_program())
     options = [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -197,17 +250,35 @@ async def bridge(
                 async for message in call:
                     await state.send_to_program(message)
             except grpc.aio.AioRpcError as error:
-                if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                if error.code() in REFUSED:
                     raise ConnectionRefused(error.details() or "the server refused the token") from None
                 if error.code() != grpc.StatusCode.CANCELLED:
-                    raise
+                    raise StreamEnded(f"{error.code().name}: {error.details()}") from None
     finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
+        state.stopping = True
         state.outbox.put_nowait(None)
         await _stop(program)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reader
     return program.returncode or 0
+
+
+def exit_as(returncode: int) -> None:
+    """End this process as the program ended: with its exit code, or killed by its signal."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if returncode < 0:
+        number = -returncode
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
+            signal.signal(number, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+            os.kill(os.getpid(), number)
+        os._exit(128 + number)  # a signal that does not kill: as a shell reports it
+    os._exit(returncode)
 
 
 async def _stop(program: asyncio.subprocess.Process) -> None:

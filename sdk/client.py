@@ -29,6 +29,17 @@ MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 log = logging.getLogger("kingmaker.sdk")
 
 
+REFUSED = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+"""Statuses that end a stream for good: a bad token, or a suspended or disabled bot (retrying
+will not help)."""
+REFUSAL_CODES = (
+    arena_pb2.ERROR_CODE_UNAUTHENTICATED,
+    arena_pb2.ERROR_CODE_BAD_HELLO,
+    arena_pb2.ERROR_CODE_SUSPENDED,
+    arena_pb2.ERROR_CODE_DISABLED,
+)
+
+
 class ConnectionRefused(RuntimeError):
     """The server refused this bot (bad token, unsupported version, ...)."""
 
@@ -99,7 +110,7 @@ async def play(
             async for message in call:
                 _handle(connection, message)
         except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+            if error.code() in REFUSED:
                 raise ConnectionRefused(error.details() or "the server refused the token") from None
             raise
         finally:
@@ -144,7 +155,7 @@ def _handle(connection: _Connection, message: arena_pb2.ServerMessage) -> None:
         error = message.error
         code = arena_pb2.ErrorCode.Name(error.code)
         print(f"kingmaker: {code}: {error.message}", file=sys.stderr)
-        if error.code in (arena_pb2.ERROR_CODE_UNAUTHENTICATED, arena_pb2.ERROR_CODE_BAD_HELLO):
+        if error.code in REFUSAL_CODES:
             raise ConnectionRefused(error.message)
 
 

@@ -38,6 +38,7 @@ from kingmaker.server.scheduling.competition_ticker import keep_competitions
 from kingmaker.server.scheduling.scheduler import LeagueRunner
 from kingmaker.server.seats.admission import Admission
 from kingmaker.server.seats.arena import HELLO_TIMEOUT_SECONDS, ArenaService
+from kingmaker.server.seats.barred import barred
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.presence import AWAY_GRACE_S
 from kingmaker.server.seats.roster import BUSY_TIMEOUT, Roster
@@ -201,8 +202,11 @@ class KingmakerServer:
         self._competitions: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
-        bot = await asyncio.to_thread(bots.authenticate, self.db, token)
-        return Identity(bot=bot.name, bot_id=bot.id) if bot is not None else None
+        bot = await asyncio.to_thread(bots.token_holder, self.db, token)
+        if bot is None:
+            return None
+        why, code = barred(bot)
+        return Identity(bot=bot.name, bot_id=bot.id, barred=why, barred_code=code)
 
     async def start(self) -> str:
         config = self.config

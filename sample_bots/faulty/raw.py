@@ -46,7 +46,8 @@ def run_faulty(misbehave: Callable[[arena_pb2.ActionRequest, Send], None]) -> No
     run(on_request)
 
 
-def run(on_request: Callable[[arena_pb2.ActionRequest, Send], None], token: str | None = None) -> None:
+def run(on_request: Callable[[arena_pb2.ActionRequest, Send], None], token: str | None = None) -> str:
+    """Play until the stream ends; return the name of the status it ended with ("OK", ...)."""
     outbox: queue.Queue[arena_pb2.BotMessage | bytes | None] = queue.Queue()
     hello = arena_pb2.Hello(token=token or os.environ["KINGMAKER_TOKEN"], protocol_version=1)
     outbox.put(arena_pb2.BotMessage(hello=hello))
@@ -77,11 +78,13 @@ def run(on_request: Callable[[arena_pb2.ActionRequest, Send], None], token: str 
                     reason = common_pb2.EndReason.Name(message.match_end.end_reason)
                     print(f"kingmaker: match_end: {reason}", file=sys.stderr, flush=True)
             print("kingmaker: stream ended: OK", file=sys.stderr, flush=True)
+            return "OK"
         except grpc.RpcError as error:
             print(
                 f"kingmaker: stream ended: {error.code().name}: {error.details()}",
                 file=sys.stderr,
                 flush=True,
             )
+            return str(error.code().name)
         finally:
             outbox.put(None)

@@ -6,6 +6,7 @@ import asyncio
 
 import typer
 
+from kingmaker.sdk.bridge import StreamEnded, exit_as
 from kingmaker.sdk.bridge import bridge as run_bridge
 from kingmaker.sdk.client import ConnectionRefused
 from kingmaker.server.cli.common import fail, server_option
@@ -26,13 +27,16 @@ def bridge(
     ),
 ) -> None:
     """Connect to the server as a bot and let COMMAND play: it reads one JSON request per line on
-    stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge")."""
+    stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge").
+    Exits as COMMAND did (its code, or its signal); SIGTERM leaves after the match in play."""
     try:
-        status = asyncio.run(run_bridge(command, server, token, game))
+        status = asyncio.run(run_bridge(command, server, token, game, on_program_exit=exit_as))
     except ConnectionRefused as error:
         fail(f"the server refused this bot: {error}", code=2)
+    except StreamEnded as error:  # one line, not a traceback: the bot's stderr is its author's log
+        fail(f"the server ended the stream: {error}")
     except OSError as error:  # the command could not be started
         fail(f"cannot run {command[0]!r}: {error}")
     except KeyboardInterrupt:
         status = 130
-    raise typer.Exit(status if status >= 0 else 1)
+    exit_as(status)  # the program's own status, a signal included

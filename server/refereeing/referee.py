@@ -246,7 +246,7 @@ class Referee:
                 else:
                     self._forfeit(book, EndReason.DISCONNECTED, "the stream closed")
                 return None
-            book.clock.expire()
+            book.clock.expire(answer.elapsed_ms - answer.server_lag_ms - answer.waited_ms)
             self._strike(book, "late", request_id, f"no reply within {answer.elapsed_ms:.0f} ms")
             return None
         # Neither the server's lag nor the machine's keeping the bot from a CPU is the bot's time.

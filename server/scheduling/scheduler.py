@@ -20,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import league_lifecycle, leagues, membership
@@ -31,9 +32,11 @@ from kingmaker.server.execution.executors import LocalExecutor, MatchExecutor
 from kingmaker.server.refereeing.results import until_stored
 from kingmaker.server.scheduling.rated import claim_with_entrants, play_ticket
 from kingmaker.server.seats.admission import Admission
+from kingmaker.server.seats.barred import barred
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.presence import AWAY_GRACE_S, Presence
 from kingmaker.server.seats.roster import Roster
+from kingmaker.v1 import arena_pb2
 
 log = logging.getLogger("kingmaker.server")
 
@@ -422,5 +425,19 @@ class LeagueRunner:
             run.finishes.append(time.monotonic())
             run.forget_finishes(run.finishes[-1])
             run.waiting = ""
+        if last is not None and last.suspended_bot_ids:
+            await self._end_suspended(last.suspended_bot_ids)
         counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         run.publish(Progress(run.name, counts, last, league_id=run.league_id))
+
+    async def _end_suspended(self, bot_ids: tuple[int, ...]) -> None:
+        """A bot just suspended is told why on each of its open streams, which end once their
+        matches in play are over (it would otherwise wait there for a match that never comes)."""
+        for bot_id in bot_ids:
+            sessions = self.roster.pool.sessions_of(bot_id)
+            if not sessions:
+                continue
+            why, code = barred(await asyncio.to_thread(ladder_bots.get_bot_by_id, self.db, bot_id))
+            for session in sessions:
+                if why and session.identity.launch_key is None:
+                    session.drain(cast(arena_pb2.ErrorCode, code), why)

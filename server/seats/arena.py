@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import cast
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -121,6 +122,9 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         if identity is None:
             text = "unknown or revoked token" if hello.token else "the hello has no token"
             raise Refusal(arena_pb2.ERROR_CODE_UNAUTHENTICATED, grpc.StatusCode.UNAUTHENTICATED, text)
+        if identity.barred:  # suspended or disabled: its token is good, so say why it may not play
+            code = cast(arena_pb2.ErrorCode, identity.barred_code)
+            raise Refusal(code, grpc.StatusCode.PERMISSION_DENIED, identity.barred)
         if identity.bot_id is not None and identity.launch_key is None:
             open_streams = len(self.pool.sessions_of(identity.bot_id))
             if open_streams >= self.max_connections_per_bot:

@@ -1,19 +1,29 @@
-"""The match clock: a per-decision limit plus an optional time bank, charged only for the bot's
-own time.
+"""The match clock: the one time rule, the same for every kind of bot (docs/protocol.md, "The
+clock", says it in words; ``SeatClock`` is the rule, ``BotSession.ask`` only waits as it says).
 
-A decision may take ``decision_ms``. Time beyond that is drawn from the seat's bank; once the
-bank is empty the reply is late. After every reply in time the bank grows by ``increment_ms``.
-What a bot is charged for one decision:
+What a decision is charged:
 
-- never the server's own queueing: the referee measures from queueing the request to receiving
-  the reply and subtracts the lag its event loop had in between (``loop_lag``);
-- a bot the server launched: the CPU time its processes used meanwhile (``bot_cpu``), so waiting
-  for a core on a busy machine costs it nothing; wall time counts only as a ceiling for a bot that
-  hangs (``wall_ceiling_ms``: three times its limit and bank, and at least one second more);
-- a remote bot (whose processes the server cannot see): the wall time less ``GRACE_MS`` for the
-  network.
+- a bot the server launched: the CPU time its processes used while the request was open
+  (``bot_cpu``), so waiting for a core on a busy machine costs it nothing;
+- a remote bot (whose processes the server cannot see): the wall time less ``GRACE_MS``;
+- never the server's own lag: the referee measures from queueing the request to receiving the
+  reply and subtracts what its event loop was late in between (``loop_lag``).
 
-What a bot is told (its limit and bank) is never negative. docs/protocol.md states the rule.
+Up to ``decision_ms`` is free; beyond, the seat's bank pays; more than the bank holds is late.
+After every reply in time the bank grows by ``increment_ms``.
+
+How long the referee waits by the wall clock (``SeatClock.wait_seconds``):
+
+- a remote bot: its budget (``decision_ms`` + bank) plus ``GRACE_MS``;
+- a launched bot: the *wall ceiling*, ``max(3 x budget, budget + 1 s) + GRACE_MS``, for a bot that
+  blocks or sleeps without computing; stretched by the server's lag and by the time the machine
+  kept the bot's threads waiting for a CPU (its run delay), the latter by at most one more wait;
+- and for both, the *match wall budget*: a seat's wall time beyond ``decision_ms``, summed over
+  its decisions in the match, may reach ``wall_slack_ms`` (its bank plus ``max(10 x decision_ms,
+  10 s)``) and no more; once that is spent, a launched bot waits no longer than a remote one.
+  So a bot that sleeps (using no CPU) holds a match for at most that long beyond its limits.
+
+What a bot is told (its limit and bank) is never negative.
 """
 
 from __future__ import annotations
@@ -41,6 +51,9 @@ class TimeControl:
 
 WALL_CEILING_FACTOR = 3
 WALL_CEILING_MIN_EXTRA_MS = 1000
+MATCH_SLACK_DECISIONS = 10
+"""The match wall budget beyond the bank, in decision limits (``MATCH_SLACK_MIN_MS`` at least)."""
+MATCH_SLACK_MIN_MS = 10_000
 
 
 def wall_ceiling_ms(budget_ms: float) -> float:
@@ -48,25 +61,42 @@ def wall_ceiling_ms(budget_ms: float) -> float:
     return max(WALL_CEILING_FACTOR * budget_ms, budget_ms + WALL_CEILING_MIN_EXTRA_MS) + GRACE_MS
 
 
+def match_wall_slack_ms(control: TimeControl) -> int:
+    """The wall time beyond ``decision_ms`` a seat may use in one match, summed over its decisions."""
+    return control.bank_ms + max(MATCH_SLACK_DECISIONS * control.decision_ms, MATCH_SLACK_MIN_MS)
+
+
 class SeatClock:
-    """One seat's bank, charged after each of its decisions."""
+    """One seat's bank and match wall budget, charged after each of its decisions."""
 
     def __init__(self, control: TimeControl, charges_cpu: bool = False) -> None:
         self.control = control
         self.bank_ms = control.bank_ms
         self.charges_cpu = charges_cpu
         """True for a bot whose CPU time the referee can read (see the module docstring)."""
+        self.wall_slack_ms = match_wall_slack_ms(control)
+        """What is left of the match wall budget."""
+
+    def wall_limit_ms(self) -> float:
+        """The longest this decision may take by the wall clock (the server's lag and the bot's
+        run delay left out) before it is late."""
+        budget = self.control.decision_ms + self.bank_ms
+        if not self.charges_cpu:
+            return budget + GRACE_MS
+        within_match = self.control.decision_ms + max(self.wall_slack_ms, self.bank_ms)
+        return max(min(wall_ceiling_ms(budget), within_match + GRACE_MS), budget + GRACE_MS)
 
     def wait_seconds(self) -> float:
         """How long the referee waits for a reply before calling it late."""
-        budget = self.control.decision_ms + self.bank_ms
-        return (wall_ceiling_ms(budget) if self.charges_cpu else budget + GRACE_MS) / 1000
+        return self.wall_limit_ms() / 1000
 
     def charge(self, wall_ms: float, cpu_ms: float | None = None) -> bool:
         """Charge a decision (``wall_ms`` as measured less the server's own lag; ``cpu_ms`` what
         the bot's processes used, when known); return False if it was late."""
+        limit = self.wall_limit_ms()
+        self._spend_wall(wall_ms)
         if cpu_ms is not None and self.charges_cpu:
-            if wall_ms > wall_ceiling_ms(self.control.decision_ms + self.bank_ms):
+            if wall_ms > limit:
                 self.bank_ms = 0
                 return False
             own_time = cpu_ms
@@ -81,6 +111,10 @@ class SeatClock:
         self.bank_ms += self.control.increment_ms
         return True
 
-    def expire(self) -> None:
-        """The seat did not answer at all: its bank is spent."""
+    def expire(self, wall_ms: float = 0.0) -> None:
+        """The seat did not answer within ``wall_ms``: its bank is spent, and the wait too."""
+        self._spend_wall(wall_ms)
         self.bank_ms = 0
+
+    def _spend_wall(self, wall_ms: float) -> None:
+        self.wall_slack_ms = max(0, self.wall_slack_ms - max(0, int(wall_ms - self.control.decision_ms)))

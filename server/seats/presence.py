@@ -42,9 +42,7 @@ class Presence:
         streams = {
             session.identity.bot_id
             for session in self.pool.sessions
-            if session.identity.launch_key is None
-            and not session.closed.is_set()
-            and session.plays(self.game)
+            if session.identity.launch_key is None and session.takes_matches and session.plays(self.game)
         }
         return self.remote & streams
 

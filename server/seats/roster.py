@@ -148,7 +148,7 @@ class Roster:
             return SeatOutput()
         self._busy.discard(process)
         exited = process.exit_description()  # before stop(): an exit of its own, not our kill
-        alive = session is not None and not session.closed.is_set() and process.returncode is None
+        alive = session is not None and session.takes_matches and process.returncode is None
         if reusable and alive and lease.entrant.bot_id is not None and session is not None:
             self._idle[_warm_key(lease.entrant)].append(_Kept(process, session))
             stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
@@ -200,7 +200,7 @@ class Roster:
     def _reuse(self, key: tuple[int, int | None]) -> _Kept | None:
         while self._idle.get(key):
             kept = self._idle[key].pop()
-            if not kept.session.closed.is_set() and kept.process.returncode is None:
+            if kept.session.takes_matches and kept.process.returncode is None:
                 return kept
             self.pool.remove(kept.session)
         return None

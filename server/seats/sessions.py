@@ -22,7 +22,9 @@ from kingmaker.server.loop_lag import LoopLag
 from kingmaker.v1 import arena_pb2
 
 UNSOLICITED_LIMIT = 20
-"""Messages nobody asked for (unknown requests, repeated hellos) before a stream is closed."""
+"""Messages nobody asked for (unknown requests, second answers, repeated hellos) a stream may send
+between two of its matches' ends before it is closed for flooding. The count starts again at each
+match end, so a stream is charged for what it did in the match at hand, never for its history."""
 
 REMEMBERED_REQUESTS = 256
 """How many answered or expired request ids a session remembers, to tell late from unknown."""
@@ -37,6 +39,10 @@ class Identity:
     """The registered bot's id; None for a bot launched for a single match."""
     launch_key: str | None = None
     """For a launched bot: the one-time token the launcher gave it."""
+    barred: str = ""
+    """Why this bot may not play now (suspended, disabled), told to it before its stream ends."""
+    barred_code: int = 0
+    """The ``ErrorCode`` that says so (``SUSPENDED``, ``DISABLED``)."""
 
 
 RUNNABLE_RECHECK_S = 0.05
@@ -93,7 +99,9 @@ class BotSession:
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     matches: set[str] = field(default_factory=set)
     _open: dict[int, _Open] = field(default_factory=dict)
-    _closed_ids: OrderedDict[int, None] = field(default_factory=OrderedDict)
+    _closed_ids: OrderedDict[int, bool] = field(default_factory=OrderedDict)
+    """Request ids no longer open, oldest first: True if answered, False if the wait ran out (a
+    reply to one of those is late, not unsolicited)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _unsolicited: int = 0
     lag: LoopLag | None = None
@@ -105,6 +113,9 @@ class BotSession:
     """The error the bot was sent for that fault (``FLOODING``, ``MALFORMED_REPLY``)."""
     _ended: bool = False
     """Whether the outbox holds its end: nothing more is sent."""
+    draining: bool = False
+    """The stream is leaving: it plays out its matches and is offered no new one (``drain``)."""
+    _farewell: tuple[arena_pb2.ErrorCode, str] | None = None
     ended_by_server: str = ""
     """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
     rotated, the server is stopping): the matches it was in are not the bot's to lose."""
@@ -118,9 +129,28 @@ class BotSession:
         return not self.games or game in self.games
 
     @property
+    def takes_matches(self) -> bool:
+        """Open and not leaving (no ``Goodbye``, not suspended meanwhile): may be offered a match."""
+        return not self.closed.is_set() and not self.draining
+
+    @property
     def has_room(self) -> bool:
-        """Open, and playing fewer matches than the hello's ``max_concurrent_matches``."""
-        return not self.closed.is_set() and len(self.matches) < self.capacity
+        """Takes matches, and plays fewer than the hello's ``max_concurrent_matches``."""
+        return self.takes_matches and len(self.matches) < self.capacity
+
+    def drain(self, code: arena_pb2.ErrorCode = arena_pb2.ERROR_CODE_UNSPECIFIED, why: str = "") -> None:
+        """Offer this stream no new match, and end it (status OK) once the matches it is in are
+        over: the bot said ``Goodbye``, or (``why``, sent as an error first) it was suspended."""
+        self.draining = True
+        if why and not self._farewell:
+            self._farewell = (code, why)
+        if not self.matches:
+            self._leave()
+
+    def _leave(self) -> None:
+        if self._farewell:
+            self.error(*self._farewell)
+        self._end()
 
     def send(self, message: arena_pb2.ServerMessage) -> None:
         if not self._ended:
@@ -156,7 +186,7 @@ class BotSession:
             reply, settled_at = await future
         finally:
             timer.cancel()  # the first timer; one re-armed by _expire finds the future done
-            self._forget(request.request_id)
+            self._forget(request.request_id, answered=False)  # a reply has forgotten it already
         elapsed = (settled_at - sent_at) * 1000
         lag = (self.lag.reading(settled_at) - lag_at_send) * 1000 if self.lag is not None else 0.0
         lag = min(lag, elapsed)
@@ -206,6 +236,8 @@ class BotSession:
         kind = message.WhichOneof("message")
         if kind == "reply":
             self._on_reply(message.reply)
+        elif kind == "goodbye":
+            self.drain()
         elif kind == "hello":
             self._unsolicited_message(arena_pb2.ERROR_CODE_BAD_HELLO, "this stream already said hello")
         else:
@@ -233,8 +265,11 @@ class BotSession:
         """The match is over for this stream (its ``match_end`` sent, or it never started): the
         last one ends a stream closed for a fault."""
         self.matches.discard(match_id)
+        self._unsolicited = 0  # counted per match: what it did before is not held against it
         if self.closed.is_set() and not self.matches:
             self._end()
+        elif self.draining and not self.matches:
+            self._leave()
 
     def _end(self) -> None:
         if not self._ended:
@@ -243,11 +278,18 @@ class BotSession:
 
     def _on_reply(self, reply: arena_pb2.ActionReply) -> None:
         pending = self._open.get(reply.request_id)
+        answered = self._closed_ids.get(reply.request_id) if pending is None else None
         if pending is not None and pending.match_id == reply.match_id:
             _settle(pending.future, reply)
-            self._forget(reply.request_id)
-        elif pending is None and reply.request_id in self._closed_ids:
-            text = f"request {reply.request_id} was already closed (late, or answered twice); reply ignored"
+            self._forget(reply.request_id, answered=True)
+        elif answered is False:
+            # The reply to a request whose wait ran out: the referee struck that decision already.
+            # It is a late reply, not a message nobody asked for, and is not counted as flooding.
+            self._closed_ids[reply.request_id] = True  # a second reply to it is one nobody asked for
+            text = f"the reply to request {reply.request_id} came after its deadline; ignored"
+            self.error(arena_pb2.ERROR_CODE_LATE_REPLY, text, reply.match_id, reply.request_id)
+        elif answered:
+            text = f"request {reply.request_id} was already answered; a second reply is ignored"
             self._unsolicited_message(arena_pb2.ERROR_CODE_LATE_REPLY, text, reply)
         else:
             text = f"request {reply.request_id} of match {reply.match_id!r} is not open on this stream"
@@ -264,9 +306,9 @@ class BotSession:
             self.error(arena_pb2.ERROR_CODE_FLOODING, text)
             self.close(fault=text, code=arena_pb2.ERROR_CODE_FLOODING)
 
-    def _forget(self, request_id: int) -> None:
+    def _forget(self, request_id: int, answered: bool) -> None:
         if self._open.pop(request_id, None) is not None:
-            self._closed_ids[request_id] = None
+            self._closed_ids[request_id] = answered
             while len(self._closed_ids) > REMEMBERED_REQUESTS:
                 self._closed_ids.popitem(last=False)
 

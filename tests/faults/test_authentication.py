@@ -60,7 +60,8 @@ def test_a_rotated_token_stops_working_and_the_new_one_works(server: BackgroundS
     assert hello(server.address, old)[-1].code() == grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
     assert hello(server.address, new)[0].welcome.bot == "remote"  # type: ignore[attr-defined]
     bots.set_enabled(server.server.db, "remote", False)
-    assert hello(server.address, new)[-1].code() == grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
+    # A disabled bot is told so (DISABLED), not that its token is wrong.
+    assert hello(server.address, new)[-1].code() == grpc.StatusCode.PERMISSION_DENIED  # type: ignore[attr-defined]
 
 
 def test_the_sdk_says_clearly_that_it_was_refused(server: BackgroundServer) -> None:

@@ -40,7 +40,7 @@ FLOOD_ENDS = ["FORFEITED", "match_end: END_REASON_PROTOCOL_ERROR", "stream ended
         pytest.param(
             bot_command("faulty/double_reply_bot.py"),
             EndReason.PROTOCOL_ERROR,
-            ["already closed (late, or answered twice)", "FLOODING", *FLOOD_ENDS],
+            ["was already answered", "FLOODING", *FLOOD_ENDS],
             id="replies-twice",
         ),
         pytest.param(

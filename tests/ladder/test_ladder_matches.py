@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from ladder_support import TEST_GAME, make_bots, snapshot
 
+from kingmaker.ladder.bot_stats import bot_record
 from kingmaker.ladder.bots import authenticate, get_bot, register_bot, reinstate
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
@@ -273,3 +274,33 @@ def test_concurrent_callers_each_get_their_own_transaction(db: Database) -> None
         thread.join()
     assert errors == []
     assert [row.matches for row in standings(db, TEST_GAME)] == [20, 20]
+
+
+def test_reinstating_starts_the_fault_window_afresh(db: Database) -> None:
+    make_bots(db, 2)
+    register_bot(db, "crashy", [TEST_GAME])
+    for _ in range(FAULT_LIMIT):
+        play(db, ["crashy", "bot0"], [2, 1], reasons={0: EndReason.CRASHED})
+    assert get_bot(db, "crashy").suspended_reason is not None
+    reinstate(db, "crashy")
+    # Before, the window still held the faults that suspended it: one more suspended it again.
+    for _ in range(FAULT_LIMIT - 1):
+        play(db, ["crashy", "bot0"], [2, 1], reasons={0: EndReason.CRASHED})
+    assert get_bot(db, "crashy").suspended_reason is None
+    play(db, ["crashy", "bot0"], [2, 1], reasons={0: EndReason.CRASHED})
+    assert get_bot(db, "crashy").suspended_reason is not None
+
+
+def test_the_suspension_and_the_last_fault_name_the_same_match(db: Database) -> None:
+    make_bots(db, 2)
+    register_bot(db, "crashy", [TEST_GAME])
+    # Matches played at once finish out of the order of their ids: the last to finish is the
+    # lowest id here.
+    tickets = [create_match(db, TEST_GAME, ["crashy", "bot0"], seed=n) for n in range(FAULT_LIMIT)]
+    for ticket in reversed(tickets):
+        mark_running(db, ticket.match_id)
+        finish_match(db, outcome(ticket, [2, 1], reasons={0: EndReason.CRASHED}))
+    suspension = get_bot(db, "crashy").suspended_reason
+    assert suspension is not None and f"the last in match {tickets[0].match_id}:" in suspension
+    last = bot_record(db, "crashy").last_fault
+    assert last is not None and last.match_id == tickets[0].match_id

@@ -20,8 +20,10 @@ from kingmaker.server.background import BackgroundServer
 GARBAGE = 'while read -r line; do case "$line" in *actionRequest*) echo "{not json";; esac; done'
 # Reads every line and answers nothing.
 SILENT = "cat > /dev/null"
-# Reads the welcome line, then exits.
-DIES = "read -r line; exit 3"
+# Reads the welcome line and the match start, then exits.
+DIES = "read -r line; read -r line; exit 3"
+# Reads the welcome line and the match start, then dies of SIGSEGV.
+SEGFAULTS = "read -r line; read -r line; kill -SEGV $$"
 
 
 def awk_command() -> list[str]:
@@ -43,18 +45,19 @@ def test_the_awk_bot_finishes_a_match_through_the_bridge(server: BackgroundServe
 
 
 @pytest.mark.parametrize(
-    ("program", "reasons"),
+    ("program", "reason", "detail"),
     [
-        (GARBAGE, {"MALFORMED_REPLY"}),
-        (SILENT, {"TIMEOUT"}),
-        # The bridge closes its stream and exits when its program does: to the server the bot went
-        # away, as a crash if it sees the process gone first, else as a closed stream.
-        (DIES, {"CRASHED", "DISCONNECTED"}),
+        (GARBAGE, "MALFORMED_REPLY", "forfeited after 3 strikes"),
+        (SILENT, "TIMEOUT", "forfeited after 3 strikes"),
+        # The bridge ends as its program did, before its stream closes: the server sees the crash,
+        # and which. Before, 5 runs in 7 read "disconnected", and a SIGSEGV "exited with code 1".
+        (DIES, "CRASHED", "the bot's process exited with code 3"),
+        (SEGFAULTS, "CRASHED", "the bot's process was killed by SIGSEGV"),
     ],
-    ids=["garbage", "silent", "dies"],
+    ids=["garbage", "silent", "dies", "segfaults"],
 )
 def test_a_faulty_bridged_program_forfeits_only_its_own_seat(
-    server: BackgroundServer, program: str, reasons: set[str]
+    server: BackgroundServer, program: str, reason: str, detail: str
 ) -> None:
     seats = [
         ("python-a", PYTHON_RANDOM),
@@ -63,8 +66,7 @@ def test_a_faulty_bridged_program_forfeits_only_its_own_seat(
     ]
     record = run_match(server, "kingdoms", seats, decision_ms=300)
     outcome = end_reasons(record)
-    assert outcome[1] in reasons
-    assert outcome[0] == outcome[2] == "FINISHED"
+    assert outcome == ["FINISHED", reason, "FINISHED"], record.seats[1].detail
+    assert record.seats[1].detail.startswith(detail)
     assert record.seats[1].rank == 3, "a faulty seat ranks last"
-    if reasons != {"CRASHED", "DISCONNECTED"}:
-        assert record.seats[1].strikes == 3
+    assert record.seats[1].strikes == (0 if reason == "CRASHED" else 3)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from kingmaker.server.seats.deadlines import GRACE_MS, SeatClock, TimeControl, wall_ceiling_ms
+from kingmaker.server.seats.deadlines import (
+    GRACE_MS,
+    SeatClock,
+    TimeControl,
+    match_wall_slack_ms,
+    wall_ceiling_ms,
+)
 
 
 def test_a_reply_within_the_limit_plus_grace_is_in_time_and_costs_no_bank() -> None:
@@ -62,3 +68,28 @@ def test_a_remote_bot_is_charged_wall_time_less_the_grace() -> None:
     clock = SeatClock(TimeControl(decision_ms=50), charges_cpu=False)
     assert clock.charge(50 + GRACE_MS, cpu_ms=None)
     assert not clock.charge(51 + GRACE_MS, cpu_ms=None)
+
+
+def test_a_launched_bot_that_sleeps_spends_its_match_wall_budget_then_is_late_like_a_remote_one() -> None:
+    # Before, a bot that slept (no CPU) just under the ceiling on every decision was never late:
+    # one match of it took minutes. Now its wall time over the limit comes out of one budget a match.
+    control = TimeControl(decision_ms=200)
+    clock = SeatClock(control, charges_cpu=True)
+    slack = match_wall_slack_ms(control)
+    sleep_ms = wall_ceiling_ms(200) - 10  # in time by the ceiling, every time
+    in_time = 0
+    while clock.charge(sleep_ms, cpu_ms=0):
+        in_time += 1
+        assert in_time < 100, "never late"
+    # Each in-time sleep spent (sleep - limit) of the budget; the one that overran it is late.
+    assert in_time == int(slack // (sleep_ms - 200))
+    assert clock.wait_seconds() == pytest.approx((200 + GRACE_MS) / 1000), "now waited for as a remote bot"
+    assert clock.charge(200 + GRACE_MS, cpu_ms=0), "and still in time within its limit"
+
+
+def test_no_reply_spends_the_match_wall_budget_too() -> None:
+    control = TimeControl(decision_ms=200)
+    clock = SeatClock(control, charges_cpu=True)
+    for _ in range(100):
+        clock.expire(clock.wait_seconds() * 1000)
+    assert clock.wait_seconds() == pytest.approx((200 + GRACE_MS) / 1000)

@@ -73,3 +73,35 @@ def test_a_stream_closed_without_a_fault_ends_at_once_and_finish_always_ends() -
     drained(flooded)
     flooded.finish()  # the server stops, or the match's lease is released
     assert drained(flooded) == ["end"]
+
+
+def test_a_late_reply_is_late_never_flooding_and_the_count_is_per_match() -> None:
+    async def scenario() -> list[str]:
+        session = session_in("m1")
+        told = []
+        for match in range(3 * UNSOLICITED_LIMIT):
+            match_id = f"m{match}"
+            session.matches.add(match_id)
+            request = arena_pb2.ActionRequest(match_id=match_id)
+            answer = await session.ask(request, wait_seconds=0.001)  # the wait runs out
+            assert answer.reply is None and not answer.closed
+            late = arena_pb2.ActionReply(match_id=match_id, request_id=request.request_id)
+            session.on_message(arena_pb2.BotMessage(reply=late))
+            session.on_message(arena_pb2.BotMessage(reply=late))  # answered twice: unsolicited
+            session.end_match(match_id)
+            while not session.outbox.empty():
+                message = session.outbox.get_nowait()
+                if message is not None and message.WhichOneof("message") == "error":
+                    told.append(message.error.message)
+        assert not session.closed.is_set(), session.fault
+        return told
+
+    told = asyncio.run(scenario())
+    assert sum("came after its deadline" in text for text in told) == 3 * UNSOLICITED_LIMIT
+    assert sum("already answered" in text for text in told) == 3 * UNSOLICITED_LIMIT
+
+
+def test_more_than_the_limit_within_one_match_still_floods() -> None:
+    session = session_in("m1")
+    flood(session)
+    assert session.fault_code == arena_pb2.ERROR_CODE_FLOODING

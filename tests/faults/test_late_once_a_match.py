@@ -1,0 +1,81 @@
+"""A bot late once in every match is charged one strike in every match, and nothing else.
+
+Before, the late reply itself counted as "a message nobody asked for", that count never started
+again between matches, and the 21st closed the stream for FLOODING: an honest remote bot late once
+a match played 20 matches with one strike each, then forfeited every seat on its stream, and
+each forfeit counted towards its suspension. Here two remote bots play 100 matches of a ladder
+league through a real server; the late reply still reaches the server (after the strike)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kingmaker.ladder import bots, leagues
+from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.app import ServerConfig
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
+from kingmaker.server.seats.deadlines import TimeControl
+
+MATCHES = 100
+CONTROL = TimeControl(decision_ms=300, max_strikes=3)
+BOTS = {
+    "once-late": (sys.executable, "-m", "kingmaker.sample_bots.faulty.once_late_bot"),
+    "instant": (sys.executable, "-m", "kingmaker.sample_bots.instant_bot"),
+}
+
+
+@pytest.fixture
+def server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
+    running = BackgroundServer(ServerConfig(address="127.0.0.1:0", time_control=CONTROL))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def test_a_bot_late_once_a_match_gets_one_strike_a_match_for_a_hundred_matches(
+    server: BackgroundServer,
+) -> None:
+    db = server.server.db
+    processes = []
+    try:
+        for name, command in BOTS.items():
+            _, token = bots.register_bot(db, name, ["kingdoms"])
+            environment = {**os.environ, "KINGMAKER_SERVER": server.address, "KINGMAKER_TOKEN": token}
+            processes.append(subprocess.Popen(command, env=environment, stderr=subprocess.PIPE, text=True))
+        created = CliRunner().invoke(
+            app,
+            ["league", "create", "once", "--game", "kingdoms", "--format", "ladder", "--bot=once-late",
+             "--bot=instant", "--max-matches", str(MATCHES), "--seed", "3", "--server", server.address],
+        )  # fmt: skip
+        assert created.exit_code == 0, created.output
+        resumed = CliRunner().invoke(app, ["league", "resume", "once", "--server", server.address])
+        assert resumed.exit_code == 0, resumed.output
+        league_id = leagues.get_league(db, "once").id
+        deadline = time.monotonic() + 240  # under pytest-timeout's 300 s
+        while leagues.league_progress(db, league_id)["finished"] < MATCHES:
+            assert time.monotonic() < deadline, leagues.league_progress(db, league_id)
+            time.sleep(0.5)
+    finally:
+        for process in processes:
+            process.terminate()
+        stderr = [process.communicate(timeout=30)[1] for process in processes]
+    matches = [match for match in list_matches(db, league="once", limit=1000) if match.status == "finished"]
+    assert len(matches) == MATCHES
+    late_id = bots.get_bot(db, "once-late").id
+    late = [seat for match in matches for seat in match.seats if seat.bot_id == late_id]
+    assert [(seat.end_reason, seat.strikes) for seat in late] == [(EndReason.FINISHED, 1)] * MATCHES
+    assert bots.get_bot(db, "once-late").suspended_reason is None
+    # The late replies did come, and were told they were late (not that they flooded the stream).
+    assert stderr[0].count("came after its deadline") >= MATCHES - 1
+    assert "FLOODING" not in stderr[0]
