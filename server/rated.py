@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TypeAlias
 
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import leagues
@@ -27,6 +28,9 @@ from kingmaker.server.roster import Entrant, Roster
 
 log = logging.getLogger("kingmaker.server")
 
+Store: TypeAlias = Callable[[MatchOutcome], Awaitable[FinishReport]]
+"""Stores a finished match's result until it is stored (``ResultWriter.finish``)."""
+
 
 async def play_ticket(
     db: Database,
@@ -35,11 +39,13 @@ async def play_ticket(
     control: TimeControl,
     played: Callable[[], Awaitable[None]] | None = None,
     entrants: list[Entrant] | None = None,
+    store: Store | None = None,
 ) -> FinishReport:
     """Play a match the ladder has already marked running (here or where the executor sends it),
     and record how it ended. ``played`` is awaited once the match is over and before its result
     is stored: the scheduler starts the next match then, so it need not wait for this write.
-    ``entrants``: the seats' bots if already read (``claim_with_entrants``)."""
+    ``entrants``: the seats' bots if already read (``claim_with_entrants``). ``store``: how the
+    result is written (by default alone, in a transaction of its own)."""
     try:
         if entrants is None:
             entrants = await asyncio.to_thread(entrants_of, db, ticket.bot_ids)
@@ -54,7 +60,10 @@ async def play_ticket(
         return await until_stored(void_match, db, ticket.match_id, f"server error: {error}")
     if played is not None:
         await played()
-    return await until_stored(finish_match, db, outcome(ticket, report, entrants))
+    result = outcome(ticket, report, entrants)
+    if store is not None:
+        return await store(result)
+    return await until_stored(finish_match, db, result)
 
 
 def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | None = None) -> MatchOutcome:

@@ -32,6 +32,7 @@ from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import LocalExecutor, MatchExecutor
 from kingmaker.server.presence import AWAY_GRACE_S, Presence
 from kingmaker.server.rated import claim_with_entrants, play_ticket
+from kingmaker.server.result_writer import ResultWriter
 from kingmaker.server.results import until_stored
 from kingmaker.server.roster import Roster
 
@@ -129,6 +130,8 @@ class LeagueRunner:
         self.away_grace = away_grace
         """How long a ladder's remote bot may go unconnected before it is away (``presence``)."""
         self._runs: dict[int, _Run] = {}
+        self.results = ResultWriter(db)
+        """Every league's results, written in group commits."""
 
     def live(self, league_id: int) -> tuple[int, int]:
         """(matches in play, matches held back by admission control) of a running league."""
@@ -267,7 +270,15 @@ class LeagueRunner:
                         playing.add(ticket.match_id)
                         hook = functools.partial(played, ticket.match_id)
                         task = asyncio.create_task(
-                            play_ticket(self.db, self.executor, ticket, self.control, hook, entrants)
+                            play_ticket(
+                                self.db,
+                                self.executor,
+                                ticket,
+                                self.control,
+                                hook,
+                                entrants,
+                                self.results.finish,
+                            )
                         )
                         in_play[task] = ticket
                     run.in_play = len(playing)
