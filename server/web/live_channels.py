@@ -15,12 +15,13 @@ of watchers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlmodel import select
 
@@ -31,11 +32,15 @@ from kingmaker.server.live import LiveFrame, LiveHub, Subscription
 
 CHECK_S = 2.0
 """How often a match's status and secrecy verdict are read again (once for all its streams)."""
+STATUS_S = CHECK_S / 4
+"""How often the status of a match whose last move was made is read, for its streams' end."""
 KEPT_FRAMES = 2_000
 """Frames a channel keeps for delayed streams; past that the oldest are skipped (never shown early)."""
 ENCODED_KEPT = 16
 """Encoded frames a channel keeps (streams of one match send the same few latest steps)."""
 FACTS_KEPT = 1_024
+
+T = TypeVar("T")
 
 
 @dataclass(eq=False)
@@ -102,7 +107,8 @@ class LiveWatch:
         self.channels: dict[int, MatchChannel] = {}
         self._facts: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._facts_lock = threading.Lock()
-        self._checks: dict[int, tuple[float, asyncio.Future[tuple[str, Verdict]]]] = {}
+        self._checks = _ReadEvery(CHECK_S, functools.partial(_read_checks, db))
+        self._statuses = _ReadEvery(STATUS_S, functools.partial(match_status, db))
 
     def facts(self, match_id: int, read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A match's facts (``read()`` the first time): what does not change while it runs. Read
@@ -118,14 +124,12 @@ class LiveWatch:
 
     async def checks(self, match_id: int) -> tuple[str, Verdict]:
         """The match's status and live secrecy verdict, read at most once per ``CHECK_S``."""
-        now = time.monotonic()
-        entry = self._checks.get(match_id)
-        if entry is None or now - entry[0] >= CHECK_S:
-            reading = asyncio.ensure_future(asyncio.to_thread(_read_checks, self.db, match_id))
-            entry = self._checks[match_id] = (now, reading)
-            if len(self._checks) > FACTS_KEPT:
-                self._checks = {key: value for key, value in self._checks.items() if now - value[0] < CHECK_S}
-        return await asyncio.shield(entry[1])
+        return await self._checks.get(match_id)
+
+    async def status(self, match_id: int) -> str:
+        """The match's status, read at most once per ``STATUS_S`` for all the streams waiting for
+        its result to be stored (each read it that often before)."""
+        return await self._statuses.get(match_id)
 
     def join(self, match_id: int, encode: Callable[[LiveFrame], bytes]) -> MatchChannel:
         assert self.live is not None
@@ -143,6 +147,28 @@ class LiveWatch:
         self.channels.pop(channel.match_id, None)
         if self.live is not None and channel.subscription is not None:
             self.live.unsubscribe(channel.subscription)
+
+
+class _ReadEvery(Generic[T]):
+    """``read(match_id)`` in a worker thread, at most once per ``every`` seconds per match: the
+    callers in between (on one loop) share the last reading, or the one under way."""
+
+    def __init__(self, every: float, read: Callable[[int], T]) -> None:
+        self.every = every
+        self.read = read
+        self._readings: dict[int, tuple[float, asyncio.Future[T]]] = {}
+
+    async def get(self, match_id: int) -> T:
+        now = time.monotonic()
+        entry = self._readings.get(match_id)
+        if entry is None or now - entry[0] >= self.every:
+            reading = asyncio.ensure_future(asyncio.to_thread(self.read, match_id))
+            entry = self._readings[match_id] = (now, reading)
+            if len(self._readings) > FACTS_KEPT:  # forget the matches nobody asked about lately
+                self._readings = {
+                    key: old for key, old in self._readings.items() if now - old[0] < self.every
+                }
+        return await asyncio.shield(entry[1])
 
 
 def _read_checks(db: Database, match_id: int) -> tuple[str, Verdict]:

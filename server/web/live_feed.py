@@ -36,7 +36,7 @@ from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
 from kingmaker.server.live import LiveFrame
 from kingmaker.server.web.boards import draw_spectator_board
-from kingmaker.server.web.live_channels import CHECK_S, LiveWatch, match_status
+from kingmaker.server.web.live_channels import CHECK_S, LiveWatch
 from kingmaker.server.web.scores import running_scores
 
 HEARTBEAT_S = 10.0
@@ -67,7 +67,6 @@ def match_stream(watch: LiveWatch, match_id: int) -> StreamingResponse:
 
 
 async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) -> AsyncIterator[str | bytes]:
-    db = watch.db
     status, verdict = await watch.checks(match_id)
     if status != MatchStatus.RUNNING:
         yield event("end", {"status": status})
@@ -77,7 +76,7 @@ async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) 
         return
     if watch.live is None:
         yield event("note", {"text": STANDALONE})
-        async for line in _until_over(db, match_id, float("inf")):
+        async for line in _until_over(watch, match_id, float("inf")):
             yield line
         return
     delay = facts["delay_s"]
@@ -94,7 +93,7 @@ async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) 
                 yield channel.encoded(due)
                 sent, beat = due.step, now
                 if due.over:
-                    async for line in _until_over(db, match_id, END_WAIT_S):
+                    async for line in _until_over(watch, match_id, END_WAIT_S):
                         yield line
                     return
                 await asyncio.sleep(1 / MAX_FRAMES_PER_S)
@@ -119,12 +118,12 @@ async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) 
         watch.leave(channel)
 
 
-async def _until_over(db: Database, match_id: int, patience: float) -> AsyncIterator[str]:
+async def _until_over(watch: LiveWatch, match_id: int, patience: float) -> AsyncIterator[str]:
     """Wait for the match to stop running (its result stored), then say so."""
     deadline = time.monotonic() + patience
     beat = time.monotonic()
     while True:
-        status = await asyncio.to_thread(match_status, db, match_id)
+        status = await watch.status(match_id)
         if status != MatchStatus.RUNNING or time.monotonic() > deadline:
             yield event("end", {"status": status})
             return
