@@ -423,9 +423,14 @@ def league_progress(db: Database, league_id: int) -> dict[str, int]:
     """How many of the league's matches are in each status."""
     with db.read() as session:
         _league(session, league_id)
-        rows = session.exec(
-            select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
-        ).all()
+        return progress_in(session, league_id)
+
+
+def progress_in(session: Session, league_id: int) -> dict[str, int]:
+    """``league_progress`` inside the caller's transaction (``result_batch``)."""
+    rows = session.exec(
+        select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
+    ).all()
     return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
 
 

@@ -7,17 +7,35 @@ a PostgreSQL deadlock) fails the whole batch, and nothing of it is written: the 
 whole batch again, as it would one result. Nothing is committed before the batch is, so a crash
 leaves every match of the batch *running*, and the league's resume replays them, as after a
 crash before a single result's commit.
+
+Each stored result also carries what the league's progress stream sends about it (the match's
+summary, the league's matches by status just after it), read in the same transaction: the
+stream is fed by the results themselves rather than by reads of its own per match and watcher.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlmodel import Session
 
 from kingmaker.ladder.db import Database, retrying
+from kingmaker.ladder.history import MatchSummary, summary_in
+from kingmaker.ladder.leagues import progress_in
 from kingmaker.ladder.matches import finish_in
+from kingmaker.ladder.models import Match
 from kingmaker.ladder.records import FinishReport, MatchOutcome
+
+
+@dataclass(frozen=True)
+class StoredResult(FinishReport):
+    """A result stored in a batch, with what its league's progress stream sends about it."""
+
+    summary: MatchSummary | None = None
+    counts: dict[str, int] | None = None
+    """The league's matches by status just after this result (None for a one-off match)."""
 
 
 def finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
@@ -32,7 +50,7 @@ def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[Fini
         for outcome in outcomes:
             try:
                 with session.begin_nested():
-                    found.append(finish_in(session, outcome))
+                    found.append(_with_progress(session, finish_in(session, outcome)))
             except OperationalError:
                 raise  # the database, not this result: the whole batch is tried again
             except DBAPIError as error:
@@ -42,3 +60,13 @@ def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[Fini
             except Exception as error:
                 found.append(error)
     return found
+
+
+def _with_progress(session: Session, report: FinishReport) -> StoredResult:
+    match = session.get(Match, report.match_id)
+    league_id = match.league_id if match is not None else None
+    return StoredResult(
+        **{field.name: getattr(report, field.name) for field in fields(FinishReport)},
+        summary=summary_in(session, report.match_id),
+        counts=progress_in(session, league_id) if league_id is not None else None,
+    )

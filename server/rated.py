@@ -113,21 +113,26 @@ def claim_with_entrants(
     db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int] = frozenset()
 ) -> list[tuple[MatchTicket, list[Entrant] | None]]:
     """Claim the league's next matches (``leagues.claim_matches``) and read their bots in the same
-    thread hop: between two matches this is all the database work, so it is done in one go. A
-    claimed match whose bots cannot be read gets None, and ``play_ticket`` reads them again (and
-    voids the match if it still cannot): a claim must not be retried once it has taken matches."""
-    claimed: list[tuple[MatchTicket, list[Entrant] | None]] = []
-    for ticket in leagues.claim_matches(db, league_id, limit, busy, absent):
-        try:
-            claimed.append((ticket, entrants_of(db, ticket.bot_ids)))
-        except Exception:
-            claimed.append((ticket, None))
-    return claimed
+    thread hop, all of them in one query: between two matches this is all the database work, so
+    it is done in one go. If the bots cannot be read, each claimed match gets None, and
+    ``play_ticket`` reads its bots again (and voids the match if it still cannot): a claim must
+    not be retried once it has taken matches."""
+    tickets = leagues.claim_matches(db, league_id, limit, busy, absent)
+    if not tickets:
+        return []
+    try:
+        found = ladder_bots.runnables(db, sorted({bot_id for ticket in tickets for bot_id in ticket.bot_ids}))
+    except Exception:
+        return [(ticket, None) for ticket in tickets]
+    return [(ticket, _entrants(ticket.bot_ids, found)) for ticket in tickets]
 
 
 def entrants_of(db: Database, bot_ids: tuple[int, ...]) -> list[Entrant]:
     """The seats' bots, read in one go (one thread hop and one query per match)."""
-    found = ladder_bots.runnables(db, bot_ids)
+    return _entrants(bot_ids, ladder_bots.runnables(db, bot_ids))
+
+
+def _entrants(bot_ids: tuple[int, ...], found: dict[int, ladder_bots.Runnable]) -> list[Entrant]:
     seated = [(bot_id, found[bot_id]) for bot_id in bot_ids]
     return [
         Entrant(

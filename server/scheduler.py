@@ -27,6 +27,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
+from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.server.admission import Admission
 from kingmaker.server.deadlines import TimeControl
 from kingmaker.server.executors import LocalExecutor, MatchExecutor
@@ -428,5 +429,8 @@ class LeagueRunner:
             run.finishes.append(time.monotonic())
             run.forget_finishes(run.finishes[-1])
             run.waiting = ""
-        counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
+        if isinstance(last, StoredResult) and last.counts is not None:
+            counts = last.counts  # read as the result was stored (``result_batch``)
+        else:
+            counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
         run.publish(Progress(run.name, counts, last, league_id=run.league_id))

@@ -16,6 +16,8 @@ from test_ladder_concurrent_finishes import check_every_update_counted, outcome
 from kingmaker.ladder import result_batch
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError
+from kingmaker.ladder.history import match_summary
+from kingmaker.ladder.leagues import claim_matches, create_league, league_progress
 from kingmaker.ladder.matches import create_match, finish_match, mark_running
 from kingmaker.ladder.models import Match, MatchStatus, Rating
 from kingmaker.ladder.records import FinishReport, MatchOutcome
@@ -126,3 +128,23 @@ def test_results_arriving_together_share_one_commit(db: Database) -> None:
     with pytest.raises(ConflictError):
         asyncio.run(writer.finish(refused))
     assert finish_match(db, outcomes[0]).already_recorded
+
+
+def test_each_stored_result_carries_the_progress_its_league_stream_sends(db: Database) -> None:
+    names = [bot.name for bot in make_bots(db, 4)]
+    league = create_league(db, "fed", TEST_GAME, names, seed=4)
+    tickets = claim_matches(db, league.id, 3)
+    rng = random.Random(3)
+    reports = result_batch.finish_matches(db, [outcome(ticket, rng) for ticket in tickets])
+    assert all(isinstance(r, result_batch.StoredResult) for r in reports)
+    # As a read after each result would have found them: one more finished each time.
+    finished = [
+        r.counts[MatchStatus.FINISHED]
+        for r in reports
+        if isinstance(r, result_batch.StoredResult) and r.counts
+    ]
+    assert finished == [1, 2, 3]
+    last = reports[-1]
+    assert isinstance(last, result_batch.StoredResult)
+    assert last.counts == league_progress(db, league.id)
+    assert last.summary == match_summary(db, last.match_id)

@@ -14,6 +14,7 @@ from kingmaker.ladder import bots, bounds, league_pool, leagues, membership, sta
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import LeagueInfo
+from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.server.scheduler import Progress
 from kingmaker.server.services import convert, validation
@@ -212,7 +213,11 @@ class LeagueRpcs(MatchRecords):
             message.held_back, message.held_back_seconds = state.held_back, state.held_for_s
             message.matches_per_minute, message.waiting_reason = state.matches_per_minute, state.waiting
         if progress.last is not None:
-            message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
+            last = progress.last
+            if isinstance(last, StoredResult) and last.summary is not None:  # read as it was stored
+                message.last.CopyFrom(await self._for_caller(convert.stored_record(last.summary, None)))
+            else:
+                message.last.CopyFrom(await self._stored(last.match_id, with_log=False))
         return message
 
 
