@@ -54,7 +54,7 @@ def event(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def stream(events: AsyncIterator[str]) -> StreamingResponse:
+def stream(events: AsyncIterator[str] | AsyncIterator[str | bytes]) -> StreamingResponse:
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(events, media_type="text/event-stream", headers=headers)
 
