@@ -22,6 +22,10 @@ of step made that sum up to 9x the server's rate.)
 The live boards (``server/live.py``) are measured on one server, alternating: its referee with the
 live hub and nobody watching, against the same referee with no hub at all (what publishing costs
 when no spectator is there: it should be nothing), and with a spectator watching every match.
+
+    .venv/bin/python bench/referee.py [--quick]              # every row
+    .venv/bin/python bench/referee.py --transport [GAME ...]  # the rows beside the transport only
+    .venv/bin/python bench/referee.py --live                  # the live hub's rows only
 """
 
 from __future__ import annotations
