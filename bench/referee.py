@@ -247,6 +247,13 @@ class ServedReferee:
         self.server = ServerProcess(home, self.folder / "server.sock", self.url, TOKEN, extra)
         # Its output is read all along: a pipe nobody reads would stop the server once full.
         threading.Thread(target=self._drain, daemon=True).start()
+        try:
+            self._prepare(game, concurrency, command)
+        except BaseException:
+            self.close()  # never leave a server behind
+            raise
+
+    def _prepare(self, game: str, concurrency: int, command: list[str]) -> None:
         self.channel = grpc.insecure_channel(self.server.address)
         self.admin = admin_pb2_grpc.AdminStub(self.channel)
         self.db: Database = open_database(self.url, upgrade=False)
@@ -298,8 +305,10 @@ class ServedReferee:
         ]
 
     def close(self) -> None:
-        self.channel.close()
-        self.db.close()
+        if hasattr(self, "channel"):
+            self.channel.close()
+        if hasattr(self, "db"):
+            self.db.close()
         self.server.process.terminate()
         try:
             self.server.process.wait(30)

@@ -12,6 +12,7 @@ CPU per match, beside the same with nobody watching, medians (min-max) over the 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -157,6 +158,7 @@ class WatchedLadder:
         self.progress.cancel()
         self.channel.close()
         self.server.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def rows(quick: bool) -> list[Row]:
