@@ -19,6 +19,7 @@ from pathlib import Path
 from table import Row, alternate
 
 from kingmaker.ladder import bots, league_lifecycle, leagues
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -65,7 +66,7 @@ class RemoteLadder:
         self.league_id = leagues.create_league(db, "ladder", GAME, names, format="ladder", seed=size).id
 
     def finished(self) -> int:
-        return leagues.league_progress(self.server.server.db, self.league_id)[MatchStatus.FINISHED]
+        return league_progress(self.server.server.db, self.league_id)[MatchStatus.FINISHED]
 
     def matches_per_minute(self, seconds: float) -> float:
         self.server.run(self.server.server.leagues.start("ladder", CONCURRENCY))
@@ -74,7 +75,7 @@ class RemoteLadder:
         time.sleep(seconds)
         done, elapsed = self.finished() - before, time.perf_counter() - started
         league_lifecycle.pause_league(self.server.server.db, "ladder")
-        while leagues.league_progress(self.server.server.db, self.league_id)[MatchStatus.RUNNING]:
+        while league_progress(self.server.server.db, self.league_id)[MatchStatus.RUNNING]:
             time.sleep(0.1)
         return 60 * done / elapsed
 

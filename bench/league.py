@@ -19,6 +19,7 @@ from pathlib import Path
 from table import Row, alternate
 
 from kingmaker.ladder import bots, leagues
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.execution.executors import usable_cores
@@ -55,7 +56,7 @@ class LeagueBench:
         info = leagues.create_league(
             self.server.server.db, name, "kingdoms", self.names, players=3, rounds=rounds, seed=self.runs
         )
-        matches = sum(leagues.league_progress(self.server.server.db, info.id).values())
+        matches = sum(league_progress(self.server.server.db, info.id).values())
         environment = {
             **os.environ,
             "KINGMAKER_ADMIN_TOKEN": "bench",

@@ -7,17 +7,25 @@ alternates between its two client processes, sending a request of a Kingdoms req
 (1,600 B) and waiting for a 14 B reply, with nothing else to do. Measured: the kingmaker server
 refereeing real matches (engine, encoding, checks, logs, database) between instant bots
 (`sample_bots/instant_bot.py`: legal action 0 at once, no SDK), managed bot processes kept warm
-between matches. Both at 1 and at 8 matches at once, alternating; at 8 also with the matches
-refereed in worker processes (``serve --executor processes``).
+between matches: a real ``kingmaker serve`` child process (the jail, the default executor: worker
+processes, one per core) playing one league of 2 x N bots at N matches at once, as a user runs it,
+beside the same with ``--executor local``. Both at 1 and at 8 matches at once, alternating.
 
-Both are measured in steady state. The transport's clock starts once its clients have connected;
-the referee's runs from each league's first finished match to its last (the decisions of the
-matches in between, the gaps between matches included), so that neither counts starting
-processes or setting up a league, which a real league pays once, not per match.
+Both are measured in steady state, each with one clock. The transport's starts once its clients
+have connected. The referee's is one combined rate over every match of the run
+(``rates.combined_rate``): the decisions of the matches after the first over the span from the
+first finish to the last, read from the database the server wrote (its ``finished_at``), so that
+neither counts starting processes or setting up a league, which a real league pays once, not per
+match. (Before issue 35 the bench added up a rate per league, each over its own span: leagues out
+of step made that sum up to 9x the server's rate.)
 
 The live boards (``server/live.py``) are measured on one server, alternating: its referee with the
 live hub and nobody watching, against the same referee with no hub at all (what publishing costs
 when no spectator is there: it should be nothing), and with a spectator watching every match.
+
+    .venv/bin/python bench/referee.py [--quick]              # every row
+    .venv/bin/python bench/referee.py --transport [GAME ...]  # the rows beside the transport only
+    .venv/bin/python bench/referee.py --live                  # the live hub's rows only
 """
 
 from __future__ import annotations
@@ -29,18 +37,24 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import grpc
-from table import Row, alternate
+from rates import combined_rate
+from sqlmodel import select
+from table import Row, alternate_with_load
 
 from kingmaker.ladder import bots, history, leagues
+from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.models import League, Match
 from kingmaker.server.app import ServerConfig
-from kingmaker.server.background import BackgroundServer
+from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.execution.executors import usable_cores
 from kingmaker.server.live import Subscription
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 REQUEST_BYTES = 1600
 REPLY_BYTES = 14
@@ -49,7 +63,9 @@ INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 SDK_RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 GOAL_GAMES = ("kingdoms", "kingsburg")
 WORKERS = usable_cores()
-"""Worker processes for the ``--executor processes`` rows: one per core, as `serve` starts."""
+"""Worker processes `serve` starts by default: one per core."""
+TOKEN = "bench"
+METADATA = (("authorization", f"Bearer {TOKEN}"),)
 
 CLIENT = """
 import sys, grpc, queue
@@ -174,9 +190,9 @@ class RefereeBench:
 
     def play(self, rounds: int, live: str = "unwatched") -> float:
         """Decisions per second in steady state over leagues of the bots in pairs, ``concurrency``
-        leagues at a time: per league, the decisions of every match after its first, over the time
-        from its first result to its last. ``live``: "unwatched" (the server as it runs), "off"
-        (its referee given no live hub) or "watched" (a spectator subscribed to every match)."""
+        leagues at a time, as one combined rate over all their matches. ``live``: "unwatched" (the
+        server as it runs), "off" (its referee given no live hub) or "watched" (a spectator
+        subscribed to every match)."""
         db = self.server.server.db
         hub = self.server.server.live
         roster = self.server.server.roster
@@ -200,12 +216,11 @@ class RefereeBench:
         self.server.run(run_all())
         for subscription in watching:
             hub.unsubscribe(subscription)
-        rate = 0.0
-        for results in finishes.values():
-            (first, _), *rest = results
-            decisions = sum(len(match_log(db, match_id).actions) for _, match_id in rest)
-            rate += decisions / (rest[-1][0] - first)
-        return rate
+        return combined_rate(
+            (finished, len(match_log(db, match_id).actions))
+            for results in finishes.values()
+            for finished, match_id in results
+        )
 
     async def _watch(self, match_id: str) -> Subscription:
         """A spectator that takes every frame and draws nothing (the hub's and referee's cost only)."""
@@ -220,6 +235,88 @@ class RefereeBench:
         self.server.stop()
 
 
+class ServedReferee:
+    """A ``kingmaker serve`` child process (its own options: the jail and the default executor
+    unless told) with 2 x ``concurrency`` managed bots, playing one league of them at
+    ``concurrency`` matches at once per run."""
+
+    def __init__(self, game: str, concurrency: int, command: list[str], extra: list[str]) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="km-served-"))
+        self.url = f"sqlite:///{self.folder / 'bench.db'}"
+        home = self.folder / "home"
+        self.server = ServerProcess(home, self.folder / "server.sock", self.url, TOKEN, extra)
+        # Its output is read all along: a pipe nobody reads would stop the server once full.
+        threading.Thread(target=self._drain, daemon=True).start()
+        try:
+            self._prepare(game, concurrency, command)
+        except BaseException:
+            self.close()  # never leave a server behind
+            raise
+
+    def _prepare(self, game: str, concurrency: int, command: list[str]) -> None:
+        self.channel = grpc.insecure_channel(self.server.address)
+        self.admin = admin_pb2_grpc.AdminStub(self.channel)
+        self.db: Database = open_database(self.url, upgrade=False)
+        self.game = game
+        self.concurrency = concurrency
+        self.runs = 0
+        self.names = [f"bot-{i}" for i in range(2 * concurrency)]
+        for name in self.names:
+            self.admin.AddBot(
+                admin_pb2.AddBotRequest(name=name, games=[game], command=command), metadata=METADATA
+            )
+        self.play(matches=2)  # warm-up: every bot process started once
+
+    def _drain(self) -> None:
+        assert self.server.process.stdout is not None
+        for _ in self.server.process.stdout:
+            pass
+
+    def play(self, matches: int) -> float:
+        """Decisions per second of one league run of at least ``matches`` matches (whole rounds
+        of the round robin): one combined rate over all of them."""
+        pairs = len(self.names) * (len(self.names) - 1) // 2
+        rounds = max(1, -(-matches // pairs))
+        self.runs += 1
+        name = f"run-{self.runs}"
+        create = admin_pb2.CreateLeagueRequest(
+            name=name, game=self.game, bots=self.names, rounds=rounds, seed=self.runs
+        )
+        self.admin.CreateLeague(create, metadata=METADATA)
+        run = admin_pb2.RunLeagueRequest(name=name, concurrency=self.concurrency)
+        for progress in self.admin.RunLeague(run, metadata=METADATA):
+            if progress.done:
+                assert progress.reason == "finished", progress.reason
+        return combined_rate(self._finishes(name))
+
+    def _finishes(self, league: str) -> list[tuple[float, int]]:
+        """(finish time, decisions) of every finished match of ``league``, as the server wrote them."""
+        with self.db.read() as session:
+            league_id = session.exec(select(League.id).where(League.name == league)).one()
+            rows = session.exec(
+                select(Match.id, Match.finished_at).where(
+                    Match.league_id == league_id, Match.status == "finished"
+                )
+            ).all()
+        return [
+            (finished.timestamp(), len(match_log(self.db, match_id).actions))
+            for match_id, finished in rows
+            if match_id is not None and finished is not None
+        ]
+
+    def close(self) -> None:
+        if hasattr(self, "channel"):
+            self.channel.close()
+        if hasattr(self, "db"):
+            self.db.close()
+        self.server.process.terminate()
+        try:
+            self.server.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def live_rows(quick: bool) -> list[Row]:
     """The referee's rate with the live hub and nobody watching, and with every match watched,
     each beside the same referee with no hub, alternating on one server (Kingdoms, instant bots)."""
@@ -230,7 +327,7 @@ def live_rows(quick: bool) -> list[Row]:
         # Runs of one referee drift ±7% here (measured both ways round): the goal is within that.
         cases = (("unwatched", "no spectator", "≥ 0.9 of no hub"), ("watched", "every match watched", ""))
         for live, who, goal in cases:
-            ours, theirs = alternate(
+            ours, theirs, load = alternate_with_load(
                 functools.partial(referee.play, rounds, live),
                 functools.partial(referee.play, rounds, "off"),
                 runs,
@@ -238,7 +335,9 @@ def live_rows(quick: bool) -> list[Row]:
             met = ours.median >= 0.9 * theirs.median if goal else None
             what = f"kingdoms, instant bots, 1 match at once, live hub, {who}"
             reference = "the same referee with no live hub"
-            found.append(Row("referee", what, "decisions/s", ours, reference, theirs, goal=goal, met=met))
+            found.append(
+                Row("referee", what, "decisions/s", ours, reference, theirs, goal=goal, met=met, load=load)
+            )
     finally:
         referee.close()
     return found
@@ -249,43 +348,50 @@ def rows(quick: bool) -> list[Row]:
     return found + transport_rows(quick)
 
 
-def transport_rows(quick: bool) -> list[Row]:
-    runs = 2 if quick else 3
-    rounds = 6 if quick else 12
-    games = ["kingdoms", "kingsburg"] if quick else ["kingdoms", "kingsburg", "kings_road", "kingsville"]
+def transport_rows(quick: bool, games: list[str] | None = None) -> list[Row]:
+    """The referee as `serve` runs it, each row beside the bare transport measured in turn."""
+    runs = 3
+    matches = 24 if quick else 100  # at 8 at once, a round of 16 bots is 120 matches anyway
+    games = games or (
+        ["kingdoms", "kingsburg"] if quick else ["kingdoms", "kingsburg", "kings_road", "kingsville"]
+    )
     transport = PingPongServer()
     found: list[Row] = []
     try:
         for concurrency in (1, 8):
-            # The SDK's random bot beside the instant one: what a Python bot author's bot costs.
-            line_up = [(game, "instant bots", INSTANT, 0) for game in games] + [
-                ("kingdoms", "SDK random bots", SDK_RANDOM, 0)
+            line_up = [
+                (game, f"instant bots, default serve ({WORKERS} worker processes)", INSTANT, [])
+                for game in games
             ]
-            if concurrency > 1:  # the same server as `serve` starts by default: worker processes
-                kind = f"instant bots, default serve ({WORKERS} worker processes)"
-                line_up += [(game, kind, INSTANT, WORKERS) for game in GOAL_GAMES]
-            for game, kind, command, workers in line_up:
-                referee = RefereeBench(game, concurrency, command, workers)
+            line_up += [
+                (game, "instant bots, serve --executor local", INSTANT, ["--executor", "local"])
+                for game in games[:1]
+            ]
+            # The SDK's random bot beside the instant one: what a Python bot author's bot costs.
+            line_up += [("kingdoms", "SDK random bots, default serve", SDK_RANDOM, [])]
+            for game, kind, command, extra in line_up:
+                referee = ServedReferee(game, concurrency, command, extra)
                 try:
-                    ours, theirs = alternate(
-                        functools.partial(referee.play, rounds),
+                    ours, theirs, load = alternate_with_load(
+                        functools.partial(referee.play, matches),
                         functools.partial(transport.run, concurrency, 200),
                         runs,
                     )
                 finally:
                     referee.close()
-                goal = command is INSTANT and game in GOAL_GAMES
-                share = 0.9 if workers else 0.6  # issue 27: the default serve at 8 matches
+                goal = command is INSTANT and not extra and game in GOAL_GAMES and concurrency > 1
+                at_once = f"{concurrency} match{'es' if concurrency > 1 else ''} at once"
                 found.append(
                     Row(
                         "referee",
-                        f"{game}, {kind}, {concurrency} match{'es' if concurrency > 1 else ''} at once",
+                        f"{game}, {kind}, one league of {2 * concurrency} bots, {at_once}",
                         "decisions/s",
                         ours,
                         reference="bare gRPC ping-pong, same sizes, Unix socket",
                         reference_value=theirs,
-                        goal=f"≥ {share} of the transport" if goal else "",
-                        met=ours.median >= share * theirs.median if goal else None,
+                        goal="≥ 0.9 of the transport" if goal else "",
+                        met=ours.median >= 0.9 * theirs.median if goal else None,
+                        load=load,
                     )
                 )
     finally:
@@ -296,6 +402,12 @@ def transport_rows(quick: bool) -> list[Row]:
 if __name__ == "__main__":
     from table import print_rows
 
-    live_only = "--live" in sys.argv
-    measured = live_rows("--quick" in sys.argv) if live_only else rows("--quick" in sys.argv)
+    quick = "--quick" in sys.argv
+    if "--live" in sys.argv:
+        measured = live_rows(quick)
+    elif "--transport" in sys.argv:  # --transport [GAME ...]: only the rows beside the transport
+        chosen = [word for word in sys.argv[1:] if not word.startswith("--")]
+        measured = transport_rows(quick, chosen or None)
+    else:
+        measured = rows(quick)
     print_rows(measured, "referee against the transport")

@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kingmaker.ladder import leagues
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli.demo import sample_bot
@@ -108,9 +109,7 @@ def soak(server: BackgroundServer, rounds: int, concurrency: int) -> list[tuple[
             admin_pb2.RunLeagueRequest(name="soak", concurrency=concurrency), metadata=metadata
         )
         for progress in run:
-            counts = leagues.league_progress(
-                server.server.db, leagues.get_league(server.server.db, "soak").id
-            )
+            counts = league_progress(server.server.db, leagues.get_league(server.server.db, "soak").id)
             done = counts["finished"] + counts["cancelled"] + counts["void"]
             if done - last_row >= every or progress.done:
                 elapsed = time.perf_counter() - started
@@ -126,7 +125,7 @@ def soak(server: BackgroundServer, rounds: int, concurrency: int) -> list[tuple[
                     )
                 )
                 last_row = done
-        final = leagues.league_progress(server.server.db, leagues.get_league(server.server.db, "soak").id)
+        final = league_progress(server.server.db, leagues.get_league(server.server.db, "soak").id)
         unsettled = final["scheduled"] + final["running"]
         assert unsettled == 0, f"{unsettled} matches never reached a final state"
     return rows

@@ -27,6 +27,7 @@ from sqlalchemy import create_engine
 from table import Row, Spread
 
 from kingmaker.ladder import bots, leagues
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.migrate import alembic_config
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -71,7 +72,7 @@ class StorageBench:
                 pass
 
         self.server.run(run())
-        assert leagues.league_progress(db, leagues.get_league(db, name).id)["finished"] == matches
+        assert league_progress(db, leagues.get_league(db, name).id)["finished"] == matches
 
     def sizes(self) -> tuple[int, int]:
         """The database's bytes now, compacted: as it is, and with its logs as JSON."""

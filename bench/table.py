@@ -8,6 +8,7 @@ in turn, several times, and a ``Row`` keeps the median and the min-max of both.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -45,6 +46,8 @@ class Row:
     goal: str = ""
     """The target, as a sentence ("≥ 0.6 of the transport"), if there is one."""
     met: bool | None = None
+    load: Spread | None = None
+    """The machine's 1-minute load average as each run began, where the section reads it."""
 
     @property
     def ratio(self) -> float | None:
@@ -65,15 +68,32 @@ def alternate(
     return Spread.of(ours), Spread.of(theirs)
 
 
+def alternate_with_load(
+    measure: Callable[[], float], reference: Callable[[], float], runs: int
+) -> tuple[Spread, Spread, Spread]:
+    """``alternate``, and the 1-minute load average read before each pair: on a shared machine a
+    figure means little without how busy the machine was while it was measured."""
+    loads: list[float] = []
+
+    def reference_after_load() -> float:
+        loads.append(os.getloadavg()[0])
+        return reference()
+
+    ours, theirs = alternate(measure, reference_after_load, runs)
+    return ours, theirs, Spread.of(loads)
+
+
 def print_rows(rows: Sequence[Row], title: str) -> None:
     table = Table(title=title)
-    for column in ("section", "what", "median (min-max)", "unit", "reference (min-max)", "ratio", "goal"):
+    columns = ["section", "what", "median (min-max)", "unit", "reference (min-max)", "ratio", "goal"]
+    loaded = any(row.load is not None for row in rows)
+    for column in columns + (["load (min-max)"] if loaded else []):
         table.add_column(column, overflow="fold")
     for row in rows:
         ratio = row.ratio
         goal = row.goal + ("" if row.met is None else " ✓" if row.met else " ✗")
         digits = 2 if row.value.median < 10 else 0
-        table.add_row(
+        cells = [
             row.section,
             row.what,
             row.value.text(digits),
@@ -83,7 +103,10 @@ def print_rows(rows: Sequence[Row], title: str) -> None:
             else row.reference,
             f"{ratio:.2f}" if ratio is not None else "",
             goal,
-        )
+        ]
+        if loaded:
+            cells.append(row.load.text(1) if row.load is not None else "")
+        table.add_row(*cells)
     Console().print(table)
 
 

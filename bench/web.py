@@ -2,9 +2,9 @@
 database the same way), fetched over HTTP from the site on loopback, and loaded in a headless
 Chromium (navigation start to the load event), beside the same rows by one raw SQL query; and a
 bot's page and its JSON for a bot with 650 and with 10,000 matches, beside the standings page of
-the same database.
+the same database. With ``--watchers``: live-stream spectators against the ladder (bench/watchers.py).
 
-    .venv/bin/python bench/web.py [--quick]
+    .venv/bin/python bench/web.py [--quick] [--watchers]
 """
 
 from __future__ import annotations
@@ -235,4 +235,9 @@ def _bot_rows(matches: int, runs: int) -> list[Row]:
 if __name__ == "__main__":
     from table import print_rows
 
-    print_rows(rows("--quick" in sys.argv), "the website at scale")
+    if "--watchers" in sys.argv:  # spectators against the ladder (bench/watchers.py)
+        import watchers
+
+        print_rows(watchers.rows("--quick" in sys.argv), "live-stream watchers against the ladder")
+    else:
+        print_rows(rows("--quick" in sys.argv), "the website at scale")

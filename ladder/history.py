@@ -40,10 +40,15 @@ class MatchSummary:
 
 def match_summary(db: Database, match_id: int) -> MatchSummary:
     with db.read() as session:
-        match = session.get(Match, match_id)
-        if match is None:
-            raise NotFoundError(f"no match {match_id}")
-        return _summary(session, match)
+        return summary_in(session, match_id)
+
+
+def summary_in(session: Session, match_id: int) -> MatchSummary:
+    """``match_summary`` inside the caller's transaction (``result_batch``, as it stores a result)."""
+    match = session.get(Match, match_id)
+    if match is None:
+        raise NotFoundError(f"no match {match_id}")
+    return _summary(session, match)
 
 
 def list_matches(

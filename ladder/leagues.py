@@ -347,16 +347,6 @@ def _inactive_seat(session: Session, match: Match) -> str | None:
     return f"bot {bot.name} was {'disabled' if not bot.enabled else 'suspended'}"
 
 
-def league_progress(db: Database, league_id: int) -> dict[str, int]:
-    """How many of the league's matches are in each status."""
-    with db.read() as session:
-        league_row(session, league_id)
-        rows = session.exec(
-            select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
-        ).all()
-    return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
-
-
 def _fixed_schedule(league: League, bot_ids: list[int]) -> FixedSchedule | None:
     """A round robin's or gauntlet's schedule; None for a ladder (checked to have enough bots)."""
     settings = league.settings

@@ -94,19 +94,25 @@ def finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
 
 def _finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
     with db.transaction() as session:
-        match = _locked_match(session, outcome.match_id)
-        if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
-            return _already_recorded(session, match)
-        if match.status == MatchStatus.CANCELLED:
-            raise ConflictError(f"match {match.id} was cancelled: {match.status_reason}")
-        seats = seat_rows(session, outcome.match_id)
-        ordered = _check_outcome(outcome, seats)
-        failed = [s for s in ordered if s.end_reason.is_server_fault]
-        if failed:
-            first = next((s for s in failed if s.end_reason is EndReason.SEAT_UNFILLED), failed[0])
-            reason = f"seat {first.seat} {first.end_reason.value}: {first.detail or 'server fault'}"
-            return _void(session, match, seats, reason, ordered)
-        return _record(session, match, seats, ordered, outcome)
+        return finish_in(session, outcome)
+
+
+def finish_in(session: Session, outcome: MatchOutcome) -> FinishReport:
+    """``finish_match`` inside a transaction the caller opened (``result_batch`` writes several
+    results in one)."""
+    match = _locked_match(session, outcome.match_id)
+    if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
+        return _already_recorded(session, match)
+    if match.status == MatchStatus.CANCELLED:
+        raise ConflictError(f"match {match.id} was cancelled: {match.status_reason}")
+    seats = seat_rows(session, outcome.match_id)
+    ordered = _check_outcome(outcome, seats)
+    failed = [s for s in ordered if s.end_reason.is_server_fault]
+    if failed:
+        first = next((s for s in failed if s.end_reason is EndReason.SEAT_UNFILLED), failed[0])
+        reason = f"seat {first.seat} {first.end_reason.value}: {first.detail or 'server fault'}"
+        return _void(session, match, seats, reason, ordered)
+    return _record(session, match, seats, ordered, outcome)
 
 
 def void_match(db: Database, match_id: int, reason: str) -> FinishReport:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TypeAlias
 
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import leagues
@@ -28,6 +29,9 @@ from kingmaker.server.seats.roster import Entrant, Roster
 
 log = logging.getLogger("kingmaker.server")
 
+Store: TypeAlias = Callable[[MatchOutcome], Awaitable[FinishReport]]
+"""Stores a finished match's result until it is stored (``ResultWriter.finish``)."""
+
 
 async def play_ticket(
     db: Database,
@@ -36,11 +40,13 @@ async def play_ticket(
     control: TimeControl,
     played: Callable[[], Awaitable[None]] | None = None,
     entrants: list[Entrant] | None = None,
+    store: Store | None = None,
 ) -> FinishReport:
     """Play a match the ladder has already marked running (here or where the executor sends it),
     and record how it ended. ``played`` is awaited once the match is over and before its result
     is stored: the scheduler starts the next match then, so it need not wait for this write.
-    ``entrants``: the seats' bots if already read (``claim_with_entrants``)."""
+    ``entrants``: the seats' bots if already read (``claim_with_entrants``). ``store``: how the
+    result is written (by default alone, in a transaction of its own)."""
     try:
         if entrants is None:
             entrants = await asyncio.to_thread(entrants_of, db, ticket.bot_ids, ticket.league_id)
@@ -55,7 +61,10 @@ async def play_ticket(
         return await until_stored(void_match, db, ticket.match_id, f"server error: {error}")
     if played is not None:
         await played()
-    return await until_stored(finish_match, db, outcome(ticket, report, entrants))
+    result = outcome(ticket, report, entrants)
+    if store is not None:
+        return await store(result)
+    return await until_stored(finish_match, db, result)
 
 
 def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | None = None) -> MatchOutcome:
@@ -105,16 +114,19 @@ def claim_with_entrants(
     db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int] = frozenset()
 ) -> list[tuple[MatchTicket, list[Entrant] | None]]:
     """Claim the league's next matches (``leagues.claim_matches``) and read their bots in the same
-    thread hop: between two matches this is all the database work, so it is done in one go. A
-    claimed match whose bots cannot be read gets None, and ``play_ticket`` reads them again (and
-    voids the match if it still cannot): a claim must not be retried once it has taken matches."""
-    claimed: list[tuple[MatchTicket, list[Entrant] | None]] = []
-    for ticket in leagues.claim_matches(db, league_id, limit, busy, absent):
-        try:
-            claimed.append((ticket, entrants_of(db, ticket.bot_ids, ticket.league_id)))
-        except Exception:
-            claimed.append((ticket, None))
-    return claimed
+    thread hop, all of them in one query: between two matches this is all the database work, so
+    it is done in one go. If the bots cannot be read, each claimed match gets None, and
+    ``play_ticket`` reads its bots again (and voids the match if it still cannot): a claim must
+    not be retried once it has taken matches."""
+    tickets = leagues.claim_matches(db, league_id, limit, busy, absent)
+    if not tickets:
+        return []
+    try:
+        bot_ids = sorted({bot_id for ticket in tickets for bot_id in ticket.bot_ids})
+        found = pinned_runnables(db, bot_ids, league_id)  # one league: one set of pins
+    except Exception:
+        return [(ticket, None) for ticket in tickets]
+    return [(ticket, _entrants(ticket.bot_ids, found)) for ticket in tickets]
 
 
 def entrants_of(db: Database, bot_ids: tuple[int, ...], league_id: int | None = None) -> list[Entrant]:
@@ -125,6 +137,10 @@ def entrants_of(db: Database, bot_ids: tuple[int, ...], league_id: int | None = 
         if league_id is not None
         else ladder_bots.runnables(db, bot_ids)
     )
+    return _entrants(bot_ids, found)
+
+
+def _entrants(bot_ids: tuple[int, ...], found: dict[int, ladder_bots.Runnable]) -> list[Entrant]:
     seated = [(bot_id, found[bot_id]) for bot_id in bot_ids]
     return [
         Entrant(

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder import league_lifecycle, leagues, membership
+from kingmaker.ladder import league_counts, league_lifecycle, leagues, membership
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
+from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.server.execution.executors import LocalExecutor, MatchExecutor
+from kingmaker.server.refereeing.result_writer import ResultWriter
 from kingmaker.server.refereeing.results import until_stored
 from kingmaker.server.scheduling.rated import claim_with_entrants, play_ticket
 from kingmaker.server.seats.admission import Admission
@@ -132,6 +134,8 @@ class LeagueRunner:
         self.away_grace = away_grace
         """How long a ladder's remote bot may go unconnected before it is away (``presence``)."""
         self._runs: dict[int, _Run] = {}
+        self.results = ResultWriter(db)
+        """Every league's results, written in group commits."""
 
     def is_running(self, league_id: int) -> bool:
         """Whether a run of the league is going on (not ending)."""
@@ -179,7 +183,7 @@ class LeagueRunner:
             assert run.task is not None
             while True:
                 if queue.empty() and run.task.done():
-                    counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
+                    counts = await asyncio.to_thread(league_counts.league_progress, self.db, run.league_id)
                     yield Progress(
                         run.name, counts, done=True, reason="the league's run ended", league_id=run.league_id
                     )
@@ -216,7 +220,7 @@ class LeagueRunner:
         for info in await asyncio.to_thread(leagues.list_leagues, self.db):
             if info.finished or info.paused:
                 continue
-            counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
+            counts = await asyncio.to_thread(league_counts.league_progress, self.db, info.id)
             if counts[MatchStatus.SCHEDULED] != sum(counts.values()):
                 self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
                 resumed.append(info.name)
@@ -275,7 +279,15 @@ class LeagueRunner:
                         playing.add(ticket.match_id)
                         hook = functools.partial(played, ticket.match_id)
                         task = asyncio.create_task(
-                            play_ticket(self.db, self.executor, ticket, self.control, hook, entrants)
+                            play_ticket(
+                                self.db,
+                                self.executor,
+                                ticket,
+                                self.control,
+                                hook,
+                                entrants,
+                                self.results.finish,
+                            )
                         )
                         in_play[task] = ticket
                     run.in_play = len(playing)
@@ -409,7 +421,7 @@ class LeagueRunner:
         counts = run.latest.counts if run.latest is not None else {}
         try:
             await asyncio.to_thread(league_lifecycle.end_league, self.db, run.league_id, reason)
-            counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
+            counts = await asyncio.to_thread(league_counts.league_progress, self.db, run.league_id)
         except Exception:
             log.exception("league %s: could not record how its run ended", run.name)
         run.publish(Progress(run.name, counts, done=True, reason=reason, league_id=run.league_id))
@@ -427,7 +439,10 @@ class LeagueRunner:
             run.waiting = ""
         if last is not None and last.suspended_bot_ids:
             await self._end_suspended(last.suspended_bot_ids)
-        counts = await asyncio.to_thread(leagues.league_progress, self.db, run.league_id)
+        if isinstance(last, StoredResult) and last.counts is not None:
+            counts = last.counts  # read as the result was stored (``result_batch``)
+        else:
+            counts = await asyncio.to_thread(league_counts.league_progress, self.db, run.league_id)
         run.publish(Progress(run.name, counts, last, league_id=run.league_id))
 
     async def _end_suspended(self, bot_ids: tuple[int, ...]) -> None:

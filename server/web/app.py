@@ -30,6 +30,7 @@ from kingmaker.server.web.console import NotSignedIn, console_routes
 from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
 from kingmaker.server.web.console_upload import UploadRefused
+from kingmaker.server.web.live_channels import LiveWatch
 from kingmaker.server.web.live_feed import league_stream, match_stream
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
@@ -51,6 +52,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
     )
     templates.globals["rating_plot"] = rating_plot
+    watch = LiveWatch(db, live)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = templates.get_template(name).render(request=request, **context)
@@ -98,7 +100,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         return league_stream(db, name, render)
 
     def api_match_live(request: Request) -> Response:
-        return match_stream(db, live, _match_id(request))
+        return match_stream(watch, _match_id(request))
 
     def api_league(request: Request) -> Response:
         return JSONResponse(queries.league_page(db, request.path_params["name"], _page(request)))

@@ -7,7 +7,8 @@ says so). Events, each one line of JSON:
 
 - ``frame``: ``{"step", "to_act", "acted", "bots", "scores", "score_name", "view", "svg"}``, the
   spectator view (``Game.spectate``) and its board, ``delay_s`` seconds after the move, at most
-  ``MAX_FRAMES_PER_S`` a second (a frame that is due replaces older ones not yet sent);
+  ``MAX_FRAMES_PER_S`` a second (a frame that is due replaces older ones not yet sent); drawn and
+  encoded once per step for all the match's watchers (``live_channels``);
 - ``note``: ``{"text"}``, why nothing shows yet (the delay, a site without a live feed);
 - ``hidden``: ``{"text"}``, nothing of this match may show (``ladder.secrecy.live_verdict``: another
   match shares its seed and is not over); the stream ends;
@@ -22,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -34,18 +34,14 @@ from kingmaker.games.registry import game_names, get_game
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
-from kingmaker.ladder.secrecy import live_verdict
-from kingmaker.server.live import LiveFrame, LiveHub
+from kingmaker.server.live import LiveFrame
 from kingmaker.server.web.boards import draw_spectator_board
+from kingmaker.server.web.live_channels import CHECK_S, LiveWatch
 from kingmaker.server.web.scores import running_scores
 
-CHECK_S = 2.0
-"""How often a stream reads the database again: is the match still running, may it still show?"""
 HEARTBEAT_S = 10.0
 """A comment line this often keeps proxies from closing a quiet stream."""
 MAX_FRAMES_PER_S = 10
-MAX_PENDING = 2_000
-"""Frames a delayed stream holds at most; past that the oldest are skipped (never shown early)."""
 STANDALONE = (
     "this site reads the database only (kingmaker web): a running match's board shows on the site "
     "that `kingmaker serve --web` serves; here its replay shows once it is over"
@@ -58,74 +54,60 @@ def event(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def stream(events: AsyncIterator[str]) -> StreamingResponse:
+def stream(events: AsyncIterator[str] | AsyncIterator[str | bytes]) -> StreamingResponse:
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(events, media_type="text/event-stream", headers=headers)
 
 
-def match_stream(db: Database, live: LiveHub | None, match_id: int) -> StreamingResponse:
-    """The live board of running match ``match_id`` (``NotFoundError`` if there is no such match)."""
-    facts = _match_facts(db, match_id)
-    return stream(_match_events(db, live, match_id, facts))
+def match_stream(watch: LiveWatch, match_id: int) -> StreamingResponse:
+    """The live board of running match ``match_id`` (``NotFoundError`` if there is no such match),
+    shared with every other watcher of it (``live_channels``)."""
+    facts = watch.facts(match_id, lambda: _match_facts(watch.db, match_id))
+    return stream(_match_events(watch, match_id, facts))
 
 
-async def _match_events(
-    db: Database, live: LiveHub | None, match_id: int, facts: dict[str, Any]
-) -> AsyncIterator[str]:
-    if facts["status"] != MatchStatus.RUNNING:
-        yield event("end", {"status": facts["status"]})
+async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) -> AsyncIterator[str | bytes]:
+    status, verdict = await watch.checks(match_id)
+    if status != MatchStatus.RUNNING:
+        yield event("end", {"status": status})
         return
-    verdict = await asyncio.to_thread(live_verdict, db, match_id)
     if not verdict.shown:
         yield event("hidden", {"text": verdict.reason})
         return
-    if live is None:
+    if watch.live is None:
         yield event("note", {"text": STANDALONE})
-        async for line in _until_over(db, match_id, float("inf")):
+        async for line in _until_over(watch, match_id, float("inf")):
             yield line
         return
     delay = facts["delay_s"]
     if delay:
         yield event("note", {"text": f"this league shows its matches {delay:g} s late: the board follows"})
-    subscription = live.queue(str(match_id))
-    pending: deque[tuple[float, LiveFrame]] = deque(maxlen=MAX_PENDING)
-    render = _renderer(facts)
+    channel = watch.join(match_id, _encoder(facts))
     try:
         checked = beat = time.monotonic()
-        over = False
+        sent = -1
         while True:
             now = time.monotonic()
-            due_at = pending[0][0] + delay if pending else now + CHECK_S
-            try:
-                pending.append(
-                    await asyncio.wait_for(
-                        subscription.queue.get(), max(0.0, min(due_at, checked + CHECK_S) - now)
-                    )
-                )
-                while not subscription.queue.empty():
-                    pending.append(subscription.queue.get_nowait())
-            except TimeoutError:
-                pass
-            now = time.monotonic()
-            due = None
-            while pending and pending[0][0] + delay <= now:
-                due = pending.popleft()[1]
+            due, next_due = channel.due(sent, delay, now)
             if due is not None:
-                yield event("frame", render(due))
-                over = over or due.over
-                beat = now
+                yield channel.encoded(due)
+                sent, beat = due.step, now
+                if due.over:
+                    async for line in _until_over(watch, match_id, END_WAIT_S):
+                        yield line
+                    return
                 await asyncio.sleep(1 / MAX_FRAMES_PER_S)
-            if over and not pending:
-                async for line in _until_over(db, match_id, END_WAIT_S):
-                    yield line
-                return
+            elif next_due is not None:  # held back by the delay: new frames change nothing
+                await asyncio.sleep(max(0.0, min(next_due, checked + CHECK_S) - now))
+            else:
+                await channel.wait(max(0.0, checked + CHECK_S - now))
+            now = time.monotonic()
             if now - checked >= CHECK_S:
                 checked = now
-                status = await asyncio.to_thread(_status, db, match_id)
-                if status != MatchStatus.RUNNING and not pending:
+                status, verdict = await watch.checks(match_id)
+                if status != MatchStatus.RUNNING and not channel.pending(sent):
                     yield event("end", {"status": status})
                     return
-                verdict = await asyncio.to_thread(live_verdict, db, match_id)
                 if status == MatchStatus.RUNNING and not verdict.shown:
                     yield event("hidden", {"text": verdict.reason})
                     return
@@ -133,15 +115,15 @@ async def _match_events(
                 beat = now
                 yield ": still watching\n\n"
     finally:
-        live.unsubscribe(subscription.subscription)
+        watch.leave(channel)
 
 
-async def _until_over(db: Database, match_id: int, patience: float) -> AsyncIterator[str]:
+async def _until_over(watch: LiveWatch, match_id: int, patience: float) -> AsyncIterator[str]:
     """Wait for the match to stop running (its result stored), then say so."""
     deadline = time.monotonic() + patience
     beat = time.monotonic()
     while True:
-        status = await asyncio.to_thread(_status, db, match_id)
+        status = await watch.status(match_id)
         if status != MatchStatus.RUNNING or time.monotonic() > deadline:
             yield event("end", {"status": status})
             return
@@ -151,23 +133,27 @@ async def _until_over(db: Database, match_id: int, patience: float) -> AsyncIter
             yield ": still watching\n\n"
 
 
-def _renderer(facts: dict[str, Any]) -> Callable[[LiveFrame], dict[str, Any]]:
+def _encoder(facts: dict[str, Any]) -> Callable[[LiveFrame], bytes]:
+    """A frame's event as the bytes every stream of the match sends."""
     bots, game, score_name = tuple(facts["bots"]), facts["game"], facts["score_name"]
 
-    def render(frame: LiveFrame) -> dict[str, Any]:
-        return {
-            "step": frame.step,
-            "to_act": list(frame.to_act),
-            "acted": list(frame.acted),
-            "over": frame.over,
-            "bots": list(bots),
-            "scores": list(running_scores(game, frame.view)),
-            "score_name": score_name,
-            "view": frame.view,
-            "svg": draw_spectator_board(game, frame.view, bots),
-        }
+    def encode(frame: LiveFrame) -> bytes:
+        return event(
+            "frame",
+            {
+                "step": frame.step,
+                "to_act": list(frame.to_act),
+                "acted": list(frame.acted),
+                "over": frame.over,
+                "bots": list(bots),
+                "scores": list(running_scores(game, frame.view)),
+                "score_name": score_name,
+                "view": frame.view,
+                "svg": draw_spectator_board(game, frame.view, bots),
+            },
+        ).encode()
 
-    return render
+    return encode
 
 
 def _match_facts(db: Database, match_id: int) -> dict[str, Any]:
@@ -191,11 +177,6 @@ def _match_facts(db: Database, match_id: int) -> dict[str, Any]:
             "delay_s": delay,
             "score_name": get_game(game).spec.score_name if game in game_names() else "score",
         }
-
-
-def _status(db: Database, match_id: int) -> str:
-    with db.read() as session:
-        return str(session.exec(select(Match.status).where(Match.id == match_id)).one())
 
 
 def league_stream(db: Database, name: str, render: Callable[[], str]) -> StreamingResponse:

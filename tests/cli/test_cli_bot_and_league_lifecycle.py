@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
@@ -124,22 +125,20 @@ def test_a_league_is_paused_resumed_and_stopped(server: BackgroundServer) -> Non
     ok(server, "league", "create", "long", "-g", "kingdoms", "-b", "a", "-b", "b", "-b", "c", "--rounds", "6")
     league_id = leagues.get_league(db, "long").id
     ok(server, "league", "resume", "long")
-    wait_for(lambda: leagues.league_progress(db, league_id)[MatchStatus.FINISHED] >= 2)
+    wait_for(lambda: league_progress(db, league_id)[MatchStatus.FINISHED] >= 2)
     assert "paused" in ok(server, "league", "pause", "long")
-    wait_for(lambda: leagues.league_progress(db, league_id)[MatchStatus.RUNNING] == 0)
-    held = leagues.league_progress(db, league_id)
+    wait_for(lambda: league_progress(db, league_id)[MatchStatus.RUNNING] == 0)
+    held = league_progress(db, league_id)
     time.sleep(1.0)
-    assert leagues.league_progress(db, league_id) == held, "a paused league starts nothing"
+    assert league_progress(db, league_id) == held, "a paused league starts nothing"
     assert held[MatchStatus.SCHEDULED] > 0
     assert "paused by an admin" in ok(server, "league", "status", "long")
     ok(server, "league", "resume", "long")
-    wait_for(
-        lambda: leagues.league_progress(db, league_id)[MatchStatus.FINISHED] > held[MatchStatus.FINISHED]
-    )
+    wait_for(lambda: league_progress(db, league_id)[MatchStatus.FINISHED] > held[MatchStatus.FINISHED])
     out = ok(server, "league", "stop", "long")
     assert "stopped by an admin" in out
-    wait_for(lambda: leagues.league_progress(db, league_id)[MatchStatus.RUNNING] == 0)
-    counts = leagues.league_progress(db, league_id)
+    wait_for(lambda: league_progress(db, league_id)[MatchStatus.RUNNING] == 0)
+    counts = league_progress(db, league_id)
     assert counts[MatchStatus.SCHEDULED] == 0 and counts[MatchStatus.CANCELLED] > 0
     assert leagues.get_league(db, "long").finished
     assert all(m.status in ("finished", "cancelled") for m in list_matches(db, league="long", limit=100))

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, bounds, leagues
 from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import COMMANDS, app
 
@@ -203,7 +204,7 @@ def test_league_run_and_list_refuse_numbers_out_of_bounds_and_run_nothing(two_bo
     refused("league", "run", "weekly", "--concurrency", "100000000", "-s", address)
     refused("league", "list", "--limit", "1001", "-s", address)
     [league] = leagues.list_leagues(two_bots.server.db)
-    progress = leagues.league_progress(two_bots.server.db, league.id)
+    progress = league_progress(two_bots.server.db, league.id)
     assert {status: count for status, count in progress.items() if count} == {"scheduled": 1}
 
 

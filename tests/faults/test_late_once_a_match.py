@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -63,8 +64,8 @@ def test_a_bot_late_once_a_match_gets_one_strike_a_match_for_a_hundred_matches(
         assert resumed.exit_code == 0, resumed.output
         league_id = leagues.get_league(db, "once").id
         deadline = time.monotonic() + 240  # under pytest-timeout's 300 s
-        while leagues.league_progress(db, league_id)["finished"] < MATCHES:
-            assert time.monotonic() < deadline, leagues.league_progress(db, league_id)
+        while league_progress(db, league_id)["finished"] < MATCHES:
+            assert time.monotonic() < deadline, league_progress(db, league_id)
             time.sleep(0.5)
     finally:
         for process in processes:

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from kingmaker.ladder import leagues, standings
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
@@ -112,9 +113,7 @@ def test_a_ladder_plays_on_while_a_bot_is_away_takes_a_newcomer_and_welcomes_it_
         # cut short, which would be its fault): after the grace it is away again.
         cli(server, "league", "pause", "living")
         league_id = leagues.get_league(db, "living").id
-        wait_until(
-            "its matches in play finish", lambda: leagues.league_progress(db, league_id)["running"] == 0
-        )
+        wait_until("its matches in play finish", lambda: league_progress(db, league_id)["running"] == 0)
     finally:
         bot.terminate()
         bot.wait(30)
@@ -125,7 +124,7 @@ def test_a_ladder_plays_on_while_a_bot_is_away_takes_a_newcomer_and_welcomes_it_
     wait_until("the others play six more matches", lambda: finished(server) >= start + 6)
     assert played_by(server, "roamer") == played
     cli(server, "league", "stop", "living")
-    wait_until("the matches in play finish", lambda: leagues.league_progress(db, league_id)["running"] == 0)
+    wait_until("the matches in play finish", lambda: league_progress(db, league_id)["running"] == 0)
 
     # Ratings count exactly the matches played, and nobody was faulted (never_connected least of all).
     matches = [m for m in list_matches(db, league="living", limit=1000) if m.status == "finished"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kingmaker.ladder import leagues
+from kingmaker.ladder import league_counts, leagues
 from kingmaker.ladder.bots import register_bot, set_enabled
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import finish_match
@@ -53,6 +53,7 @@ def play_with(monkeypatch: pytest.MonkeyPatch, play: Callable[[Database, MatchTi
         control: TimeControl,
         played: Callable[[], Awaitable[None]] | None = None,
         entrants: list[Entrant] | None = None,
+        store: object = None,
     ) -> FinishReport:
         assert entrants is not None and [e.bot_id for e in entrants] == list(ticket.bot_ids)
         await asyncio.sleep(0.01)
@@ -75,7 +76,7 @@ def watch_to_the_end(db: Database, concurrency: int = 2) -> list[Progress]:
 
 
 def statuses(db: Database) -> dict[str, int]:
-    return leagues.league_progress(db, leagues.get_league(db, "weekly").id)
+    return league_counts.league_progress(db, leagues.get_league(db, "weekly").id)
 
 
 def test_an_error_in_the_league_task_ends_it_with_the_reason_told_and_stored(
@@ -212,8 +213,8 @@ def test_the_next_match_starts_before_the_last_result_is_stored(
     """One match at a time: the second match must start while the first one's result is still
     being written (the write waits for it), not after. Before, every match waited for the last
     one's write and then for its own claim, queued behind that write."""
+    from kingmaker.server.refereeing import result_writer
     from kingmaker.server.refereeing.referee import MatchReport, SeatReport
-    from kingmaker.server.scheduling import rated
 
     started: list[str] = []
     second_started = threading.Event()
@@ -247,16 +248,17 @@ def test_the_next_match_starts_before_the_last_result_is_stored(
         async def close(self) -> None:
             pass
 
-    real_finish = rated.finish_match
+    real_finish = result_writer.finish_matches
     waited: list[bool] = []
     first = threading.Lock()  # results are written from several threads at once
 
-    def slow_finish(database: Database, outcome: MatchOutcome) -> FinishReport:
+    def slow_finish(database: Database, outcomes: list[MatchOutcome]) -> list[FinishReport | Exception]:
         if first.acquire(blocking=False):  # the first result: held until the next match starts
             waited.append(second_started.wait(timeout=10))
-        return real_finish(database, outcome)
+        return real_finish(database, outcomes)
 
-    monkeypatch.setattr(rated, "finish_match", slow_finish)
+    # The league's results go through its group-commit writer.
+    monkeypatch.setattr(result_writer, "finish_matches", slow_finish)
 
     async def follow() -> list[Progress]:
         roster = Roster(SessionPool(), "unused")

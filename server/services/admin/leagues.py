@@ -10,10 +10,20 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import bots, bounds, league_lifecycle, league_pool, leagues, membership, standings
+from kingmaker.ladder import (
+    bots,
+    bounds,
+    league_counts,
+    league_lifecycle,
+    league_pool,
+    leagues,
+    membership,
+    standings,
+)
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import LeagueInfo
+from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.scheduling.scheduler import Progress
@@ -175,7 +185,7 @@ class LeagueRpcs(MatchRecords):
 
     async def _league(self, name: str) -> admin_pb2.LeagueInfo:
         info = await asyncio.to_thread(leagues.get_league, self.db, name)
-        counts = await asyncio.to_thread(leagues.league_progress, self.db, info.id)
+        counts = await asyncio.to_thread(league_counts.league_progress, self.db, info.id)
         named = await asyncio.to_thread(bots.names_of, self.db, info.bot_ids)
         message = convert.league_message(info, named, counts)
         state = self.league_runner.state(info.id)
@@ -212,7 +222,11 @@ class LeagueRpcs(MatchRecords):
             message.held_back, message.held_back_seconds = state.held_back, state.held_for_s
             message.matches_per_minute, message.waiting_reason = state.matches_per_minute, state.waiting
         if progress.last is not None:
-            message.last.CopyFrom(await self._stored(progress.last.match_id, with_log=False))
+            last = progress.last
+            if isinstance(last, StoredResult) and last.summary is not None:  # read as it was stored
+                message.last.CopyFrom(await self._for_caller(convert.stored_record(last.summary, None)))
+            else:
+                message.last.CopyFrom(await self._stored(last.match_id, with_log=False))
         return message
 
 

@@ -1,0 +1,193 @@
+"""Spectators against the ladder: a real ``kingmaker serve --web`` plays a Kingdoms ladder of SDK
+random bots (8 bots, 4 matches at once, the default executor) without end, while a separate
+process keeps 0, 50 or 200 live-stream watchers (``/api/matches/ID/live``) on its running
+matches, each watcher opening a new stream on another running match as soon as its match ends.
+Windows of each count take turns, several rounds; the ladder's matches per minute in each
+window (its finishes, as the league's progress stream reports them), and the server process's
+CPU per match, beside the same with nobody watching, medians (min-max) over the rounds.
+
+    .venv/bin/python bench/web.py --watchers [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import grpc
+from table import Row, Spread
+
+from kingmaker.server.background import ServerProcess
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
+
+SDK_RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
+TOKEN = "bench"
+METADATA = (("authorization", f"Bearer {TOKEN}"),)
+BOTS, AT_ONCE = 8, 4
+CROWDS = (0, 50, 200)
+
+WATCHERS = r"""
+import asyncio, sqlite3, sys
+database, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+running = []
+
+async def poll():
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    while True:
+        running[:] = [row[0] for row in connection.execute("SELECT id FROM match WHERE status = 'running'")]
+        await asyncio.sleep(0.2)
+
+async def watcher(number):
+    while True:
+        if not running:
+            await asyncio.sleep(0.05)
+            continue
+        match_id = running[number % len(running)]
+        writer = None
+        try:
+            reader, writer = await asyncio.open_connection(host, port)
+            request = f"GET /api/matches/{match_id}/live HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
+            writer.write(request.encode())
+            while await reader.read(1 << 16):
+                pass
+        except OSError:
+            await asyncio.sleep(0.1)
+        finally:
+            if writer is not None:
+                writer.close()
+        await asyncio.sleep(0.05)  # its match is over: on to the next running one
+
+async def main():
+    asyncio.get_running_loop().create_task(poll())
+    tasks = []
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        wanted = int(line)
+        while len(tasks) < wanted:
+            tasks.append(asyncio.get_running_loop().create_task(watcher(len(tasks))))
+        while len(tasks) > wanted:
+            tasks.pop().cancel()
+        print("ok", flush=True)
+
+asyncio.run(main())
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class WatchedLadder:
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="km-watchers-"))
+        database = self.folder / "ladder.db"
+        self.port = _free_port()
+        extra = ["--web", str(self.port)]
+        self.server = ServerProcess(self.folder / "home", self.folder / "server.sock", database, TOKEN, extra)
+        threading.Thread(target=self._drain, daemon=True).start()
+        self.channel = grpc.insecure_channel(self.server.address)
+        admin = admin_pb2_grpc.AdminStub(self.channel)
+        names = [f"random-{number}" for number in range(BOTS)]
+        for name in names:
+            admin.AddBot(
+                admin_pb2.AddBotRequest(name=name, games=["kingdoms"], command=SDK_RANDOM), metadata=METADATA
+            )
+        create = admin_pb2.CreateLeagueRequest(
+            name="watched", game="kingdoms", format="ladder", bots=names, seed=1
+        )
+        admin.CreateLeague(create, metadata=METADATA)
+        self.finishes: list[float] = []
+        self.progress = admin.RunLeague(
+            admin_pb2.RunLeagueRequest(name="watched", concurrency=AT_ONCE), metadata=METADATA
+        )
+        threading.Thread(target=self._follow, daemon=True).start()
+        self.watchers = subprocess.Popen(
+            [sys.executable, "-c", WATCHERS, str(database), "127.0.0.1", str(self.port)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    def _drain(self) -> None:
+        assert self.server.process.stdout is not None
+        for _ in self.server.process.stdout:
+            pass
+
+    def _follow(self) -> None:
+        try:
+            for progress in self.progress:
+                if progress.HasField("last"):
+                    self.finishes.append(time.monotonic())
+        except grpc.RpcError:
+            pass  # cancelled at the end
+
+    def crowd(self, watchers: int) -> None:
+        assert self.watchers.stdin is not None and self.watchers.stdout is not None
+        self.watchers.stdin.write(f"{watchers}\n")
+        self.watchers.stdin.flush()
+        assert self.watchers.stdout.readline().strip() == "ok"
+
+    def window(self, watchers: int, seconds: float, settle: float) -> tuple[float, float]:
+        """(matches per minute, server CPU ms per match) over ``seconds`` with ``watchers``."""
+        self.crowd(watchers)
+        time.sleep(settle)
+        started, cpu = time.monotonic(), _cpu_s(self.server.process.pid)
+        time.sleep(seconds)
+        ended, used = time.monotonic(), _cpu_s(self.server.process.pid) - cpu
+        finished = sum(started <= at < ended for at in self.finishes)
+        return 60 * finished / (ended - started), 1000 * used / max(finished, 1)
+
+    def close(self) -> None:
+        self.watchers.kill()
+        self.watchers.wait(10)
+        self.progress.cancel()
+        self.channel.close()
+        self.server.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def rows(quick: bool) -> list[Row]:
+    rounds, seconds, settle = (3, 10.0, 3.0) if quick else (5, 20.0, 4.0)
+    ladder = WatchedLadder()
+    rates: dict[int, list[float]] = {crowd: [] for crowd in CROWDS}
+    costs: dict[int, list[float]] = {crowd: [] for crowd in CROWDS}
+    loads: list[float] = []
+    try:
+        ladder.window(0, seconds, settle)  # warm-up: every bot process started
+        for round_ in range(rounds):
+            loads.append(os.getloadavg()[0])
+            order = CROWDS if round_ % 2 == 0 else tuple(reversed(CROWDS))
+            for crowd in order:
+                rate, cost = ladder.window(crowd, seconds, settle)
+                rates[crowd].append(rate)
+                costs[crowd].append(cost)
+    finally:
+        ladder.close()
+    load = Spread.of(loads)
+    bare, bare_cost = Spread.of(rates[0]), Spread.of(costs[0])
+    what = f"Kingdoms ladder, {BOTS} SDK random bots, {AT_ONCE} at once, default serve --web"
+    found = []
+    for crowd in CROWDS[1:]:
+        rate, cost = Spread.of(rates[crowd]), Spread.of(costs[crowd])
+        found.append(Row("watchers", f"{what}, {crowd} live-stream watchers", "matches/min", rate,
+                         "nobody watching", bare, goal="≥ 0.9 of nobody watching",
+                         met=rate.median >= 0.9 * bare.median, load=load))  # fmt: skip
+        found.append(Row("watchers", f"server process CPU per match, {crowd} watchers", "ms", cost,
+                         "nobody watching", bare_cost, load=load))  # fmt: skip
+    assert statistics.median(rates[0]) > 0, "the ladder played nothing"
+    return found

@@ -1,0 +1,72 @@
+"""Several finished matches' results in one transaction: a group commit.
+
+Each result is written exactly as ``matches.finish_match`` writes it alone, in a savepoint of its
+own, so a result the ladder refuses (a cancelled match, a malformed outcome) is rolled back by
+itself and reported to its caller while the others are kept. The database failing (busy, gone,
+a PostgreSQL deadlock) fails the whole batch, and nothing of it is written: the caller tries the
+whole batch again, as it would one result. Nothing is committed before the batch is, so a crash
+leaves every match of the batch *running*, and the league's resume replays them, as after a
+crash before a single result's commit.
+
+Each stored result also carries what the league's progress stream sends about it (the match's
+summary, the league's matches by status just after it), read in the same transaction: the
+stream is fed by the results themselves rather than by reads of its own per match and watcher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlmodel import Session
+
+from kingmaker.ladder.db import Database, retrying
+from kingmaker.ladder.history import MatchSummary, summary_in
+from kingmaker.ladder.league_counts import progress_in
+from kingmaker.ladder.matches import finish_in
+from kingmaker.ladder.models import Match
+from kingmaker.ladder.records import FinishReport, MatchOutcome
+
+
+@dataclass(frozen=True)
+class StoredResult(FinishReport):
+    """A result stored in a batch, with what its league's progress stream sends about it."""
+
+    summary: MatchSummary | None = None
+    counts: dict[str, int] | None = None
+    """The league's matches by status just after this result (None for a one-off match)."""
+
+
+def finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
+    """Record these matches' ends in one transaction; per outcome, its report or the error that
+    refused it (that one alone is not written)."""
+    return retrying(_finish_matches, db, outcomes)
+
+
+def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
+    found: list[FinishReport | Exception] = []
+    with db.transaction() as session:
+        for outcome in outcomes:
+            try:
+                with session.begin_nested():
+                    found.append(_with_progress(session, finish_in(session, outcome)))
+            except OperationalError:
+                raise  # the database, not this result: the whole batch is tried again
+            except DBAPIError as error:
+                if error.connection_invalidated:
+                    raise
+                found.append(error)
+            except Exception as error:
+                found.append(error)
+    return found
+
+
+def _with_progress(session: Session, report: FinishReport) -> StoredResult:
+    match = session.get(Match, report.match_id)
+    league_id = match.league_id if match is not None else None
+    return StoredResult(
+        **{field.name: getattr(report, field.name) for field in fields(FinishReport)},
+        summary=summary_in(session, report.match_id),
+        counts=progress_in(session, league_id) if league_id is not None else None,
+    )

@@ -1,0 +1,152 @@
+"""Results written in group commits (``ladder.result_batch``, ``server.refereeing.result_writer``): a batch
+stores what one-at-a-time writes store, a refused result is left out alone, and a batch the
+database fails leaves nothing behind, so the league's resume replays its matches as before."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from ladder_support import TEST_GAME, make_bots
+from sqlalchemy.exc import OperationalError
+from sqlmodel import select
+from test_ladder_concurrent_finishes import check_every_update_counted, outcome
+
+from kingmaker.ladder import result_batch
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.errors import ConflictError
+from kingmaker.ladder.history import match_summary
+from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import claim_matches, create_league
+from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.models import Match, MatchStatus, Rating
+from kingmaker.ladder.records import FinishReport, MatchOutcome
+from kingmaker.server.refereeing.result_writer import ResultWriter
+
+
+def running_outcomes(db: Database, count: int, seed: int = 1, first_bot: int = 0) -> list[MatchOutcome]:
+    """``count`` running matches of three new bots, every one sharing bots with the others."""
+    rng = random.Random(seed)
+    names = [bot.name for bot in make_bots(db, 3, first=first_bot)]
+    tickets = [
+        mark_running(db, create_match(db, TEST_GAME, rng.sample(names, 2), seed=number).match_id)
+        for number in range(count)
+    ]
+    return [outcome(ticket, rng) for ticket in tickets]
+
+
+def statuses(db: Database) -> dict[int, str]:
+    with db.read() as session:
+        return {match.id or 0: match.status for match in session.exec(select(Match))}
+
+
+def test_a_batch_rates_its_matches_one_after_another(db: Database) -> None:
+    outcomes = running_outcomes(db, 8)
+    reports = result_batch.finish_matches(db, outcomes)
+    assert all(isinstance(r, FinishReport) and r.status == MatchStatus.FINISHED for r in reports)
+    check_every_update_counted(db)
+    # Each match of the batch started from the rating the one before it left: none was lost.
+    latest: dict[int, float] = {}
+    for report in reports:
+        assert isinstance(report, FinishReport)
+        for change in report.rating_changes:
+            if change.bot_id in latest:
+                assert change.mu_before == latest[change.bot_id]
+            latest[change.bot_id] = change.mu_after
+    with db.read() as session:
+        stored = {row.bot_id: row.mu for row in session.exec(select(Rating))}
+    assert stored == latest
+    # Sent again (a retry after a lost reply), every result counts once.
+    again = result_batch.finish_matches(db, outcomes)
+    assert all(isinstance(r, FinishReport) and r.already_recorded for r in again)
+    check_every_update_counted(db)
+
+
+def test_a_refused_result_is_left_out_and_the_others_are_kept(db: Database) -> None:
+    outcomes = running_outcomes(db, 3)
+    with db.transaction() as session:
+        cancelled = session.get(Match, outcomes[1].match_id)
+        assert cancelled is not None
+        cancelled.status, cancelled.status_reason = MatchStatus.CANCELLED, "cancelled by a test"
+        session.add(cancelled)
+    first, refused, last = result_batch.finish_matches(db, outcomes)
+    assert isinstance(first, FinishReport) and isinstance(last, FinishReport)
+    assert isinstance(refused, ConflictError) and "cancelled" in str(refused)
+    found = statuses(db)
+    assert [found[o.match_id] for o in outcomes] == [
+        MatchStatus.FINISHED,
+        MatchStatus.CANCELLED,
+        MatchStatus.FINISHED,
+    ]
+    check_every_update_counted(db)
+
+
+def test_a_batch_the_database_fails_writes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    outcomes = running_outcomes(db, 4)
+    real = result_batch.finish_in
+    written: list[int] = []
+
+    def fails_on_the_third(session, outcome):  # type: ignore[no-untyped-def]
+        if len(written) == 2:
+            raise OperationalError("INSERT ...", {}, Exception("disk I/O error"))
+        written.append(outcome.match_id)
+        return real(session, outcome)
+
+    monkeypatch.setattr(result_batch, "finish_in", fails_on_the_third)
+    with pytest.raises(OperationalError):
+        result_batch.finish_matches(db, outcomes)
+    # As after a crash before the commit: every match still running, no rating moved.
+    assert written == [o.match_id for o in outcomes[:2]]
+    assert set(statuses(db).values()) == {MatchStatus.RUNNING}
+    with db.read() as session:
+        assert all(row.matches == 0 for row in session.exec(select(Rating)))
+    monkeypatch.setattr(result_batch, "finish_in", real)
+    assert all(isinstance(r, FinishReport) for r in result_batch.finish_matches(db, outcomes))
+    assert set(statuses(db).values()) == {MatchStatus.FINISHED}
+    check_every_update_counted(db)
+
+
+def test_results_arriving_together_share_one_commit(db: Database) -> None:
+    outcomes = running_outcomes(db, 8)
+    writer = ResultWriter(db)
+
+    async def all_finish() -> list[FinishReport]:
+        return await asyncio.gather(*(writer.finish(o) for o in outcomes))
+
+    reports = asyncio.run(all_finish())
+    assert [r.match_id for r in reports] == [o.match_id for o in outcomes]
+    assert all(r.status == MatchStatus.FINISHED and not r.already_recorded for r in reports)
+    assert (writer.batches, writer.results) == (1, 8)
+    check_every_update_counted(db)
+    # A result the ladder refuses fails its own caller only.
+    refused = running_outcomes(db, 1, seed=2, first_bot=3)[0]
+    with db.transaction() as session:
+        match = session.get(Match, refused.match_id)
+        assert match is not None
+        match.status, match.status_reason = MatchStatus.CANCELLED, "cancelled by a test"
+        session.add(match)
+    with pytest.raises(ConflictError):
+        asyncio.run(writer.finish(refused))
+    assert finish_match(db, outcomes[0]).already_recorded
+
+
+def test_each_stored_result_carries_the_progress_its_league_stream_sends(db: Database) -> None:
+    names = [bot.name for bot in make_bots(db, 4)]
+    league = create_league(db, "fed", TEST_GAME, names, seed=4)
+    tickets = claim_matches(db, league.id, 3)
+    rng = random.Random(3)
+    reports = result_batch.finish_matches(db, [outcome(ticket, rng) for ticket in tickets])
+    assert all(isinstance(r, result_batch.StoredResult) for r in reports)
+    # As a read after each result would have found them: one more finished each time.
+    finished = [
+        r.counts[MatchStatus.FINISHED]
+        for r in reports
+        if isinstance(r, result_batch.StoredResult) and r.counts
+    ]
+    assert finished == [1, 2, 3]
+    last = reports[-1]
+    assert isinstance(last, result_batch.StoredResult)
+    assert last.counts == league_progress(db, league.id)
+    assert last.summary == match_summary(db, last.match_id)
