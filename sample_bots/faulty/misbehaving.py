@@ -7,7 +7,7 @@ It answers the first ``FAULT_AFTER`` requests (environment, default 2) with thei
 action, then misbehaves as the row KEY says on every later one. Every ``Error`` it receives goes
 to stderr as ``kingmaker: CODE: message``, every match end as ``kingmaker: match_end: REASON``, and
 a gRPC stream's end as ``kingmaker: stream ended: STATUS``; it exits 1 after a stream end that is
-not OK. The conformance suite (tests/protocol/test_conformance.py) reads those lines.
+not OK. The conformance suite (tests/protocol/test_misbehaviour_conformance.py) reads those lines.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the server does to a bot that misbehaves, one row per misbehaviour: the single source of
 docs/protocol.md's table "Misbehaviour, row by row" (a test checks the doc against ``ROWS``) and
-of the protocol conformance suite (tests/protocol/test_conformance.py), which plays every row
+of the protocol conformance suite (tests/protocol/test_misbehaviour_conformance.py), which plays every row
 through gRPC and through the bridge, as a launched and as a remote bot, and asserts the row.
 
 Print the doc's table with ``python -m kingmaker.server.refereeing.misbehaviour``.
