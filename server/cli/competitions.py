@@ -203,7 +203,7 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
             f"tiers, lowest first: {guarded}; promotion after {info.promote_after} matches in a tier"
         )
     entries = (
-        ", ".join(f"{e.bot} {entry_version(e)}" + (f" [{e.tier}]" if e.tier else "") for e in info.entries)
+        ", ".join(f"{e.bot} {entry_version(e)}" + (f" in {e.tier}" if e.tier else "") for e in info.entries)
         or "none yet"
     )
     console.print(f"entries: {entries}", soft_wrap=True)
