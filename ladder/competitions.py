@@ -123,6 +123,8 @@ def create_competition(
         raise InvalidRequestError(
             f"its deadline {format_time(closes_at)} has passed (it is {format_time(now)})"
         )
+    if promote_after and not tiers:
+        raise InvalidRequestError("promote_after is for competitions with tiers (give --tier NAME=BOSSBOT)")
     seats = players or default_players(game)
     check_game_setup(game, seats, None)
     settings = check_finals(finals or {}, seats)

@@ -138,6 +138,8 @@ def test_tiers_are_checked(db: Database) -> None:
             db, "d", TEST_GAME, DEADLINE, START,
             tiers=[{"name": "wood", "boss": "wood-boss"}, {"name": "gold", "boss": "wood-boss"}],
         )  # fmt: skip
+    with pytest.raises(InvalidRequestError, match="promote_after is for competitions with tiers"):
+        create_competition(db, "f", TEST_GAME, DEADLINE, START, promote_after=5)
     info = create_competition(
         db, "e", TEST_GAME, DEADLINE, START, tiers=[{"name": "wood", "boss": "wood-boss"}, {"name": "gold"}]
     )
