@@ -30,6 +30,7 @@ from kingmaker.ladder.competition_records import StageLeague, StandingInfo
 from kingmaker.ladder.competition_results import bot_names, finalists, finished_matches, publish_winner
 from kingmaker.ladder.competition_rows import record
 from kingmaker.ladder.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
+from kingmaker.ladder.competition_tiers import tier_standings
 from kingmaker.ladder.models import (
     Bot,
     Competition,
@@ -237,7 +238,9 @@ def standings_and_stages(
     ).all()
     names = bot_names(session, [entry.bot_id for entry in entries])
     by_bot = {entry.bot_id: entry for entry in entries}
-    if competition.phase == CompetitionPhase.OPEN:
+    if competition.phase == CompetitionPhase.OPEN and competition.tiers:
+        standings = tier_standings(session, competition)
+    elif competition.phase == CompetitionPhase.OPEN:
         rows = session.exec(select(LeagueBot).where(LeagueBot.league_id == competition.league_id)).all()
         ranked = sorted(
             (row for row in rows if row.bot_id in by_bot),

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder import leagues
+from kingmaker.ladder import competition_tiers, leagues
 from kingmaker.ladder.competition_finals import (
     decide_stage,
     groups_to_play,
@@ -49,6 +49,8 @@ class ClockWork:
     """Open ladders of competitions that closed (their waiting matches are cancelled)."""
     changed: list[str] = field(default_factory=list)
     """Competitions whose phase or stage moved."""
+    entrants_changed: list[str] = field(default_factory=list)
+    """Tier leagues whose members moved (a promotion): their running ladders look again."""
 
 
 STEPS = threading.RLock()
@@ -67,13 +69,19 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
     work = ClockWork()
     with db.read() as session:
         rows = session.exec(select(Competition).where(Competition.phase != CompetitionPhase.FINAL)).all()
-        names = [(row.name, row.phase, row.opens_at, row.closes_at) for row in rows]
-    for name, phase, opens_at, closes_at in names:
+        names = [(row.name, row.phase, row.opens_at, row.closes_at, bool(row.tiers)) for row in rows]
+    for name, phase, opens_at, closes_at, tiered in names:
         if phase == CompetitionPhase.OPEN and now >= closes_at:
             close(db, name, now)
             work.changed.append(name)
             phase = CompetitionPhase.CLOSED
-        if phase == CompetitionPhase.OPEN and now >= opens_at:
+        if phase == CompetitionPhase.OPEN and now >= opens_at and tiered:
+            if competition_tiers.promote(db, name, now):
+                work.changed.append(name)
+            to_run, moved = competition_tiers.ensure_tier_leagues(db, name)
+            work.to_run.extend(to_run)
+            work.entrants_changed.extend(moved)
+        elif phase == CompetitionPhase.OPEN and now >= opens_at:
             league = ensure_open_league(db, name)
             if league is not None:
                 work.to_run.append(league)
@@ -104,6 +112,9 @@ def close(db: Database, name: str, now: datetime) -> None:
                 select(LeagueBot).where(LeagueBot.league_id == competition.league_id)
             ).all()
         }
+        tiers = competition_tiers.tier_ratings(session, competition) if competition.tiers else {}
+        if tiers:  # the higher tier first, then the rating in it (docs/competitions.md)
+            ladder = {bot: rating for bot, (_, rating) in tiers.items()}
         frozen = []
         for entry, bot in entries:
             version = entry.selected_version or bot.active_version
@@ -119,7 +130,9 @@ def close(db: Database, name: str, now: datetime) -> None:
             how = "selected by its author" if entry.selected_version else "active at the deadline"
             reason = f"{bot.name} frozen at v{version} ({how})"
             record(session, competition, f"freeze:{bot.id}", "freeze", bot.id, reason, now)
-        frozen.sort(key=lambda pair: (-ladder.get(pair[1].id or 0, float("-inf")), pair[0].position))
+        frozen.sort(
+            key=lambda pair: (-pair[0].tier, -ladder.get(pair[1].id or 0, float("-inf")), pair[0].position)
+        )
         for seed, (entry, bot) in enumerate(frozen, start=1):
             entry.seed = seed
             session.add(entry)
@@ -129,6 +142,8 @@ def close(db: Database, name: str, now: datetime) -> None:
                 if rating is not None
                 else "no open ladder rating"
             )
+            if competition.tiers:
+                shown = f"tier {competition.tiers[entry.tier]['name']}, {shown}"
             record(
                 session,
                 competition,
@@ -320,7 +335,9 @@ def _open_league_if_running(db: Database, name: str) -> list[str]:
     with db.read() as session:
         competition = by_name(session, name)
         league = session.get(League, competition.league_id) if competition.league_id is not None else None
-        return [league.name] if league is not None and not league.finished else []
+        found = [league] if league is not None else []
+        found += [row for row in competition_tiers.tier_leagues(session, competition) if row not in found]
+        return [row.name for row in found if not row.finished]
 
 
 def _frozen(session: Session, competition: Competition) -> list[CompetitionEntry]:

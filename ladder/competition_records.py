@@ -19,6 +19,8 @@ class EntryInfo:
     """The version its finals play (None until the deadline, or if it was dropped)."""
     seed: int | None
     out_at_stage: int | None
+    tier: str | None = None
+    """Its tier's name (competitions with tiers only)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class StandingInfo:
     """"cut after stage 1", "lost in stage 2", "winner"..."""
     points: int = 0
     """Swiss finals: the points that order them."""
+    tier: str = ""
+    """While open, in a competition with tiers: the tier these standings are of."""
 
 
 @dataclass(frozen=True)
@@ -75,3 +79,6 @@ class CompetitionInfo:
     """The open ladder's while open; the finals' from the deadline on."""
     stages: tuple[StageLeague, ...] = ()
     id: int = 0
+    tiers: tuple[dict[str, Any], ...] = ()
+    """Lowest first: ``{"name", "boss", "league"}`` (the boss None for a top tier without one)."""
+    promote_after: int = 0

@@ -12,14 +12,14 @@ control), so that nothing here reads a clock of its own.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import leagues, membership
+from kingmaker.ladder import competition_tiers, leagues, membership
 from kingmaker.ladder.competition_finals import standings_and_stages
 from kingmaker.ladder.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
 from kingmaker.ladder.competition_rows import by_name, format_time, record, refuse_after_deadline
@@ -105,9 +105,12 @@ def create_competition(
     opens_at: datetime | None = None,
     players: int | None = None,
     finals: Mapping[str, Any] | None = None,
+    tiers: Sequence[Mapping[str, Any]] = (),
+    promote_after: int | None = None,
 ) -> CompetitionInfo:
     """A new competition, open from ``opens_at`` (now by default) until ``closes_at``. Its open
-    ladder league (``NAME.open``) is made once it has enough entries for a match."""
+    ladder league (``NAME.open``, or one per tier: ``competition_tiers``) is made once it has
+    enough entries for a match."""
     check_name("competition", name)
     if len(name) > NAME_LENGTH:
         raise InvalidRequestError(f"a competition name has at most {NAME_LENGTH} characters")
@@ -120,6 +123,8 @@ def create_competition(
         raise InvalidRequestError(
             f"its deadline {format_time(closes_at)} has passed (it is {format_time(now)})"
         )
+    if promote_after and not tiers:
+        raise InvalidRequestError("promote_after is for competitions with tiers (give --tier NAME=BOSSBOT)")
     seats = players or default_players(game)
     check_game_setup(game, seats, None)
     settings = check_finals(finals or {}, seats)
@@ -133,6 +138,8 @@ def create_competition(
             opens_at=opens_at,
             closes_at=closes_at,
             finals=settings,
+            tiers=competition_tiers.check_tiers(session, game, tiers),
+            promote_after=competition_tiers.check_promote_after(promote_after),
         )
         session.add(competition)
         session.flush()
@@ -156,6 +163,10 @@ def enter_competition(db: Database, name: str, bot_name: str, now: datetime) -> 
     with db.transaction() as session:
         competition = by_name(session, name, lock=True)
         refuse_after_deadline(competition, now, "enter")
+        if competition_tiers.is_boss(competition, bot_name):
+            raise InvalidRequestError(
+                f"bot {bot_name} is a boss in competition {name!r}: it plays, never enters"
+            )
         (bot,) = active_bots_for(session, competition.game, [bot_name])
         assert competition.id is not None and bot.id is not None
         if session.get(CompetitionEntry, (competition.id, bot.id)) is not None:
@@ -178,6 +189,11 @@ def ensure_open_league(db: Database, name: str) -> str | None:
         competition = by_name(session, name)
         if competition.phase != CompetitionPhase.OPEN:
             return None
+        tiered = bool(competition.tiers)
+    if tiered:
+        to_run, _ = competition_tiers.ensure_tier_leagues(db, name)
+        return to_run[0] if to_run else None
+    with db.read() as session:
         entrants = session.exec(
             select(Bot.name, Bot.id)
             .join(CompetitionEntry, col(CompetitionEntry.bot_id) == col(Bot.id))
@@ -282,11 +298,12 @@ def competition_info(session: Session, competition: Competition, details: bool =
             .order_by(col(CompetitionEntry.position))
         ).all()
         authors = {a.id: a.name for a in session.exec(select(Author)).all()}
+        tier_names = [tier["name"] for tier in competition.tiers]
         entries = [
             EntryInfo(
                 bot.name, authors.get(bot.author_id) if bot.author_id is not None else None,
                 bot.active_version, entry.selected_version, entry.frozen_version, entry.seed,
-                entry.out_at_stage,
+                entry.out_at_stage, tier_names[entry.tier] if tier_names else None,
             )
             for entry, bot in rows
         ]  # fmt: skip
@@ -316,6 +333,11 @@ def competition_info(session: Session, competition: Competition, details: bool =
         entries=tuple(entries),
         decisions=tuple(decisions),
         id=competition.id,
+        tiers=tuple(
+            {**tier, "league": competition_tiers.tier_league_name(competition.name, index)}
+            for index, tier in enumerate(competition.tiers)
+        ),
+        promote_after=competition.promote_after if competition.tiers else 0,
     )
 
 

@@ -417,6 +417,11 @@ class Competition(SQLModel, table=True):
     finals: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     """The finals' format and its settings: ``{"format": "ladder", "rounds": 2, "cuts": [4, 2]}``
     or ``{"format": "bracket", "best_of": 3}``."""
+    tiers: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    """Its tiers, lowest first (none: one open ladder): ``[{"name": "wood", "boss": "rnd"}, ...]``;
+    the top tier's boss may be None (``competition_tiers``)."""
+    promote_after: int = 10
+    """Matches an entry plays in its tier before it may be promoted above the tier's boss."""
     phase: str = CompetitionPhase.OPEN
     league_id: int | None = Field(default=None, foreign_key="league.id")
     """The continuous ladder league its entries play while it is open."""
@@ -441,6 +446,8 @@ class CompetitionEntry(SQLModel, table=True):
     """Its place in the open ladder at the deadline (1 = best): the finals' seeding."""
     out_at_stage: int | None = None
     """The finals stage after which it was cut or lost (None: still in, or the winner)."""
+    tier: int = 0
+    """Its tier (0 the lowest; only with tiers): raised by each promotion."""
     entered_at: datetime = Field(default_factory=utc_now)
 
 

@@ -51,16 +51,29 @@ def create(
         max=25,
         help="bracket: duplicate pairs a meeting (3); swiss: seeds a table (1).",
     ),
+    tier: list[str] = typer.Option(
+        [],
+        "--tier",
+        help="NAME=BOSSBOT: a tier guarded by that bot, lowest first; the top one may be just NAME. "
+        "Repeatable.",
+    ),
+    promote_after: int = typer.Option(
+        0, "--promote-after", min=0, help="Tiers: matches in a tier before promotion above its boss (10)."
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """Create a competition: open now (or at --opens) until --closes, then its finals."""
     if finals not in FINALS:
         raise typer.BadParameter(f"must be one of {', '.join(FINALS)}", param_hint="--finals")
+    tiers = [
+        admin_pb2.CompetitionTier(name=text.partition("=")[0], boss=text.partition("=")[2]) for text in tier
+    ]
     request = admin_pb2.CreateCompetitionRequest(
         name=name, game=game, closes_at=_time(closes, "--closes"),
         opens_at=_time(opens, "--opens") if opens else "",
         players=players, finals_format=finals, rounds=rounds, cuts=cut, best_of=best_of,
+        tiers=tiers, promote_after=promote_after,
     )  # fmt: skip
     with admin_client(server, admin_token) as client:
         info = client.call("CreateCompetition", request)
@@ -184,15 +197,24 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
     console.print(f"phase: {phase}; closes {info.closes_at}; time left: {time_left(info)}")
     if info.winner:
         console.print(f"winner: [bold]{info.winner}[/]")
-    entries = ", ".join(f"{e.bot} {entry_version(e)}" for e in info.entries) or "none yet"
+    if info.tiers:
+        guarded = ", ".join(f"{t.name} (boss {t.boss or 'none'})" for t in info.tiers)
+        console.print(
+            f"tiers, lowest first: {guarded}; promotion after {info.promote_after} matches in a tier"
+        )
+    entries = (
+        ", ".join(f"{e.bot} {entry_version(e)}" + (f" in {e.tier}" if e.tier else "") for e in info.entries)
+        or "none yet"
+    )
     console.print(f"entries: {entries}", soft_wrap=True)
     swiss = info.finals_format == "swiss" and info.phase in ("finals", "final")
-    shown = table(
-        "Standings", ("#", "bot", "version", "points" if swiss else "rating", "matches", "wins", "note")
-    )
+    tiered = any(row.tier for row in info.standings)
+    columns = ("#", "bot", "version", "points" if swiss else "rating", "matches", "wins", "note")
+    shown = table("Standings", (("tier",) if tiered else ()) + columns)
     for row in info.standings:
         shown.add_row(
-            str(row.place), row.bot, f"v{row.version}" if row.version else "-",
+            *((row.tier,) if tiered else ()), str(row.place), row.bot,
+            f"v{row.version}" if row.version else "-",
             str(row.points) if swiss else f"{row.conservative:.2f}", str(row.matches), str(row.wins),
             row.note,
         )  # fmt: skip

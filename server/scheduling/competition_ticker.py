@@ -47,4 +47,7 @@ async def look(db: Database, runner: LeagueRunner) -> ClockWork:
         info = await asyncio.to_thread(leagues.get_league, db, name)
         if not info.finished and not info.paused and not runner.is_running(info.id):  # an admin's pause holds
             await runner.start(name)
+    for name in work.entrants_changed:  # a promotion moved an entry between tier ladders
+        info = await asyncio.to_thread(leagues.get_league, db, name)
+        await runner.entrants_changed(info.id)
     return work

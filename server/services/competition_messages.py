@@ -34,6 +34,7 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
                 frozen_version=e.frozen_version or 0,
                 seed=e.seed or 0,
                 out_at_stage=e.out_at_stage or 0,
+                tier=e.tier or "",
             )
             for e in info.entries
         ],
@@ -59,6 +60,7 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
                 wins=s.wins,
                 note=s.note,
                 points=s.points,
+                tier=s.tier,
             )
             for s in info.standings
         ],
@@ -74,4 +76,9 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
             for st in info.stages
         ],
         now=format_time(now),
+        tiers=[
+            admin_pb2.CompetitionTier(name=t["name"], boss=t["boss"] or "", league=t["league"])
+            for t in info.tiers
+        ],
+        promote_after=info.promote_after,
     )

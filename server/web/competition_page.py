@@ -46,6 +46,8 @@ def competition_page(db: Database, name: str, now: datetime) -> dict[str, Any]:
         "standings": [asdict(row) for row in info.standings],
         "decisions": [asdict(d) | {"decided_at": format_time(d.decided_at)} for d in info.decisions],
         "stages": stages,
+        "tiers": list(info.tiers),
+        "promote_after": info.promote_after,
     }
 
 

@@ -65,6 +65,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     apply_clock(db, later)
     (final,) = start_finals(db, "derby", later)
     running = leagues.claim_matches(db, leagues.get_league(db, final).id, 1)[0].match_id
+    # "season": tiers, open; its entries play the lowest tier with its boss.
+    for name in ("wood-boss", "gold-boss"):
+        register_bot(db, name, ["kingdoms"], command=["true", name])
+    tiers = [{"name": "wood", "boss": "wood-boss"}, {"name": "gold", "boss": "gold-boss"}]
+    create_competition(db, "season", "kingdoms", now + timedelta(days=2), now, tiers=tiers)
+    for name in BOTS[:2]:
+        enter_competition(db, "season", name, now)
+    apply_clock(db, now)
     server = BackgroundWebServer(db)
     try:
         yield {"db": db, "url": server.url, "running": running}
@@ -132,3 +140,16 @@ def test_a_finals_match_in_play_links_to_its_live_board(site: dict[str, Any], br
     assert live == [f"{site['url']}/matches/{site['running']}"]
     browser.get(live[0])
     assert css(browser, "section#live"), "the match page shows its live board"
+
+
+def test_a_competition_with_tiers_shows_them_and_each_entry_s_tier(
+    site: dict[str, Any], browser: Any
+) -> None:
+    browser.get(f"{site['url']}/competitions/season")
+    tiers = [row.text for row in css(browser, "#tiers tbody tr")]
+    assert tiers == ["gold gold-boss season.t2", "wood wood-boss season.t1"]  # the top tier first
+    assert [cell.text for cell in css(browser, "#entries td.tier")] == ["wood", "wood"]
+    standings = [row.text.split() for row in css(browser, "#standings tbody tr")]
+    assert sorted(row[2] for row in standings) == sorted([*BOTS[:2], "wood-boss"])
+    assert all(row[0] == "wood" for row in standings)
+    assert [row[2] for row in standings if "boss" in row] == ["wood-boss"]

@@ -44,6 +44,8 @@ class CompetitionRpcs(AdminBase):
             opens_at=parse_time(request.opens_at) if request.opens_at else None,
             players=request.players or None,
             finals=finals,
+            tiers=[{"name": tier.name, "boss": tier.boss or None} for tier in request.tiers],
+            promote_after=request.promote_after or None,
         )
         return await self._competition(request.name)
 

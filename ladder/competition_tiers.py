@@ -1,0 +1,291 @@
+"""Tiers of a competition, as CodinGame's leagues (Wood -> Bronze -> ...): while it is open each
+tier is its own continuous ladder league (``NAME.t1``, ``NAME.t2``, ...) of its entries and its
+boss, a bot the admin registered that plays there but is never an entry. Entries start in the
+lowest tier; one that ranks above its tier's boss (by conservative rating, mu - 3 sigma) after
+``promote_after`` finished matches in that tier moves up to the next one. The top tier has no
+tier above it (its boss, if it has one, only plays).
+
+Crash-safe as the rest of the competition: a promotion moves the entry's tier and records its
+decision in one transaction (its key, ``promote:BOT:TIER``, is unique), and the leagues'
+memberships are then brought to the tiers by ``ensure_tier_leagues``, which any later look
+finishes if a crash came between the two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from kingmaker.ladder import leagues, membership
+from kingmaker.ladder.competition_records import StandingInfo
+from kingmaker.ladder.competition_rows import by_name, record
+from kingmaker.ladder.db import Database
+from kingmaker.ladder.entrants import active_bots_for
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.models import (
+    Bot,
+    Competition,
+    CompetitionEntry,
+    CompetitionPhase,
+    League,
+    LeagueBot,
+    Match,
+    MatchSeat,
+    MatchStatus,
+)
+from kingmaker.ladder.ratings import conservative
+
+TIER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,20}$")
+MAX_TIERS = 10
+MAX_PROMOTE_AFTER = 10_000
+
+
+def check_tiers(session: Session, game: str, tiers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The tiers, lowest first, checked: at least two, names unique, every tier but the top one
+    guarded by a boss (a bot that plays ``game`` now), no bot the boss of two tiers."""
+    if not tiers:
+        return []
+    if not 2 <= len(tiers) <= MAX_TIERS:
+        raise InvalidRequestError(f"give from 2 to {MAX_TIERS} tiers (lowest first), not {len(tiers)}")
+    checked: list[dict[str, Any]] = []
+    for index, tier in enumerate(tiers):
+        name, boss = str(tier.get("name") or ""), tier.get("boss") or None
+        if not TIER_NAME.match(name):
+            raise InvalidRequestError(f"bad tier name {name!r}: 1 to 20 letters, digits, '-' or '_'")
+        if any(t["name"] == name for t in checked):
+            raise InvalidRequestError(f"two tiers are named {name!r}")
+        if boss is None and index < len(tiers) - 1:
+            raise InvalidRequestError(
+                f"tier {name!r} needs a boss (NAME=BOT): only the top tier may have none"
+            )
+        if boss is not None:
+            active_bots_for(session, game, [boss])
+            if any(t["boss"] == boss for t in checked):
+                raise InvalidRequestError(f"bot {boss} cannot be the boss of two tiers")
+        checked.append({"name": name, "boss": boss})
+    return checked
+
+
+def check_promote_after(count: int | None) -> int:
+    count = count if count else 10
+    if not 1 <= count <= MAX_PROMOTE_AFTER:
+        raise InvalidRequestError(f"promote_after must be from 1 to {MAX_PROMOTE_AFTER} matches")
+    return count
+
+
+def tier_league_name(competition: str, index: int) -> str:
+    return f"{competition}.t{index + 1}"
+
+
+def is_boss(competition: Competition, bot_name: str) -> bool:
+    return any(tier["boss"] == bot_name for tier in competition.tiers)
+
+
+def ensure_tier_leagues(db: Database, name: str) -> tuple[list[str], list[str]]:
+    """Make each tier's ladder league once its entries and boss can fill a match, and bring its
+    members to the tier: its boss and its entries join, entries promoted out of it leave. Each
+    change is its own transaction, so a call interrupted is finished by the next. Returns the
+    tiers' leagues (to run) and those whose members changed."""
+    to_run: list[str] = []
+    changed: list[str] = []
+    with db.read() as session:
+        competition = by_name(session, name)
+        if competition.phase != CompetitionPhase.OPEN:
+            return [], []
+        entries = [
+            (tier, bot.name, _plays_now(bot))
+            for tier, bot in session.exec(
+                select(CompetitionEntry.tier, Bot)
+                .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
+                .where(CompetitionEntry.competition_id == competition.id)
+                .order_by(col(CompetitionEntry.position))
+            ).all()
+        ]
+        tiers, players, game = list(competition.tiers), competition.players, competition.game
+        linked = competition.league_id is not None
+    for index, tier in enumerate(tiers):
+        league_name = tier_league_name(name, index)
+        in_tier = [bot for at, bot, plays in entries if at == index and plays]
+        elsewhere = {bot for at, bot, _ in entries if at != index}
+        wanted = in_tier + (
+            [tier["boss"]] if tier["boss"] is not None and _may_play(db, tier["boss"]) else []
+        )
+        with db.read() as session:
+            league = session.exec(select(League).where(League.name == league_name)).first()
+            present = set(
+                session.exec(
+                    select(Bot.name)
+                    .join(LeagueBot, col(LeagueBot.bot_id) == col(Bot.id))
+                    .where(LeagueBot.league_id == league.id, col(LeagueBot.left_at).is_(None))
+                ).all()
+                if league is not None
+                else []
+            )
+        if league is None:
+            if not in_tier or len(wanted) < players:
+                continue
+            with contextlib.suppress(ConflictError):  # made by a call beside this one
+                leagues.create_league(db, league_name, game, wanted, format="ladder", players=players)
+            present = set(wanted)
+        moved = False
+        for bot in wanted:
+            if bot not in present:
+                with contextlib.suppress(ConflictError):  # joined by a call beside this one
+                    membership.join_league(db, league_name, bot)
+                moved = True
+        for bot in sorted(present & elsewhere):
+            with contextlib.suppress(NotFoundError):  # left already
+                membership.leave_league(db, league_name, bot)
+            moved = True
+        to_run.append(league_name)
+        if moved:
+            changed.append(league_name)
+    lowest = tier_league_name(name, 0)
+    if not linked and lowest in to_run:  # the lowest tier's league is the competition's open ladder
+        league_id = leagues.get_league(db, lowest).id
+        with db.transaction() as session:
+            row = by_name(session, name, lock=True)
+            row.league_id = league_id
+            session.add(row)
+    return to_run, changed
+
+
+def _may_play(db: Database, bot_name: str) -> bool:
+    with db.read() as session:
+        bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
+        return bot is not None and _plays_now(bot)
+
+
+def _plays_now(bot: Bot) -> bool:
+    """A bot that may not play now (disabled, suspended, removed) is left out of the tier ladders,
+    not out of the competition."""
+    return bot.enabled and bot.suspended_reason is None and bot.retired_at is None
+
+
+def promote(db: Database, name: str, now: datetime) -> list[str]:
+    """Promote every entry that ranks above its tier's boss after the stated number of matches
+    in that tier (once each: the tier and the decision change together). Returns their names."""
+    promoted: list[str] = []
+    with db.transaction() as session:
+        competition = by_name(session, name, lock=True)
+        if competition.phase != CompetitionPhase.OPEN or now >= competition.closes_at:
+            return []
+        tiers = competition.tiers
+        for index, tier in enumerate(tiers[:-1]):
+            league = session.exec(select(League).where(League.name == tier_league_name(name, index))).first()
+            boss = session.exec(select(Bot).where(Bot.name == tier["boss"])).first()
+            if league is None or boss is None:
+                continue
+            rows = {
+                row.bot_id: row
+                for row in session.exec(select(LeagueBot).where(LeagueBot.league_id == league.id))
+            }
+            if boss.id not in rows:
+                continue
+            bar = conservative(rows[boss.id].mu, rows[boss.id].sigma)
+            played = finished_counts(session, league.id)
+            for entry, bot in session.exec(
+                select(CompetitionEntry, Bot)
+                .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
+                .where(CompetitionEntry.competition_id == competition.id, CompetitionEntry.tier == index)
+                .order_by(col(CompetitionEntry.position))
+            ).all():
+                row = rows.get(entry.bot_id)
+                if (
+                    row is None
+                    or row.left_at is not None
+                    or played.get(entry.bot_id, 0) < competition.promote_after
+                ):
+                    continue
+                rating = conservative(row.mu, row.sigma)
+                if rating <= bar:
+                    continue
+                upper = tiers[index + 1]["name"]
+                reason = (
+                    f"{bot.name} promoted from {tier['name']} to {upper}: conservative {rating:.2f} above "
+                    f"boss {boss.name}'s {bar:.2f} after {played[entry.bot_id]} matches in {tier['name']}"
+                )
+                if record(
+                    session, competition, f"promote:{bot.id}:{index + 1}", "promote", bot.id, reason, now
+                ):
+                    entry.tier = index + 1
+                    session.add(entry)
+                    promoted.append(bot.name)
+    return promoted
+
+
+def finished_counts(session: Session, league_id: int | None) -> dict[int, int]:
+    """Finished matches each bot played in the league."""
+    rows = session.exec(
+        select(MatchSeat.bot_id, func.count())
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(Match.league_id == league_id, Match.status == MatchStatus.FINISHED)
+        .group_by(col(MatchSeat.bot_id))
+    ).all()
+    return {bot_id: int(count) for bot_id, count in rows}
+
+
+def tier_ratings(session: Session, competition: Competition) -> dict[int, tuple[int, float]]:
+    """Each entry's tier and conservative rating in its tier's league (the finals' seeding:
+    higher tier first, then the rating)."""
+    found: dict[int, tuple[int, float]] = {}
+    entries = session.exec(
+        select(CompetitionEntry).where(CompetitionEntry.competition_id == competition.id)
+    ).all()
+    for index in range(len(competition.tiers)):
+        league = session.exec(
+            select(League).where(League.name == tier_league_name(competition.name, index))
+        ).first()
+        if league is None:
+            continue
+        rows = {
+            row.bot_id: row for row in session.exec(select(LeagueBot).where(LeagueBot.league_id == league.id))
+        }
+        for entry in entries:
+            if entry.tier == index and entry.bot_id in rows:
+                found[entry.bot_id] = (index, conservative(rows[entry.bot_id].mu, rows[entry.bot_id].sigma))
+    return found
+
+
+def tier_leagues(session: Session, competition: Competition) -> list[League]:
+    names = [tier_league_name(competition.name, index) for index in range(len(competition.tiers))]
+    return list(session.exec(select(League).where(col(League.name).in_(names))).all())
+
+
+def tier_standings(session: Session, competition: Competition) -> tuple[StandingInfo, ...]:
+    """While open: each tier's standings, the top tier first, its boss among them (placed, but
+    marked: it is never an entry); ``matches`` are the finished ones in that tier."""
+    entries = {e.bot_id: e for e in session.exec(
+        select(CompetitionEntry).where(CompetitionEntry.competition_id == competition.id))}  # fmt: skip
+    standings: list[StandingInfo] = []
+    for index in reversed(range(len(competition.tiers))):
+        tier = competition.tiers[index]
+        league = session.exec(
+            select(League).where(League.name == tier_league_name(competition.name, index))
+        ).first()
+        if league is None:
+            continue
+        played = finished_counts(session, league.id)
+        rows = [
+            (row, bot)
+            for row, bot in session.exec(
+                select(LeagueBot, Bot).join(Bot, col(Bot.id) == col(LeagueBot.bot_id))
+                .where(LeagueBot.league_id == league.id, col(LeagueBot.left_at).is_(None))
+            ).all()
+            if bot.name == tier["boss"] or (bot.id in entries and entries[bot.id].tier == index)
+        ]  # fmt: skip
+        rows.sort(key=lambda pair: (-conservative(pair[0].mu, pair[0].sigma), pair[1].name))
+        for place, (row, bot) in enumerate(rows, start=1):
+            note = f"boss of {tier['name']}" if bot.name == tier["boss"] else ""
+            standings.append(
+                StandingInfo(place, bot.name, bot.active_version, row.mu, row.sigma,
+                             conservative(row.mu, row.sigma), played.get(row.bot_id, 0), 0, note,
+                             tier=tier["name"])
+            )  # fmt: skip
+    return tuple(standings)
