@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import pytest
 from sqlmodel import select
+from stepping_bot import STEPPING
 from typer.testing import CliRunner
 
 from kingmaker.ladder import authors, bots
@@ -25,30 +26,6 @@ from kingmaker.server.cli import app
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 runner = CliRunner()
-
-STEPPING = '''
-import sys
-from kingmaker.sdk import Bot, Request, run
-
-LOUD = int(sys.argv[1])
-
-
-class Stepping(Bot):
-    """Prints one distinct line per request (when LOUD, after a megabyte)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def act(self, request: Request) -> int:
-        self.count += 1
-        if LOUD:
-            sys.stderr.write("x" * 1024 * 1024 + "\\n")
-        print(f"step line {self.count} of request {request.request_id}", file=sys.stderr, flush=True)
-        return 0
-
-
-run(Stepping())
-'''
 
 
 def cli(*args: str) -> tuple[int, str, str]:
