@@ -1,7 +1,7 @@
 """The replay page beside each step shows what the signed-in author's own bot printed on stderr
 while answering that request, read with their console session; another author, and a viewer not
 signed in, see none of it (page and JSON); nothing shows while a match sharing the seed is not
-over."""
+over. In Chromium, the page's script draws the same output as it steps."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from typing import Any
 import grpc
 import pytest
 from stepping_bot import STEPPING
+from test_console_in_chromium import sign_in, wait_for
 from test_console_sessions import Browser
+from web_support import chromium_available, start_chromium
 
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.matches import schedule_match, void_match
@@ -128,3 +130,51 @@ def test_nothing_shows_while_a_twin_is_not_over(site: dict[str, Any]) -> None:
     void_match(db, twin_id, "not played")
     _, _, page = ann.request("GET", f"/matches/{match}?step=2")
     assert "own-output" in page
+
+
+@pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
+def test_stepping_in_chromium_shows_each_steps_own_output(site: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    match = site["match"]
+    expected = {}
+    ann = signed_in(site, "ann")
+    for step in range(1, 9):
+        _, _, text = ann.request("GET", f"/api/matches/{match}/steps/{step}")
+        expected[step] = [seat["text"].rstrip("\n") for seat in json.loads(text)["own_output"]["seats"]]
+    assert any(expected.values()) and not all(expected.values()), "some steps are ann's, some not"
+    driver = start_chromium(1200, 900)
+    try:
+        sign_in(driver, site["url"], site["ann"])
+        driver.get(f"{site['url']}/matches/{match}?step=1")
+        for step in range(1, 9):
+            wait_for(
+                driver,
+                lambda d, n=step: d.find_element(By.ID, "replay").get_attribute("data-shown") == f"{n}/full",
+            )
+            shown = [pre.text for pre in driver.find_elements(By.CSS_SELECTOR, "#own-output pre.own-text")]
+            assert shown == expected[step], step
+            if not shown:
+                assert "printed nothing" in driver.find_element(By.ID, "own-output").text
+            driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        driver.get(f"{site['url']}/console")
+        driver.find_element(By.ID, "sign-out").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "sign-in"))
+        sign_in(driver, site["url"], site["ben"])
+        driver.get(f"{site['url']}/matches/{match}?step=1")
+        seats = []
+        for step in range(1, 9):
+            wait_for(
+                driver,
+                lambda d, n=step: d.find_element(By.ID, "replay").get_attribute("data-shown") == f"{n}/full",
+            )
+            assert "annbot" not in driver.find_element(By.ID, "own-output").text
+            seats += [
+                pre.get_attribute("data-seat")
+                for pre in driver.find_elements(By.CSS_SELECTOR, "pre.own-text")
+            ]
+            driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        assert seats and set(seats) == {"1"}, "ben reads his own seat's output, and only that"
+    finally:
+        driver.quit()
