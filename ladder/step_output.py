@@ -47,8 +47,11 @@ def bounded(steps: list[tuple[int, bytes, int]]) -> tuple[StepOutput, ...]:
         if written <= 0:
             continue
         piece = data[: min(STEP_BYTES, left)]
-        left -= len(piece)
-        kept.append(StepOutput(decision, piece.decode(errors="replace"), written))
+        text = piece.decode(errors="replace")
+        while len(text.encode()) > len(piece):  # a character cut in two: its replacement is longer
+            text = text[:-1]
+        left -= len(text.encode())
+        kept.append(StepOutput(decision, text, written))
     return tuple(kept)
 
 
