@@ -375,6 +375,8 @@ class SeatLog(SQLModel, table=True):
     exit: str | None = None
     """How its process ended, when it ended during the match: "exited with code 1", "killed by
     SIGSEGV"."""
+    steps: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    """What the bot printed on stderr at each step, bounded (``step_output.pack_steps``)."""
 
 
 class BotFault(SQLModel, table=True):

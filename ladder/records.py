@@ -15,6 +15,7 @@ from typing import Any
 from kingmaker.games.api import Action, OptionValue, Seat
 from kingmaker.games.serial import action_to_data
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.step_output import StepOutput
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,13 @@ class SeatOutcome:
     """How its process ended during the match, if it did."""
     version: int | None = None
     """The bot's version that played."""
+    step_output: tuple[StepOutput, ...] = ()
+    """What the bot printed on stderr at each step, bounded (``step_output``), for its owner."""
 
     @property
     def has_log(self) -> bool:
         """Whether there is anything for the owner to read (most seats leave nothing)."""
-        return bool(self.strike_log or self.stderr_bytes or self.exit)
+        return bool(self.strike_log or self.stderr_bytes or self.exit or self.step_output)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ stderr and make no fault), in the match's result transaction. Each row's stderr 
 the server (its last 64 KiB, ``roster.MATCH_STDERR_BYTES``); per bot, only the newest
 ``KEEP_STDERR_MATCHES`` rows keep their stderr: older ones keep their strikes and exit, and say
 their stderr was dropped (``stderr_bytes`` stays, so the author sees how much there was). So a
-bot's logs take at most about 32 MiB however long it plays.
+bot's logs take at most about 32 MiB however long it plays, plus what it printed at each step
+(``step_output``: at most 16 KiB a seat per match, so 8 MiB more, dropped with the rest).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.models import Bot, Match, MatchSeat, SeatLog
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import SeatOutcome
+from kingmaker.ladder.step_output import StepOutput, pack_steps, unpack_steps
 
 KEEP_STDERR_MATCHES = 500
 """Per bot, the newest matches whose stderr is kept."""
@@ -40,6 +42,8 @@ class SeatLogRecord:
     exit: str
     stderr: str
     stderr_bytes: int
+    steps: list[StepOutput]
+    """What the bot printed at each step (``step_output``); empty once its stderr was dropped."""
 
 
 def seat_log(match_id: int, outcome: SeatOutcome) -> SeatLog:
@@ -51,6 +55,7 @@ def seat_log(match_id: int, outcome: SeatOutcome) -> SeatLog:
         stderr_bytes=outcome.stderr_bytes,
         strikes=list(outcome.strike_log),
         exit=outcome.exit or None,
+        steps=pack_steps(outcome.step_output),
     )
 
 
@@ -71,8 +76,9 @@ def drop_old_stderr(session: Session, bot_id: int) -> None:
         )
     ).all()
     for row in old:
-        if row.stderr:
+        if row.stderr or row.steps:
             row.stderr = DROPPED
+            row.steps = None
             session.add(row)
 
 
@@ -116,4 +122,5 @@ def _record(log: SeatLog, bot: Bot, match: Match, seat: MatchSeat) -> SeatLogRec
         exit=log.exit or "",
         stderr=log.stderr,
         stderr_bytes=log.stderr_bytes,
+        steps=unpack_steps(log.steps),
     )

@@ -22,7 +22,7 @@ from kingmaker.server.cli.fault_summary import FAULT_EXIT, FaultSummary
 from kingmaker.server.cli.league_results import match_data
 from kingmaker.server.cli.output import JsonOption, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command
-from kingmaker.server.cli.seat_logs import print_seat_log
+from kingmaker.server.cli.seat_logs import print_seat_log, print_steps, steps_data
 from kingmaker.v1 import admin_pb2, common_pb2
 
 if TYPE_CHECKING:
@@ -100,6 +100,9 @@ def run(
 @app.command("show")
 def show(
     match_id: str = typer.Argument(..., help="The match id, as `match run` printed it."),
+    steps: bool = typer.Option(
+        False, "--steps", help="What your bots printed on stderr at each step (your own seats only)."
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -109,9 +112,14 @@ def show(
         record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
         games = {info.name: info for info in client.call("ListGames", admin_pb2.ListGamesRequest()).games}
     if json:
-        print_json(match_data(record))
+        data = match_data(record)
+        if steps:
+            data["steps"] = [steps_data(log) for log in record.seat_logs]
+        print_json(data)
         return
     print_record(record, games[record.game].score_name if record.game in games else "score")
+    if steps:
+        print_steps(record)
 
 
 def print_record(record: admin_pb2.MatchRecord, score_name: str, unstored: bool = False) -> None:

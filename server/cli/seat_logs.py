@@ -4,7 +4,7 @@ see why it lost a seat, or what it printed while it played."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kingmaker.server.cli.common import console
 
@@ -39,3 +39,32 @@ def print_seat_log(log: admin_pb2.SeatLog, heading: bool = True) -> None:
         lines += ["    " + line for line in log.stderr.rstrip("\n").splitlines()]
     for line in lines:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def print_steps(record: admin_pb2.MatchRecord) -> None:
+    """Per seat of the caller's own bots, what it printed on stderr at each step (`match show --steps`)."""
+    if not record.revealed:
+        console.print("no step output: " + (record.status_reason or "the match's secrets do not show yet"))
+        return
+    printed = [log for log in record.seat_logs if log.steps]
+    if not printed:
+        console.print("no step output: none of your bots' seats printed on stderr while asked")
+        return
+    for log in printed:
+        console.print(f"seat {log.seat}, {log.bot}, stderr per step:", style="bold", markup=False)
+        for step in log.steps:
+            shown = len(step.text.encode())
+            cut = f", {shown:,} kept" if shown < step.bytes else ""
+            console.print(
+                f"  step {step.decision} ({step.bytes:,} bytes{cut}):", markup=False, highlight=False
+            )
+            for line in step.text.rstrip("\n").splitlines():
+                console.print("    " + line, markup=False, highlight=False, soft_wrap=True)
+
+
+def steps_data(log: admin_pb2.SeatLog) -> dict[str, Any]:
+    return {
+        "seat": log.seat,
+        "bot": log.bot,
+        "steps": [{"decision": step.decision, "text": step.text, "bytes": step.bytes} for step in log.steps],
+    }

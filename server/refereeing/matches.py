@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from kingmaker.games.api import Game, OptionValue
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.step_output import StepOutput
 from kingmaker.server.refereeing.referee import MatchReport, Referee, SeatReport, SeatState
+from kingmaker.server.refereeing.step_stderr import read_steps
 from kingmaker.server.seats.deadlines import SeatClock, TimeControl
 from kingmaker.server.seats.roster import Entrant, Lease, Roster, SeatOutput
 
@@ -34,12 +36,18 @@ async def play_match(
     leases = await roster.lease_all(list(entrants), game_name, match_id)
     report: MatchReport | None = None
     outputs: list[SeatOutput] = []
+    steps: list[tuple[StepOutput, ...]] = [() for _ in leases]
     try:
         if any(lease.server_fault for lease in leases):
             report = _unfilled(match_id, game, seed, options, leases)
         else:
             books = [_seat_state(lease, control) for lease in leases]
             report = await Referee(match_id, game, seed, options, books, control, roster.live).run()
+            # Read before the leases go back: a stopped bot's stderr file is removed then.
+            steps = [
+                read_steps(lease.process.stderr_path, book.step_marks) if lease.process is not None else ()
+                for lease, book in zip(leases, books, strict=True)
+            ]
     finally:
         for seat, lease in enumerate(leases):
             healthy = report is not None and not report.seats[seat].end_reason.is_bot_fault
@@ -53,8 +61,9 @@ async def play_match(
             stderr=output.stderr,
             stderr_bytes=output.stderr_bytes,
             exit=output.exit,
+            step_output=seat_steps,
         )
-        for seat, output in zip(report.seats, outputs, strict=True)
+        for seat, output, seat_steps in zip(report.seats, outputs, steps, strict=True)
     )
     return dataclasses.replace(report, seats=seats)
 
@@ -101,6 +110,7 @@ def _seat_state(lease: Lease, control: TimeControl) -> SeatState:
         clock=SeatClock(control, charges_cpu=cpu is not None),
         exit=lease.exit,
         cpu=cpu,
+        stderr_at=lease.process.stderr_size if lease.process is not None else None,
     )
     if lease.session is None:
         book.detail = lease.failure or "the bot never connected"

@@ -25,6 +25,7 @@ from typing import cast
 from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.step_output import StepOutput
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock
 from kingmaker.server.live import LiveFrame, LiveHub
@@ -56,6 +57,10 @@ class SeatState:
     cpu: ProcessTreeClock | None = None
     """The bot's processes as the server can see them (managed bots): the CPU time they used and
     how long they waited for a CPU."""
+    stderr_at: Callable[[], int] | None = None
+    """How many bytes the bot has written on stderr so far (managed bots): marks each step."""
+    step_marks: list[tuple[int, int, int]] = field(default_factory=list)
+    """Per request: (joint decision, stderr size when it was sent, when its reply came)."""
     strikes: int = 0
     strike_log: list[Strike] = field(default_factory=list)
     end_reason: EndReason = EndReason.FINISHED
@@ -107,6 +112,8 @@ class SeatReport:
     """How much it wrote during the match in all."""
     exit: str = ""
     """How its process ended during the match ("exited with code 1", "killed by SIGSEGV")."""
+    step_output: tuple[StepOutput, ...] = ()
+    """What it printed on stderr while answering each request (bounded: ``step_output``)."""
 
 
 @dataclass(frozen=True)
@@ -215,7 +222,10 @@ class Referee:
         if book.cpu is not None:
             cpu_before = book.cpu.seconds()
             book.cpu.note_request()
+        stderr_before = book.stderr_at() if book.stderr_at is not None else 0
         answer = await book.session.ask(request, book.clock.wait_seconds(), book.cpu)
+        if book.stderr_at is not None:
+            book.step_marks.append((len(self.decisions), stderr_before, book.stderr_at()))
         cpu_ms = (book.cpu.seconds() - cpu_before) * 1000 if book.cpu is not None else None
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)

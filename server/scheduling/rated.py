@@ -88,6 +88,7 @@ def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | 
             stderr_bytes=seat.stderr_bytes,
             exit=seat.exit,
             version=version,
+            step_output=seat.step_output,
         )
         for seat, bot_id, version in zip(report.seats, ticket.bot_ids, versions, strict=True)
     )

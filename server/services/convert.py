@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from kingmaker.games import serial
@@ -16,6 +16,7 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo, LeagueInfo
 from kingmaker.ladder.seat_logs import SeatLogRecord
 from kingmaker.ladder.standings import HistoryPoint, Standing
+from kingmaker.ladder.step_output import StepOutput
 from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
 from kingmaker.sdk.sprt import Sprt, confidence, elo_estimate
@@ -283,6 +284,7 @@ def seat_log_message(log: SeatLogRecord) -> admin_pb2.SeatLog:
         exit=log.exit,
         stderr=log.stderr,
         stderr_bytes=log.stderr_bytes,
+        steps=step_messages(log.steps),
         strikes=[
             admin_pb2.Strike(request_id=int(strike["request"]), kind=strike["kind"], detail=strike["detail"])
             for strike in log.strikes
@@ -307,6 +309,7 @@ def report_seat_logs(report: MatchReport) -> list[admin_pb2.SeatLog]:
             exit=seat.exit,
             stderr=seat.stderr,
             stderr_bytes=seat.stderr_bytes,
+            steps=step_messages(seat.step_output),
             strikes=[
                 admin_pb2.Strike(request_id=strike.request_id, kind=strike.kind, detail=strike.detail)
                 for strike in seat.strike_log
@@ -315,6 +318,10 @@ def report_seat_logs(report: MatchReport) -> list[admin_pb2.SeatLog]:
         for seat in report.seats
         if seat.strike_log or seat.stderr_bytes or seat.exit
     ]
+
+
+def step_messages(steps: Sequence[StepOutput]) -> list[admin_pb2.StepOutput]:
+    return [admin_pb2.StepOutput(decision=step.decision, text=step.text, bytes=step.bytes) for step in steps]
 
 
 def duel_progress(state: DuelState, test: Sprt) -> admin_pb2.DuelProgress:

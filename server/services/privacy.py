@@ -69,8 +69,10 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "SeatDigests": _fields("digests"),
     "SeatTime": _fields("seat decisions total_ms p50_ms p99_ms"),
     "SeatLog": _fields(
-        "bot", "match_id seat version game finished_at end_reason detail strikes exit stderr stderr_bytes"
+        "bot",
+        "match_id seat version game finished_at end_reason detail strikes exit stderr stderr_bytes steps",
     ),
+    "StepOutput": _fields(private="decision text bytes"),
     "Strike": _fields("request_id kind detail"),
     "ListMatchesResponse": _fields("matches next_page_token"),
     # bots

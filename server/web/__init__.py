@@ -6,5 +6,6 @@ Read ``app.py`` first (routes), then ``queries.py`` (what each page shows) and `
 It reads the ladder database and the server's live frames (``server.live``); the authors'
 console (``console*``) acts through the server's Admin API with the signed-in author's token,
 and bounds an upload by the server's archive limits (``building.submission_limits``) before it
-sends it. Nothing else of the server: it may run as a process of its own (``kingmaker web``).
+sends it; beside a replay's steps, a signed-in author's own bots' stderr comes the same way
+(``own_output``). Nothing else of the server: it may run as a process of its own (``kingmaker web``).
 """

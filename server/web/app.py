@@ -32,6 +32,7 @@ from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
 from kingmaker.server.web.console_upload import UploadRefused
 from kingmaker.server.web.live_channels import LiveWatch
 from kingmaker.server.web.live_feed import league_stream, match_stream
+from kingmaker.server.web.own_output import own_output
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
 from kingmaker.server.web.steps import BadView, parse_view, replay_outline, step_data
@@ -53,6 +54,8 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     )
     templates.globals["rating_plot"] = rating_plot
     watch = LiveWatch(db, live)
+    client = ConsoleClient(admin_address) if admin_address else None
+    sessions = SessionStore()
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = templates.get_template(name).render(request=request, **context)
@@ -121,7 +124,11 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             step = _int(request.query_params.get("step", "0"), "step", 0, len(replay.frames) - 1)
             viewer = _viewer(request, len(replay.bots))
             moment = step_data(replay, replay.frames[step], viewer)
-        return page(request, "match.html", data=data, moment=moment, replay_note=why)
+            moment["own_output"] = own_output(client, sessions, request, match_id, step)
+        response = page(request, "match.html", data=data, moment=moment, replay_note=why)
+        if moment is not None and moment["own_output"] is not None:
+            response.headers["cache-control"] = "private, no-store"  # an author's own output
+        return response
 
     def api_match(request: Request) -> Response:
         match_id = _match_id(request)
@@ -137,7 +144,10 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             raise NotFoundError(why or f"match {match_id} has no replay")
         step = _int(request.path_params["step"], "step", 0, len(replay.frames) - 1)
         viewer = _viewer(request, len(replay.bots))
-        return JSONResponse(step_data(replay, replay.frames[step], viewer))
+        data = step_data(replay, replay.frames[step], viewer)
+        data["own_output"] = own_output(client, sessions, request, match_id, step)
+        headers = {"cache-control": "private, no-store"} if data["own_output"] is not None else None
+        return JSONResponse(data, headers=headers)
 
     async def console_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, ConsoleError)
@@ -177,7 +187,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
         Route("/api/matches/{match_id}/live", api_match_live),
-        *console_routes(ConsoleClient(admin_address) if admin_address else None, SessionStore(), page),
+        *console_routes(client, sessions, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     return Starlette(

@@ -31,6 +31,7 @@ from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.models import Bot
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.step_output import StepOutput
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
@@ -149,6 +150,7 @@ def _a_match_with_stderr(db: Any, home: Path) -> int:
             detail=f"cannot start: its working directory {home}/builds/abc does not exist",
             exit="exit status 1",
             version=1,
+            step_output=(StepOutput(1, TRACEBACK, 9),),
         )
         for seat, bot_id in enumerate(ticket.bot_ids)
     )

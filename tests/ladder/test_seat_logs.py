@@ -1,5 +1,6 @@
 """Seat logs, in the ladder: written only for a seat that left something, in the result's own
-transaction, and bounded per bot (older matches keep their strikes, not their stderr)."""
+transaction, and bounded per bot (older matches keep their strikes, not their stderr nor their
+output per step)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.step_output import StepOutput
 
 
 def play(db: Database, names: list[str], first_seat: SeatOutcome) -> int:
@@ -54,6 +56,7 @@ def test_a_bots_older_matches_keep_their_strikes_not_their_stderr(
             stderr=f"match {number}\n",
             stderr_bytes=8,
             strike_log=(strike,),
+            step_output=(StepOutput(1, f"match {number}\n", 8),),
         )
         ids.append(play(db, [a.name, b.name], seat))
     logs = seat_logs.bot_logs(db, a.name, limit=10)
@@ -66,6 +69,13 @@ def test_a_bots_older_matches_keep_their_strikes_not_their_stderr(
         seat_logs.DROPPED,
     ]
     assert all(log.strikes == [strike] and log.stderr_bytes == 8 for log in logs)
+    assert [[step.text for step in log.steps] for log in logs] == [
+        ["match 4\n"],
+        ["match 3\n"],
+        ["match 2\n"],
+        [],
+        [],
+    ]
     assert [log.match_id for log in seat_logs.bot_logs(db, a.name, limit=2, before=ids[3])] == [
         ids[2],
         ids[1],

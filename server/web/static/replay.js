@@ -29,6 +29,28 @@
     return li;
   }
 
+  // What the signed-in author's own bots printed at this step (the server sends only theirs).
+  function ownOutput(shown, n) {
+    if (!shown.seats.length) {
+      const none = document.createElement("p");
+      none.className = "own-none";
+      none.textContent = shown.note || (n ? "your bots printed nothing on stderr at this step" : "the game is set up");
+      return [none];
+    }
+    return shown.seats.flatMap((o) => {
+      const head = document.createElement("p");
+      head.className = "own-seat";
+      head.dataset.seat = o.seat;
+      const cut = o.cut ? ", cut: the server keeps 2 KiB a step and 16 KiB a seat per match" : "";
+      head.textContent = `seat ${o.seat} (${o.bot}), ${o.bytes} bytes${cut}:`;
+      const text = document.createElement("pre");
+      text.className = "own-text";
+      text.dataset.seat = o.seat;
+      text.textContent = o.text;
+      return [head, text];
+    });
+  }
+
   function render(data) {
     document.getElementById("board").innerHTML = data.svg;
     document.getElementById("step").textContent = data.step;
@@ -42,6 +64,8 @@
       li.dataset.action = JSON.stringify(m.data);
       moves.append(li);
     }
+    const own = document.getElementById("own-output");
+    if (own && data.own_output) own.replaceChildren(...ownOutput(data.own_output, data.step));
     const chance = document.getElementById("chance");
     chance.replaceChildren(...(data.chance.length ? data.chance.map((c) => item(c.text, "event")) : [item("none")]));
     const scores = document.getElementById("scores");

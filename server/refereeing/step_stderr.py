@@ -1,0 +1,36 @@
+"""Reading each step's slice of a managed bot's stderr, once its match is over.
+
+The referee marks, per request, where the bot's stderr file stood when the request was sent and
+when the reply came (``SeatState.step_marks``); this reads those slices from the file in one
+pass, never more than the bounds of ``ladder.step_output`` keep, however much the bot printed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from kingmaker.ladder.step_output import SEAT_BYTES, STEP_BYTES, StepOutput, bounded
+
+
+def read_steps(stderr_path: Path, marks: Sequence[tuple[int, int, int]]) -> tuple[StepOutput, ...]:
+    """Each marked step's output, (decision, start, end) per step, within the bounds."""
+    printed = [(decision, start, end) for decision, start, end in marks if end > start]
+    if not printed:
+        return ()
+    read: list[tuple[int, bytes, int]] = []
+    left = SEAT_BYTES
+    try:
+        with stderr_path.open("rb") as handle:
+            for decision, start, end in printed:
+                size = min(end - start, STEP_BYTES, left)
+                data = b""
+                if size > 0:
+                    handle.seek(start, os.SEEK_SET)
+                    data = handle.read(size)
+                left -= len(data)
+                read.append((decision, data, end - start))
+    except OSError:
+        return ()
+    return bounded(read)
