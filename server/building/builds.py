@@ -118,7 +118,7 @@ async def _build(
     limits: BuildLimits,
     temp_root: Path | None,
 ) -> BuildResult:
-    incoming = await asyncio.to_thread(store.incoming)
+    incoming = await asyncio.to_thread(store.incoming, temp_root)
     try:
         return await _build_into(source, manifest, store, sandbox, limits, temp_root, incoming)
     finally:

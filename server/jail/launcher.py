@@ -31,11 +31,14 @@ from typing import IO
 
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
+from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
     BOT_UIDS,
     HOW_TO_GET_A_JAIL,
+    JAIL_SOCKET,
     SYSTEM_PATHS,
+    WORK_FOLDER,
     Limits,
     SandboxPolicy,
     bubblewrap,
@@ -159,6 +162,10 @@ class BotProcess:
         bwrap = _jail_for(policy)
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
         in_jail = _jail_path(cwd, policy) if bwrap is not None else cwd
+        shown = policy  # (what the jail binds: a built folder's copy in the bot's run folder)
+        if bwrap is not None and policy.bot_folder is not None:
+            copy = await _copy_built_folder(policy.bot_folder, workdir)
+            shown = dataclasses.replace(policy, bot_folder=copy)
         # A root server gives every bot a user of its own, jailed or not: its processes count
         # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
         uid = BOT_UIDS.take() if running_as_root() and (bwrap or _others_can_run(command, cwd)) else None
@@ -174,15 +181,16 @@ class BotProcess:
         if bwrap is None:
             argv = list(command)
         else:
-            argv = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
+            argv = bubblewrap_command(bwrap, command, shown, WORK_FOLDER, in_jail or WORK_FOLDER, uid)
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
         cgroup = BotCgroup.create(limits.bot_memory_bytes, limits.bot_processes, limits.cpu_cores)
         in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None)
         env = {name: os.environ[name] for name in INHERITED if name in os.environ}
-        env.update(HOME=str(workdir), TMPDIR=str(workdir))
-        env.update(environment)
+        own_folder = str(workdir) if bwrap is None else WORK_FOLDER
+        env.update(HOME=own_folder, TMPDIR=own_folder)
+        env.update(_as_the_jail_names_it(environment, policy) if bwrap is not None else environment)
         # The file outlives this call: the bot writes to it, and its tail explains a crash later.
         stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
             prefix="kingmaker-bot-", suffix=".stderr", delete=False, dir=temp_root
@@ -311,6 +319,30 @@ class BotProcess:
 
     def discard_logs(self) -> None:
         self.stderr_path.unlink(missing_ok=True)
+
+
+async def _copy_built_folder(folder: str, workdir: Path) -> str:
+    """A copy of a built folder in the bot's run folder, which the jail shows at ``BOT_FOLDER``:
+    a bind mount's source shows in the jail's ``/proc/self/mountinfo`` by its path within its
+    file system, and the store's folder is under the server's home (the run folder is on a
+    tmpfs, where that path is ``/kingmaker-run-.../kingmaker-bot-.../bot``). Paid once per bot
+    process (a managed bot stays running between matches); at most a build's disk quota."""
+    copy = workdir / "bot"
+    try:
+        await asyncio.to_thread(copy_tree, Path(folder), copy)
+    except (OSError, FolderRefused) as error:
+        _remove_tree(workdir)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise LaunchError(f"cannot copy its built folder into its run folder: {reason}") from None
+    return str(copy)
+
+
+def _as_the_jail_names_it(environment: Mapping[str, str], policy: SandboxPolicy) -> dict[str, str]:
+    """The bot's variables, the server's socket named where the jail shows it (``JAIL_SOCKET``)."""
+    if policy.unix_socket is None:
+        return dict(environment)
+    host = policy.server_address
+    return {name: f"unix:{JAIL_SOCKET}" if value == host else value for name, value in environment.items()}
 
 
 def _jail_path(cwd: str | None, policy: SandboxPolicy) -> str | None:
