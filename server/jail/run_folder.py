@@ -5,8 +5,9 @@ socket its launched bots connect through, each bot's working folder (with the co
 folder the jail shows) and its stderr file. It is on a tmpfs so that a jailed bot learns no host
 path from its ``/proc/self/mountinfo``: a bind mount shows there by its source's path within the
 source's file system, and within ``/dev/shm`` that is ``/kingmaker-run-XXXX/...``, not where the
-folder is. Where ``/dev/shm`` is no writable tmpfs the folder is made in ``$TMPDIR`` (or
-``/tmp``) as before, and mountinfo then shows its full path (docs/security.md).
+folder is. Where ``/dev/shm`` is no writable tmpfs with ``SHARED_MEMORY_NEEDED`` free (a
+container's is often 64 MiB) the folder is made in ``$TMPDIR`` (or ``/tmp``) as before, and
+mountinfo then shows its path, never the home's (docs/security.md).
 
 The folder holds a ``pid`` file. A server that stops removes its folder; one that
 was killed cannot, so every server at start-up removes the folders of servers that are no longer
@@ -30,9 +31,12 @@ log = logging.getLogger("kingmaker.server")
 
 def make_run_folder() -> Path:
     """A fresh folder for this server's temporary files, after clearing dead servers' ones."""
-    for root in _places():
-        remove_stale_run_folders(root)
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=_places()[0]))
+    temporary = Path(tempfile.gettempdir())
+    for root in (SHARED_MEMORY, temporary):  # (where this or an earlier server made them)
+        if root.is_dir():
+            remove_stale_run_folders(root)
+    place = SHARED_MEMORY if _writable_tmpfs(SHARED_MEMORY) else temporary
+    folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=place))
     # Bots outside the jail run as users of their own and must reach their folders and the
     # socket in it; they may not list it (each bot's folder is 0700 and its own).
     folder.chmod(0o711)
@@ -41,17 +45,19 @@ def make_run_folder() -> Path:
 
 
 SHARED_MEMORY = Path("/dev/shm")
-
-
-def _places() -> list[Path]:
-    """Where run folders are made, best first: ``/dev/shm`` when it is a writable tmpfs, and the
-    temporary folder (where they were made before, and are made without such a tmpfs)."""
-    temporary = Path(tempfile.gettempdir())
-    return [SHARED_MEMORY, temporary] if _writable_tmpfs(SHARED_MEMORY) else [temporary]
+SHARED_MEMORY_NEEDED = 2 * 1024**3
+"""Free room ``/dev/shm`` must have to hold run folders: a built folder's copy per running bot
+(at most a build's disk quota, 1 GiB) and a build's folders at once."""
 
 
 def _writable_tmpfs(folder: Path) -> bool:
-    if not os.access(folder, os.W_OK | os.X_OK):
+    """Whether run folders go in ``folder``: a tmpfs this server may write, with room enough."""
+    try:
+        room = os.statvfs(folder)
+    except OSError:
+        return False
+    if not os.access(folder, os.W_OK | os.X_OK) or room.f_bavail * room.f_frsize < SHARED_MEMORY_NEEDED:
+        log.info("run folders go in the temporary folder: %s is not writable or too small", folder)
         return False
     try:
         mounts = Path("/proc/self/mounts").read_text().splitlines()

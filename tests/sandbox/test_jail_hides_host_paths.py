@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from sandbox_helpers import needs_jail, outcomes, run_to_end
 
 from kingmaker.server.building.build_store import BuildStore
 from kingmaker.server.building.builds import build_folder
+from kingmaker.server.jail import run_folder as run_folder_module
 from kingmaker.server.jail.launcher import SandboxPolicy
 from kingmaker.server.jail.run_folder import make_run_folder
 from kingmaker.server.jail.sandbox import JAIL_SOCKET, python_paths
@@ -105,6 +107,17 @@ def names_nothing(found: dict[str, str]) -> dict[str, str]:
 
 def test_the_run_folder_is_on_a_tmpfs_where_mounts_show_it_by_its_path_inside(run_folder: Path) -> None:
     assert run_folder.parent == Path("/dev/shm"), "this machine has a writable tmpfs at /dev/shm"
+
+
+def test_without_room_on_dev_shm_the_run_folder_is_made_in_the_temporary_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(run_folder_module, "SHARED_MEMORY_NEEDED", 1 << 62)  # (a container's 64 MiB)
+    folder = make_run_folder()
+    try:
+        assert folder.parent == Path(tempfile.gettempdir()) and (folder / "pid").exists()
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_a_managed_bots_proc_names_neither_the_home_nor_the_run_folder(
