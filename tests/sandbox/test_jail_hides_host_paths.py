@@ -130,7 +130,8 @@ def test_a_managed_bots_proc_names_neither_the_home_nor_the_run_folder(
     socket = run_folder / "arena.sock"
     socket.touch()
     policy = SandboxPolicy(bot_folder=str(built), hidden_paths=(str(home),), unix_socket=str(socket))
-    finished = run_to_end((PYTHON, "/bot/bot.py"), policy, {"KINGMAKER_SERVER": policy.server_address})
+    environment = {"KINGMAKER_SERVER": policy.server_address}
+    finished = run_to_end((PYTHON, "/bot/bot.py"), policy, environment, temp_root=run_folder)
     assert finished.jailed
     found = names_nothing(read_back(finished.stderr))
     expected = {**dict.fromkeys(READ, "names nothing"), "socket": "shown", "bot": "shown"}
