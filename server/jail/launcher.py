@@ -6,7 +6,9 @@ token); in a fresh temporary working directory of its own (also its HOME and TMP
 when it stops; with its stderr kept in a file whose tail explains a crash; with resource limits
 set before it runs; under a root server as a user of its own; in cgroups that bound the whole
 bot (memory, processes, CPU share) where the machine has them; and, when its ``SandboxPolicy``
-asks for it, in a namespace jail with no network (see ``kingmaker.server.jail.sandbox``). Secure by
+asks for it, in a namespace jail with no network (see ``kingmaker.server.jail.sandbox``) whose
+paths name no host folder (its own folder is ``WORK_FOLDER``, the socket ``JAIL_SOCKET``, a built
+folder a copy in its run folder, see ``_copy_built_folder``). Secure by
 default: a policy that asks for the jail where none works is refused (``JailUnavailable``)
 unless it allows running unjailed. docs/security.md has the threat model.
 """
