@@ -31,7 +31,7 @@ from kingmaker.server.building.jailed_unpack import STEP, StepFailed, last_json,
 from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
-from kingmaker.server.jail.launcher import BotProcess, LaunchError
+from kingmaker.server.jail.launcher import BotProcess, LaunchError, memory_file
 from kingmaker.server.jail.no_follow import lexists_inside
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
@@ -146,7 +146,7 @@ async def _build_into(
     jailed = policy.isolate and bubblewrap().usable
     paths = [SUBMISSION_FOLDER, BOT_FOLDER, OUTPUT_FOLDER] if jailed else [str(source), "", str(incoming)]
     command = [*STEP, "build", *paths, manifest.build]
-    with tempfile.TemporaryFile(dir=temp_root) as output:
+    with memory_file("kingmaker-step-output") as output:
         try:
             process = await BotProcess.start(command, {}, sandbox=policy, temp_root=temp_root, stdout=output)
         except LaunchError as error:

@@ -27,7 +27,7 @@ from kingmaker.server.building.archive_step import REFUSED_EXIT
 from kingmaker.server.building.manifest import Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits
-from kingmaker.server.jail.launcher import BotProcess
+from kingmaker.server.jail.launcher import BotProcess, memory_file
 from kingmaker.server.jail.sandbox import OUTPUT_FOLDER, GiB, Limits, MiB, SandboxPolicy, bubblewrap
 
 STEP = (sys.executable, "-I", "-m", "kingmaker.server.building.archive_step")
@@ -125,7 +125,7 @@ async def run_step(
     jailed = policy.isolate and bubblewrap().usable
     where = OUTPUT_FOLDER if jailed else str(output)
     command = [*STEP, *(where if arg == OUT else arg for arg in args)]
-    with _opened(archive) as stdin, tempfile.TemporaryFile(dir=temp_root) as answer:
+    with _opened(archive) as stdin, memory_file("kingmaker-step-output") as answer:
         process = await BotProcess.start(
             command, {}, sandbox=policy, temp_root=temp_root, stdout=answer, stdin=stdin
         )

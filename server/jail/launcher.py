@@ -115,14 +115,15 @@ class BotProcess:
     def __init__(
         self,
         process: asyncio.subprocess.Process,
-        stderr_path: Path,
+        stderr_file: IO[bytes],
         workdir: Path | None = None,
         uid: int | None = None,
         jailed: bool = False,
         cgroup: BotCgroup | None = None,
     ) -> None:
         self.process = process
-        self.stderr_path = stderr_path
+        self.stderr_file = stderr_file
+        """Its stderr: a file in memory (``memory_file``), kept until ``discard_logs``."""
         self.workdir = workdir
         """The bot's own directory, removed when it stops."""
         self.uid = uid
@@ -194,9 +195,7 @@ class BotProcess:
         env.update(HOME=own_folder, TMPDIR=own_folder)
         env.update(_as_the_jail_names_it(environment, policy) if bwrap is not None else environment)
         # The file outlives this call: the bot writes to it, and its tail explains a crash later.
-        stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix="kingmaker-bot-", suffix=".stderr", delete=False, dir=temp_root
-        )
+        stderr_file = memory_file("kingmaker-bot-stderr")
         flags: int | None = None  # (bwrap's flags, read from a descriptor: see the function)
         if bwrap is not None:
             argv, flags = flags_through_descriptor(argv)
@@ -213,7 +212,7 @@ class BotProcess:
                 pass_fds=() if flags is None else (flags,),
             )
         except (OSError, subprocess.SubprocessError) as error:
-            Path(stderr_file.name).unlink(missing_ok=True)
+            stderr_file.close()
             _remove_tree(workdir)
             if cgroup is not None:
                 cgroup.remove()
@@ -222,10 +221,9 @@ class BotProcess:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             raise LaunchError(f"cannot start {command[0]!r}: {reason}") from None
         finally:
-            stderr_file.close()
             if flags is not None:
                 os.close(flags)
-        return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
+        return cls(process, stderr_file, workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
 
     @functools.cached_property
     def cpu_clock(self) -> ProcessTreeClock | None:
@@ -268,28 +266,26 @@ class BotProcess:
     def stderr_size(self) -> int:
         """How many bytes the bot has written on stderr so far (where a match's own part starts)."""
         try:
-            return self.stderr_path.stat().st_size
-        except OSError:
+            return os.fstat(self.stderr_file.fileno()).st_size
+        except (OSError, ValueError):  # (ValueError: discarded)
             return 0
 
     def stderr_since(self, offset: int, limit: int) -> tuple[str, int]:
         """What the bot wrote on stderr from ``offset`` on: its last ``limit`` bytes as text, and
         how many bytes it wrote in all."""
+        end = self.stderr_size()
         try:
-            with self.stderr_path.open("rb") as handle:
-                end = handle.seek(0, os.SEEK_END)
-                handle.seek(max(offset, end - limit))
-                return handle.read(limit).decode(errors="replace"), max(0, end - offset)
-        except OSError:
+            start = max(offset, end - limit)
+            text = os.pread(self.stderr_file.fileno(), max(0, min(limit, end - start)), start)
+        except (OSError, ValueError):
             return "", 0
+        return text.decode(errors="replace"), max(0, end - offset)
 
     def stderr_tail(self, limit: int = 2000) -> str:
+        end = self.stderr_size()
         try:
-            with self.stderr_path.open("rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - limit))
-                return handle.read().decode(errors="replace")
-        except OSError:
+            return os.pread(self.stderr_file.fileno(), limit, max(0, end - limit)).decode(errors="replace")
+        except (OSError, ValueError):
             return ""
 
     async def stop(self, grace: float = 2.0) -> None:
@@ -320,7 +316,15 @@ class BotProcess:
             BOT_UIDS.give_back(self.uid)
 
     def discard_logs(self) -> None:
-        self.stderr_path.unlink(missing_ok=True)
+        self.stderr_file.close()
+
+
+def memory_file(name: str) -> IO[bytes]:
+    """A file with no path (``memfd_create``), for what a jailed process writes that the server
+    reads (its stderr, a step's answer): a host file's path would show in the jail's
+    ``/proc/self/fd``, this one shows as ``/memfd:NAME``. In memory, charged to the writer's
+    cgroup; RLIMIT_FSIZE bounds it as it bounds a file."""
+    return os.fdopen(os.memfd_create(name, os.MFD_CLOEXEC), "w+b")
 
 
 async def _copy_built_folder(folder: str, workdir: Path) -> str:
