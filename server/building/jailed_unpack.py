@@ -18,10 +18,11 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from kingmaker.server.building.archive_step import REFUSED_EXIT
 from kingmaker.server.building.manifest import Manifest, ManifestError
@@ -166,8 +167,11 @@ def _opened(archive: Path | None) -> Any:
     if archive is None:
         yield asyncio.subprocess.DEVNULL
         return
-    handle: IO[bytes]
-    with archive.open("rb") as handle:
+    # A copy in memory: the step's /proc/self/fd/0 then names no host path (the blob's is
+    # under the home); at most an archive's size, while the step runs.
+    with archive.open("rb") as source, memory_file("kingmaker-archive") as handle:
+        shutil.copyfileobj(source, handle, 1 << 20)
+        handle.seek(0)
         yield handle
 
 

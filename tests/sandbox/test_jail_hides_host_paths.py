@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import needs_jail, outcomes, run_to_end
 
+from kingmaker.server.building import jailed_unpack
 from kingmaker.server.building.build_store import BuildStore
 from kingmaker.server.building.builds import build_folder
 from kingmaker.server.jail import run_folder as run_folder_module
@@ -162,3 +163,13 @@ def test_a_build_steps_proc_names_neither_the_home_nor_the_run_folder(
     assert result.ok, result.reason
     found = names_nothing(read_back(result.log))
     assert found == {**dict.fromkeys(READ, "names nothing"), "socket": "absent", "bot": "shown"}, result.log
+
+
+def test_an_unpacking_step_reads_its_archive_from_memory_not_from_the_home(tmp_path: Path) -> None:
+    """The archive on an unpacking step's stdin: its ``/proc/self/fd/0`` names no blob path."""
+    blob = tmp_path / "server-home" / "blobs" / ("a" * 64)
+    blob.parent.mkdir(parents=True)
+    blob.write_bytes(b"archive bytes" * 1000)
+    with jailed_unpack._opened(blob) as stdin:
+        assert os.readlink(f"/proc/self/fd/{stdin.fileno()}").startswith("/memfd:")
+        assert stdin.read() == blob.read_bytes()
