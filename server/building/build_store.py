@@ -22,7 +22,13 @@ from pathlib import Path
 
 from kingmaker.server.building.jailed_unpack import StepFailed, unpack_built_in_jail
 from kingmaker.server.building.submission_archive import ArchiveRefused
-from kingmaker.server.jail.no_follow import FolderRefused, make_read_only, open_folders, tree_hash
+from kingmaker.server.jail.no_follow import (
+    FolderRefused,
+    copy_tree,
+    make_read_only,
+    open_folders,
+    tree_hash,
+)
 from kingmaker.server.jail.sandbox import SandboxPolicy
 
 __all__ = ["BlobStore", "BuildOutputRefused", "BuildStore", "tree_hash"]
@@ -65,10 +71,12 @@ class BuildStore:
     def has(self, build_hash: str) -> bool:
         return self.path(build_hash).is_dir()
 
-    def incoming(self) -> Path:
-        """A fresh empty folder in the store, for a jailed step to fill (then ``keep``)."""
+    def incoming(self, near: Path | None = None) -> Path:
+        """A fresh empty folder for a jailed step to fill (then ``keep``): in ``near`` (the
+        server's run folder, on a tmpfs, so the jail's mountinfo does not show the home's path;
+        ``keep`` then copies it in), else in the store."""
         self.root.mkdir(mode=0o755, parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+        return Path(tempfile.mkdtemp(prefix=".incoming-", dir=near or self.root))
 
     def discard(self, incoming: Path) -> None:
         """Remove a folder a step filled that is not kept (without following a link in it)."""
@@ -78,8 +86,13 @@ class BuildStore:
         """Keep a folder a jailed step filled (``incoming``); its hash. It is read without
         following any link in it (``no_follow``), made read-only and the server's, and renamed
         into place; a hard link or special file in it is refused (``BuildOutputRefused``)."""
+        filled = incoming
         try:
             try:
+                if incoming.parent != self.root:  # (filled in the run folder: copied in first)
+                    incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+                    incoming.rmdir()
+                    copy_tree(filled, incoming)
                 build_hash = tree_hash(incoming)
                 target = self.path(build_hash)
                 if target.is_dir():
@@ -96,8 +109,9 @@ class BuildStore:
                     raise
             return build_hash
         finally:
-            if incoming.exists():
-                _remove(incoming)
+            for folder in {filled, incoming}:
+                if folder.exists():
+                    _remove(folder)
 
     def pack(self, build_hash: str) -> bytes:
         """The built folder as a gzipped tar (sent to a Ray node once per hash). The folder is the

@@ -32,7 +32,7 @@ from kingmaker.server.building.jailed_unpack import STEP, StepFailed, last_json,
 from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
-from kingmaker.server.jail.launcher import BotProcess, LaunchError
+from kingmaker.server.jail.launcher import BotProcess, LaunchError, memory_file
 from kingmaker.server.jail.no_follow import lexists_inside
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
@@ -122,7 +122,7 @@ async def _build(
     temp_root: Path | None,
     progress: Callable[[BotProcess | None], None] | None = None,
 ) -> BuildResult:
-    incoming = await asyncio.to_thread(store.incoming)
+    incoming = await asyncio.to_thread(store.incoming, temp_root)
     try:
         return await _build_into(source, manifest, store, sandbox, limits, temp_root, incoming, progress)
     finally:
@@ -151,7 +151,7 @@ async def _build_into(
     jailed = policy.isolate and bubblewrap().usable
     paths = [SUBMISSION_FOLDER, BOT_FOLDER, OUTPUT_FOLDER] if jailed else [str(source), "", str(incoming)]
     command = [*STEP, "build", *paths, manifest.build]
-    with tempfile.TemporaryFile(dir=temp_root) as output:
+    with memory_file("kingmaker-step-output") as output:
         try:
             process = await BotProcess.start(command, {}, sandbox=policy, temp_root=temp_root, stdout=output)
         except LaunchError as error:

@@ -18,16 +18,17 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from kingmaker.server.building.archive_step import REFUSED_EXIT
 from kingmaker.server.building.manifest import Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits
-from kingmaker.server.jail.launcher import BotProcess
+from kingmaker.server.jail.launcher import BotProcess, memory_file
 from kingmaker.server.jail.sandbox import OUTPUT_FOLDER, GiB, Limits, MiB, SandboxPolicy, bubblewrap
 
 STEP = (sys.executable, "-I", "-m", "kingmaker.server.building.archive_step")
@@ -125,7 +126,7 @@ async def run_step(
     jailed = policy.isolate and bubblewrap().usable
     where = OUTPUT_FOLDER if jailed else str(output)
     command = [*STEP, *(where if arg == OUT else arg for arg in args)]
-    with _opened(archive) as stdin, tempfile.TemporaryFile(dir=temp_root) as answer:
+    with _opened(archive) as stdin, memory_file("kingmaker-step-output") as answer:
         process = await BotProcess.start(
             command, {}, sandbox=policy, temp_root=temp_root, stdout=answer, stdin=stdin
         )
@@ -166,8 +167,11 @@ def _opened(archive: Path | None) -> Any:
     if archive is None:
         yield asyncio.subprocess.DEVNULL
         return
-    handle: IO[bytes]
-    with archive.open("rb") as handle:
+    # A copy in memory: the step's /proc/self/fd/0 then names no host path (the blob's is
+    # under the home); at most an archive's size, while the step runs.
+    with archive.open("rb") as source, memory_file("kingmaker-archive") as handle:
+        shutil.copyfileobj(source, handle, 1 << 20)
+        handle.seek(0)
         yield handle
 
 

@@ -6,7 +6,9 @@ token); in a fresh temporary working directory of its own (also its HOME and TMP
 when it stops; with its stderr kept in a file whose tail explains a crash; with resource limits
 set before it runs; under a root server as a user of its own; in cgroups that bound the whole
 bot (memory, processes, CPU share) where the machine has them; and, when its ``SandboxPolicy``
-asks for it, in a namespace jail with no network (see ``kingmaker.server.jail.sandbox``). Secure by
+asks for it, in a namespace jail with no network (see ``kingmaker.server.jail.sandbox``) whose
+paths name no host folder (its own folder is ``WORK_FOLDER``, the socket ``JAIL_SOCKET``, a built
+folder a copy in its run folder, see ``_copy_built_folder``). Secure by
 default: a policy that asks for the jail where none works is refused (``JailUnavailable``)
 unless it allows running unjailed. docs/security.md has the threat model.
 """
@@ -32,11 +34,14 @@ from typing import IO
 
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
+from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
     BOT_UIDS,
     HOW_TO_GET_A_JAIL,
+    JAIL_SOCKET,
     SYSTEM_PATHS,
+    WORK_FOLDER,
     Limits,
     SandboxPolicy,
     bubblewrap,
@@ -111,14 +116,15 @@ class BotProcess:
     def __init__(
         self,
         process: asyncio.subprocess.Process,
-        stderr_path: Path,
+        stderr_file: IO[bytes],
         workdir: Path | None = None,
         uid: int | None = None,
         jailed: bool = False,
         cgroup: BotCgroup | None = None,
     ) -> None:
         self.process = process
-        self.stderr_path = stderr_path
+        self.stderr_file = stderr_file
+        """Its stderr: a file in memory (``memory_file``), kept until ``discard_logs``."""
         self.workdir = workdir
         """The bot's own directory, removed when it stops."""
         self.uid = uid
@@ -160,6 +166,10 @@ class BotProcess:
         bwrap = _jail_for(policy)
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
         in_jail = _jail_path(cwd, policy) if bwrap is not None else cwd
+        shown = policy  # (what the jail binds: a built folder's copy in the bot's run folder)
+        if bwrap is not None and policy.bot_folder is not None:
+            copy = await _copy_built_folder(policy.bot_folder, workdir)
+            shown = dataclasses.replace(policy, bot_folder=copy)
         # A root server gives every bot a user of its own, jailed or not: its processes count
         # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
         uid = BOT_UIDS.take() if running_as_root() and (bwrap or _others_can_run(command, cwd)) else None
@@ -175,7 +185,7 @@ class BotProcess:
         if bwrap is None:
             argv = list(command)
         else:
-            argv = bubblewrap_command(bwrap, command, policy, str(workdir), in_jail or start_in, uid)
+            argv = bubblewrap_command(bwrap, command, shown, WORK_FOLDER, in_jail or WORK_FOLDER, uid)
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
@@ -186,12 +196,11 @@ class BotProcess:
         niceness = 0 if weighed else nice_for_weight(limits.cpu_weight)
         in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None, niceness)
         env = {name: os.environ[name] for name in INHERITED if name in os.environ}
-        env.update(HOME=str(workdir), TMPDIR=str(workdir))
-        env.update(environment)
+        own_folder = str(workdir) if bwrap is None else WORK_FOLDER
+        env.update(HOME=own_folder, TMPDIR=own_folder)
+        env.update(_as_the_jail_names_it(environment, policy) if bwrap is not None else environment)
         # The file outlives this call: the bot writes to it, and its tail explains a crash later.
-        stderr_file = tempfile.NamedTemporaryFile(  # noqa: SIM115
-            prefix="kingmaker-bot-", suffix=".stderr", delete=False, dir=temp_root
-        )
+        stderr_file = memory_file("kingmaker-bot-stderr")
         flags: int | None = None  # (bwrap's flags, read from a descriptor: see the function)
         if bwrap is not None:
             argv, flags = flags_through_descriptor(argv)
@@ -208,7 +217,7 @@ class BotProcess:
                 pass_fds=() if flags is None else (flags,),
             )
         except (OSError, subprocess.SubprocessError) as error:
-            Path(stderr_file.name).unlink(missing_ok=True)
+            stderr_file.close()
             _remove_tree(workdir)
             if cgroup is not None:
                 cgroup.remove()
@@ -217,10 +226,9 @@ class BotProcess:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             raise LaunchError(f"cannot start {command[0]!r}: {reason}") from None
         finally:
-            stderr_file.close()
             if flags is not None:
                 os.close(flags)
-        return cls(process, Path(stderr_file.name), workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
+        return cls(process, stderr_file, workdir, uid, jailed=bwrap is not None, cgroup=cgroup)
 
     @functools.cached_property
     def cpu_clock(self) -> ProcessTreeClock | None:
@@ -263,28 +271,26 @@ class BotProcess:
     def stderr_size(self) -> int:
         """How many bytes the bot has written on stderr so far (where a match's own part starts)."""
         try:
-            return self.stderr_path.stat().st_size
-        except OSError:
+            return os.fstat(self.stderr_file.fileno()).st_size
+        except (OSError, ValueError):  # (ValueError: discarded)
             return 0
 
     def stderr_since(self, offset: int, limit: int) -> tuple[str, int]:
         """What the bot wrote on stderr from ``offset`` on: its last ``limit`` bytes as text, and
         how many bytes it wrote in all."""
+        end = self.stderr_size()
         try:
-            with self.stderr_path.open("rb") as handle:
-                end = handle.seek(0, os.SEEK_END)
-                handle.seek(max(offset, end - limit))
-                return handle.read(limit).decode(errors="replace"), max(0, end - offset)
-        except OSError:
+            start = max(offset, end - limit)
+            text = os.pread(self.stderr_file.fileno(), max(0, min(limit, end - start)), start)
+        except (OSError, ValueError):
             return "", 0
+        return text.decode(errors="replace"), max(0, end - offset)
 
     def stderr_tail(self, limit: int = 2000) -> str:
+        end = self.stderr_size()
         try:
-            with self.stderr_path.open("rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                handle.seek(max(0, handle.tell() - limit))
-                return handle.read().decode(errors="replace")
-        except OSError:
+            return os.pread(self.stderr_file.fileno(), limit, max(0, end - limit)).decode(errors="replace")
+        except (OSError, ValueError):
             return ""
 
     async def stop(self, grace: float = 2.0) -> None:
@@ -315,7 +321,39 @@ class BotProcess:
             BOT_UIDS.give_back(self.uid)
 
     def discard_logs(self) -> None:
-        self.stderr_path.unlink(missing_ok=True)
+        self.stderr_file.close()
+
+
+def memory_file(name: str) -> IO[bytes]:
+    """A file with no path (``memfd_create``), for what a jailed process writes that the server
+    reads (its stderr, a step's answer): a host file's path would show in the jail's
+    ``/proc/self/fd``, this one shows as ``/memfd:NAME``. In memory, charged to the writer's
+    cgroup; RLIMIT_FSIZE bounds it as it bounds a file."""
+    return os.fdopen(os.memfd_create(name, os.MFD_CLOEXEC), "w+b")
+
+
+async def _copy_built_folder(folder: str, workdir: Path) -> str:
+    """A copy of a built folder in the bot's run folder, which the jail shows at ``BOT_FOLDER``:
+    a bind mount's source shows in the jail's ``/proc/self/mountinfo`` by its path within its
+    file system, and the store's folder is under the server's home (the run folder is on a
+    tmpfs, where that path is ``/kingmaker-run-.../kingmaker-bot-.../bot``). Paid once per bot
+    process (a managed bot stays running between matches); at most a build's disk quota."""
+    copy = workdir / "bot"
+    try:
+        await asyncio.to_thread(copy_tree, Path(folder), copy)
+    except (OSError, FolderRefused) as error:
+        _remove_tree(workdir)
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise LaunchError(f"cannot copy its built folder into its run folder: {reason}") from None
+    return str(copy)
+
+
+def _as_the_jail_names_it(environment: Mapping[str, str], policy: SandboxPolicy) -> dict[str, str]:
+    """The bot's variables, the server's socket named where the jail shows it (``JAIL_SOCKET``)."""
+    if policy.unix_socket is None:
+        return dict(environment)
+    host = policy.server_address
+    return {name: f"unix:{JAIL_SOCKET}" if value == host else value for name, value in environment.items()}
 
 
 def _jail_path(cwd: str | None, policy: SandboxPolicy) -> str | None:

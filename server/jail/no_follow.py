@@ -152,3 +152,43 @@ def lexists_inside(folder: Path, relative: str) -> bool | None:
         return True
     finally:
         os.close(descriptor)
+
+
+def copy_tree(source: Path, destination: Path) -> int:
+    """Copy ``source`` into ``destination`` (made here, must not exist) without following a link
+    in it: links are copied as links, each file read through a descriptor opened ``O_NOFOLLOW``,
+    a hard link or special file refused (``FolderRefused``). The copy is the server's and
+    read-only, as ``make_read_only`` leaves a kept folder; the bytes copied."""
+    copied = 0
+    folders = [destination]
+    os.mkdir(destination, 0o700)
+    for descriptor, name, info, relative in entries(source):
+        check_entry(relative, info)
+        target = destination / relative
+        if stat.S_ISLNK(info.st_mode):
+            os.symlink(os.readlink(name, dir_fd=descriptor), target)
+        elif stat.S_ISDIR(info.st_mode):
+            os.mkdir(target, 0o700)
+            folders.append(target)
+        else:
+            executable = info.st_mode & 0o100
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW
+            with opened(descriptor, name, info) as handle:
+                written = os.open(target, flags, 0o555 if executable else 0o444)
+                try:
+                    copied += _copy_bytes(handle, written, info.st_size)
+                finally:
+                    os.close(written)
+    for folder in reversed(folders):  # (opened for writing last, so a non-root server can fill them)
+        os.chmod(folder, 0o555)
+    return copied
+
+
+def _copy_bytes(source: int, destination: int, size: int) -> int:
+    copied = 0
+    while True:
+        # (the file may have grown or shrunk since its lstat: copy what it holds now)
+        step = os.sendfile(destination, source, None, max(size - copied, 1 << 20))
+        if step == 0:
+            return copied
+        copied += step

@@ -88,6 +88,11 @@ SUBMISSION_FOLDER = "/submission"
 """At build time: where the unpacked submission is shown (read-only), for the build to copy."""
 OUTPUT_FOLDER = "/out"
 """Where the one host folder a step that unpacks or builds may write is shown (``output_folder``)."""
+WORK_FOLDER = "/home/bot"
+"""A jailed bot's own folder (a tmpfs: its HOME, TMPDIR and default working directory)."""
+JAIL_SOCKET = "/run/kingmaker/arena.sock"
+"""Where the server's socket is in the jail: the jail's paths name no host folder (its
+``/proc/self/mountinfo`` shows where each mount is)."""
 
 HOW_TO_GET_A_JAIL = (
     "install bubblewrap (apt-get install bubblewrap), "
@@ -183,7 +188,8 @@ class SandboxPolicy:
 
     @property
     def server_address(self) -> str:
-        """The address a bot in this sandbox must be given (KINGMAKER_SERVER)."""
+        """The address a bot in this sandbox must be given (KINGMAKER_SERVER); the launcher
+        gives a jailed bot ``JAIL_SOCKET`` in its place."""
         if self.unix_socket is None:
             raise ValueError("this policy has no unix_socket: a jailed bot has no other way out")
         return f"unix:{self.unix_socket}"
@@ -297,8 +303,9 @@ def bubblewrap_command(
     cwd: str,
     uid: int | None,
 ) -> list[str]:
-    """The bwrap command line that runs ``command`` jailed; ``uid`` is the user to switch to
-    inside (needed when we are root, see the module docstring)."""
+    """The bwrap command line that runs ``command`` jailed, in ``cwd``; ``workdir`` is the path of
+    the bot's own folder in the jail (``WORK_FOLDER``); ``uid`` is the user to switch to inside
+    (needed when we are root, see the module docstring)."""
     flags = [bwrap, *namespace_flags(), *system_binds()]
     # A private /tmp any user may write to, as on the host (it is the bot's alone).
     flags += ["--perms", "1777", "--size", str(policy.tmp_bytes), "--tmpfs", "/tmp"]
@@ -338,7 +345,7 @@ def bubblewrap_command(
         flags += ["--bind", policy.output_folder, OUTPUT_FOLDER]
     if policy.unix_socket is not None:
         socket = os.path.abspath(policy.unix_socket)
-        flags += [*_parent_dirs(socket, made, bound), "--bind", socket, socket]
+        flags += [*_parent_dirs(JAIL_SOCKET, made, bound), "--bind", socket, JAIL_SOCKET]
     if uid is None:
         return [*flags, "--chdir", cwd, "--", *command]
     flags += ["--setenv", "KINGMAKER_JAIL_UID", str(uid), "--setenv", "KINGMAKER_JAIL_OWNED", ":".join(owned)]

@@ -112,7 +112,7 @@ class Roster:
     """When set, launched bots run under it (in the bubblewrap jail where it works) and reach the
     server through its Unix socket instead of ``server_address``."""
     temp_root: Path | None = None
-    """Where launched bots' folders and stderr files go (the server's run folder)."""
+    """Where launched bots' folders go (the server's run folder); their stderr is a file in memory."""
     live: LiveHub | None = None
     """Where the matches played with these bots publish to spectators (None: nobody watches)."""
     builds: BuildStore | None = None

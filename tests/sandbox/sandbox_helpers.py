@@ -44,12 +44,16 @@ class Finished:
 
 
 def run_to_end(
-    command: Sequence[str], policy: SandboxPolicy, environment: Mapping[str, str] | None = None
+    command: Sequence[str],
+    policy: SandboxPolicy,
+    environment: Mapping[str, str] | None = None,
+    temp_root: Path | None = None,
 ) -> Finished:
-    """Start the bot, let it finish by itself (a contained bot does, well within 60 s), stop it."""
+    """Start the bot (its folders in ``temp_root``, a server's run folder), let it finish by
+    itself (a contained bot does, well within 60 s), stop it."""
 
     async def play() -> Finished:
-        process = await BotProcess.start(command, environment or {}, sandbox=policy)
+        process = await BotProcess.start(command, environment or {}, sandbox=policy, temp_root=temp_root)
         try:
             await process.exited(within=60)
         finally:

@@ -230,6 +230,11 @@ def test_a_cpu_quota_holds_all_the_bots_processes_to_their_cores() -> None:
         "while time.monotonic() - start < 1.5: pass\n"
         "used = os.times()\n"
         "print('hostile:', used.user + used.system, file=sys.stderr, flush=True)\n"
+        # The first process waits for the others: its exit ends the jail, and a throttled child
+        # may not have printed yet.
+        "while True:\n"
+        "    try: os.wait()\n"
+        "    except ChildProcessError: break\n"
     )
     finished = run_to_end((PYTHON, "-c", burn), SandboxPolicy(Limits(cpu_cores=0.2)))
     spent = sum(float(line) for line in finished.outcomes)

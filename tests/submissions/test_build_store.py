@@ -4,13 +4,16 @@ or two nodes on one machine, both receive a built folder and unpack it into the 
 from __future__ import annotations
 
 import os
+import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kingmaker.server.building import build_store
 from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
+from kingmaker.server.jail.run_folder import make_run_folder
 from kingmaker.server.jail.sandbox import bubblewrap
 
 needs_jail = pytest.mark.skipif(not bubblewrap().usable, reason="a packed folder is unpacked in the jail")
@@ -24,6 +27,20 @@ def built_folder(store: BuildStore) -> str:
     return store.keep(incoming)
 
 
+@pytest.fixture(params=["in the store", "in the run folder"])
+def near(request: pytest.FixtureRequest) -> Iterator[Path | None]:
+    """Where a step's folder is filled: the store's own folder, or (as a server builds) its run
+    folder, on /dev/shm where that is a tmpfs: another file system, so ``keep`` copies it in."""
+    if request.param == "in the store":
+        yield None
+        return
+    folder = make_run_folder()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def closed_secret(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
@@ -32,21 +49,25 @@ def closed_secret(tmp_path: Path) -> Path:
     return home / "admin-token"
 
 
-def test_a_second_name_of_a_host_file_in_a_kept_folder_is_refused_and_never_opened(tmp_path: Path) -> None:
-    secret = closed_secret(tmp_path)
+def test_a_second_name_of_a_host_file_in_a_kept_folder_is_refused_and_never_opened(
+    tmp_path: Path, near: Path | None
+) -> None:
+    secret = closed_secret(tmp_path if near is None else near)  # (a hard link stays on its fs)
     store = BuildStore(tmp_path / "store")
-    incoming = store.incoming()
+    incoming = store.incoming(near)
     os.link(secret, incoming / "tok")
     with pytest.raises(BuildOutputRefused, match="'tok' is a hard link"):
         store.keep(incoming)
     assert secret.stat().st_mode & 0o777 == 0o600 and secret.stat().st_nlink == 1
-    assert os.listdir(store.root) == []
+    assert os.listdir(store.root) == [] and not incoming.exists()
 
 
-def test_a_link_in_a_kept_folder_is_kept_as_a_link_and_nothing_is_done_through_it(tmp_path: Path) -> None:
+def test_a_link_in_a_kept_folder_is_kept_as_a_link_and_nothing_is_done_through_it(
+    tmp_path: Path, near: Path | None
+) -> None:
     secret = closed_secret(tmp_path)
     store = BuildStore(tmp_path / "store")
-    incoming = store.incoming()
+    incoming = store.incoming(near)
     os.symlink(secret.parent, incoming / "home")
     os.symlink(secret, incoming / "tok")
     (incoming / "bot").write_text("#!/bin/sh\n")
@@ -54,6 +75,8 @@ def test_a_link_in_a_kept_folder_is_kept_as_a_link_and_nothing_is_done_through_i
     assert os.readlink(kept / "home") == str(secret.parent) and os.readlink(kept / "tok") == str(secret)
     assert secret.parent.stat().st_mode & 0o777 == 0o700 and secret.stat().st_mode & 0o777 == 0o600
     assert (kept / "bot").stat().st_mode & 0o777 == 0o444 and kept.stat().st_mode & 0o777 == 0o555
+    assert kept.stat().st_uid == os.getuid() and not incoming.exists()
+    assert sorted(os.listdir(store.root)) == [kept.name], "nothing half-kept beside it"
 
 
 @needs_jail
