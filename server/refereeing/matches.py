@@ -45,7 +45,7 @@ async def play_match(
             report = await Referee(match_id, game, seed, options, books, control, roster.live).run()
             # Read before the leases go back: a stopped bot's stderr file is removed then.
             steps = [
-                read_steps(lease.process.stderr_path, book.step_marks) if lease.process is not None else ()
+                read_steps(lease.process.stderr_file, book.step_marks) if lease.process is not None else ()
                 for lease, book in zip(leases, books, strict=True)
             ]
     finally:
