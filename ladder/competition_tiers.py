@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder import leagues, membership
+from kingmaker.ladder import bounds, leagues, membership
 from kingmaker.ladder.competition_records import StandingInfo
 from kingmaker.ladder.competition_rows import by_name, record
 from kingmaker.ladder.db import Database
@@ -43,7 +43,7 @@ from kingmaker.ladder.ratings import conservative
 
 TIER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,20}$")
 MAX_TIERS = 10
-MAX_PROMOTE_AFTER = 10_000
+MAX_PROMOTE_AFTER = bounds.PROMOTE_AFTER.high
 
 
 def check_tiers(session: Session, game: str, tiers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

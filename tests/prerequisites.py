@@ -90,7 +90,14 @@ CONDITIONS = (
     Condition(
         "a jail that works here: bubblewrap installed, and unprivileged user namespaces allowed "
         "(sysctl kernel.unprivileged_userns_clone=1), or run as root",
-        ("bubblewrap unusable", "bubblewrap does not work here", "builds run in the jail", "no jail here"),
+        (
+            "bubblewrap unusable",
+            "bubblewrap does not work here",
+            "builds run in the jail",
+            "no jail here",
+            "unpacked in the jail",
+            "steps run in the jail",
+        ),
     ),
     Condition(
         "the starter kit's toolchain: `kingmaker doctor` names the Debian packages of each language "
@@ -111,7 +118,7 @@ CONDITIONS = (
     Condition(
         "cgroups the server may write: run as root on a machine with cgroup v2 (or v1 controllers "
         "mounted), or in a delegated group",
-        ("cgroup",),
+        ("cgroup", "cpu controller"),
     ),
     Condition("uninstall the MySQL driver (its absence is what the test checks)", ("MySQL",)),
     Condition("a Linux with glibc (the server caps and trims glibc's memory arenas)", ("glibc only",)),

@@ -31,7 +31,8 @@ COMMANDS = {
     "bridge": LazyCommand(
         "bridge:bridge",
         "Connect to the server as a bot and let COMMAND play: it reads one JSON request per line on "
-        'stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge").',
+        'stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge"). '
+        "Exits as COMMAND did (its code, or its signal); SIGTERM leaves after the match in play.",
         exits_at_once=False,
     ),
     "ladder": LazyCommand(
@@ -82,7 +83,7 @@ COMMANDS = {
     "doctor": LazyCommand(
         "doctor:doctor",
         "Say which languages this server can build bots in now (each toolchain is found and a "
-        "trivial program built with it), and the apt-get line that installs the rest.",
+        "trivial program built with it), and for each of the others the apt-get line that installs it.",
     ),
     "league": LazyCommand("leagues:app", "Create, run and follow leagues."),
     "competition": LazyCommand(

@@ -58,7 +58,11 @@ def create(
         "Repeatable.",
     ),
     promote_after: int = typer.Option(
-        0, "--promote-after", min=0, help="Tiers: matches in a tier before promotion above its boss (10)."
+        0,
+        "--promote-after",
+        min=bounds.PROMOTE_AFTER.low,
+        max=bounds.PROMOTE_AFTER.high,
+        help="Tiers: matches in a tier before promotion above its boss (10).",
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -98,7 +102,10 @@ def select(
     name: str = typer.Argument(..., help="The competition."),
     bot: str = typer.Argument(..., help="Your entry."),
     version: int = typer.Argument(
-        ..., min=0, help="The version its finals play (0: the one active at the deadline)."
+        ...,
+        min=bounds.VERSION.low,
+        max=bounds.VERSION.high,
+        help="The version its finals play (0: the one active at the deadline).",
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,

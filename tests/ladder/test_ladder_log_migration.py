@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,12 +21,9 @@ from postgres_server import Databases
 from kingmaker.games import serial
 from kingmaker.games.api import Result
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.migrate import alembic_config, current_revision, head_revision, upgrade
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.cli.replay import differences, run_again
@@ -68,32 +66,40 @@ def old_era(log: PlayedLog) -> PlayedLog:
 
 
 def store_old_match(db: Database, names: list[str], log: PlayedLog) -> int:
-    """A finished match with its log as revision 0004 stored it (written here by hand: the
-    models are the new ones)."""
-    ticket = create_match(db, log.game, names, seed=log.seed)
-    mark_running(db, ticket.match_id)
+    """A finished match with its log as revision 0004 stored it, written here by hand into that
+    revision's tables (the models are the new ones: they name columns added since)."""
     faulty = [seat == log.forfeited for seat in range(log.players)]
     ranks = log.ranks if log.game == TEST_GAME else final_ranks(Result(log.scores, log.ranks), faulty)
     with db.engine.begin() as connection:
         tables = sa.MetaData()
-        tables.reflect(connection, only=["match", "matchseat", "matchlog"])
-        match, seat, matchlog = (tables.tables[name] for name in ("match", "matchseat", "matchlog"))
-        connection.execute(sa.update(match).where(match.c.id == ticket.match_id).values(status="finished"))
+        tables.reflect(connection, only=["bot", "match", "matchseat", "matchlog"])
+        bot, match, seat, matchlog = (
+            tables.tables[name] for name in ("bot", "match", "matchseat", "matchlog")
+        )
+        ids = dict(connection.execute(sa.select(bot.c.name, bot.c.id).where(bot.c.name.in_(names))).all())
+        match_id = connection.execute(
+            sa.insert(match).values(
+                ordinal=0, game=log.game, players=log.players, seed=log.seed, options={},
+                status="finished", created_at=datetime.now(UTC), rated=True,
+            )
+        ).inserted_primary_key[0]  # fmt: skip
+        for number, name in enumerate(names):
+            connection.execute(sa.insert(seat).values(match_id=match_id, seat=number, bot_id=ids[name]))
         for number in range(log.players):
             reason = EndReason.CRASHED if faulty[number] else EndReason.FINISHED
             connection.execute(
                 sa.update(seat)
-                .where(seat.c.match_id == ticket.match_id, seat.c.seat == number)
+                .where(seat.c.match_id == match_id, seat.c.seat == number)
                 .values(score=log.scores[number], game_rank=log.ranks[number], rank=ranks[number],
                         strikes=0, end_reason=reason.value)
             )  # fmt: skip
         connection.execute(
             sa.insert(matchlog).values(
-                match_id=ticket.match_id, game=log.game, rules_edition=log.edition, seed=log.seed,
+                match_id=match_id, game=log.game, rules_edition=log.edition, seed=log.seed,
                 options={}, actions=log.actions, digests=log.digests, timings=log.timings,
             )
         )  # fmt: skip
-    return ticket.match_id
+    return match_id
 
 
 def old_database(url: str) -> dict[int, PlayedLog]:
@@ -101,8 +107,18 @@ def old_database(url: str) -> dict[int, PlayedLog]:
     match of a game without a proto; returns each match's log as it was stored."""
     db = open_database(url, upgrade=False)
     names = [f"bot{i}" for i in range(5)]
-    for name in names:
-        register_bot(db, name, ["kingdoms", "kingsburg", "kings_road", "kingsville", TEST_GAME])
+    with db.engine.begin() as connection:  # bots as revision 0004 stored them
+        tables = sa.MetaData()
+        tables.reflect(connection, only=["bot", "botgame"])
+        bot, botgame = tables.tables["bot"], tables.tables["botgame"]
+        for name in names:
+            now = datetime.now(UTC)
+            bot_id = connection.execute(
+                sa.insert(bot).values(name=name, token_hash=f"hash-{name}", enabled=True, created_at=now,
+                                      token_rotated_at=now)
+            ).inserted_primary_key[0]  # fmt: skip
+            for game in ("kingdoms", "kingsburg", "kings_road", "kingsville", TEST_GAME):
+                connection.execute(sa.insert(botgame).values(bot_id=bot_id, game=game))
     logs = [
         played_log("kingdoms", 2, seed=1),
         played_log("kingsburg", 3, seed=2, forfeit_at=20),
