@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import chromium_available, play_and_record, start_chromium
+from web_support import chromium_available, play_and_record
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import register_bot
@@ -79,15 +79,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     finally:
         server.stop()
         db.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    driver = start_chromium()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def css(browser: Any, selector: str) -> list[Any]:

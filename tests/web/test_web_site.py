@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_support import chromium_available, one_match, play_and_record, start_chromium
+from web_support import chromium_available, one_match, play_and_record
 
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
@@ -49,15 +49,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     finally:
         server.stop()
         db.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    driver = start_chromium()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def wait_for(browser: Any, condition: Any, timeout: float = 10) -> Any:
