@@ -3,28 +3,12 @@ where the old sum of a rate per league could (issue 35)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from bench_modules import load_bench
 from hypothesis import given
 from hypothesis import strategies as st
 
-RATES = Path(__file__).resolve().parents[2] / "bench" / "rates.py"
-
-
-def _rates() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("rates", RATES)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-combined_rate = _rates().combined_rate
+combined_rate = load_bench("rates").combined_rate
 
 
 def summed_per_league(leagues: list[list[tuple[float, int]]]) -> float:

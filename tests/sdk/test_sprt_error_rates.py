@@ -9,33 +9,20 @@ can tell the two apart. The simulation is seeded, so a run is reproducible.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from bench_modules import load_bench
 
 from kingmaker.sdk.sprt import Sprt, Tally, Verdict, elo_to_score
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "sprt_error_rates.py"
 RUNS = 2000
 TEST = Sprt(0, 50, 0.05, 0.05)
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sprt_error_rates", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = load_bench("sprt_error_rates")
 
 
 def _bound(nominal: float) -> float:

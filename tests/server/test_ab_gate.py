@@ -9,29 +9,13 @@ the docs state: per game, an equal version passes and a 50-Elo-weaker one fails,
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from bench_modules import load_bench
 
 from kingmaker.sdk.sprt import Tally, Verdict, elo_to_score
 from kingmaker.server.new_versions.ab_gate import AB_TEST, gate_verdict
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "sprt_error_rates.py"
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sprt_error_rates_for_the_gate", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = load_bench("sprt_error_rates")
 
 
 @pytest.mark.parametrize(
