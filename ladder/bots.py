@@ -255,7 +255,12 @@ def list_bots(
 def names_of(db: Database, bot_ids: Sequence[int]) -> dict[int, str]:
     """The names of these bots, by id."""
     with db.read() as session:
-        rows = session.exec(select(Bot.id, Bot.name).where(col(Bot.id).in_(list(bot_ids)))).all()
+        return names_in(session, bot_ids)
+
+
+def names_in(session: Session, bot_ids: Sequence[int]) -> dict[int, str]:
+    """``names_of`` inside the caller's transaction."""
+    rows = session.exec(select(Bot.id, Bot.name).where(col(Bot.id).in_(list(bot_ids)))).all()
     return {bot_id: name for bot_id, name in rows if bot_id is not None}
 
 

@@ -25,9 +25,10 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from kingmaker.ladder.bots import names_in
 from kingmaker.ladder.brackets import first_stage, next_stage
 from kingmaker.ladder.competition_records import StageLeague, StandingInfo
-from kingmaker.ladder.competition_results import bot_names, finalists, finished_matches, publish_winner
+from kingmaker.ladder.competition_results import finalists, finished_matches, publish_winner
 from kingmaker.ladder.competition_rows import record
 from kingmaker.ladder.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
 from kingmaker.ladder.competition_tiers import tier_standings
@@ -121,7 +122,7 @@ def decide_stage(session: Session, competition: Competition, now: datetime) -> N
 def _decide_ladder_stage(session: Session, competition: Competition, now: datetime) -> None:
     stage, cuts = competition.stage, competition.finals["cuts"]
     ranked = finals_ranking(session, competition)
-    names = bot_names(session, [bot for bot, *_ in ranked])
+    names = names_in(session, [bot for bot, *_ in ranked])
     if stage > len(cuts):
         best = ranked[0]
         publish_winner(
@@ -165,7 +166,7 @@ def _pair_result(
     session: Session, competition: Competition, stage: int, slot: int, a: int | None, b: int | None
 ) -> tuple[int, int | None, str]:
     """(winner, loser, why) of one bracket pair."""
-    names = bot_names(session, [bot for bot in (a, b) if bot is not None])
+    names = names_in(session, [bot for bot in (a, b) if bot is not None])
     if a is None or b is None:
         present = a if a is not None else b
         assert present is not None
@@ -236,7 +237,7 @@ def standings_and_stages(
     entries = session.exec(
         select(CompetitionEntry).where(CompetitionEntry.competition_id == competition.id)
     ).all()
-    names = bot_names(session, [entry.bot_id for entry in entries])
+    names = names_in(session, [entry.bot_id for entry in entries])
     by_bot = {entry.bot_id: entry for entry in entries}
     if competition.phase == CompetitionPhase.OPEN and competition.tiers:
         standings = tier_standings(session, competition)

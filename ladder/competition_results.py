@@ -9,9 +9,9 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from kingmaker.ladder.bots import names_in
 from kingmaker.ladder.competition_rows import record
 from kingmaker.ladder.models import (
-    Bot,
     Competition,
     CompetitionEntry,
     CompetitionPhase,
@@ -37,7 +37,7 @@ def finalists(
 
 
 def publish_winner(session: Session, competition: Competition, bot_id: int, now: datetime, why: str) -> None:
-    name = bot_names(session, [bot_id])[bot_id]
+    name = names_in(session, [bot_id])[bot_id]
     competition.winner_bot_id = bot_id
     competition.phase = CompetitionPhase.FINAL
     record(session, competition, "winner", "winner", bot_id, f"{name} wins: {why}", now, competition.stage)
@@ -63,8 +63,3 @@ def finished_matches(
         assert match.id is not None
         matches.setdefault(match.id, []).append((seat.bot_id, seat.rank or 1, seat.score or 0))
     return list(matches.items())
-
-
-def bot_names(session: Session, bot_ids: Sequence[int]) -> dict[int, str]:
-    rows = session.exec(select(Bot).where(col(Bot.id).in_(list(bot_ids)))).all()
-    return {bot.id: bot.name for bot in rows if bot.id is not None}

@@ -16,7 +16,8 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.competition_results import bot_names, finalists, finished_matches, publish_winner
+from kingmaker.ladder.bots import names_in
+from kingmaker.ladder.competition_results import finalists, finished_matches, publish_winner
 from kingmaker.ladder.competition_rows import record
 from kingmaker.ladder.models import Competition, CompetitionDecision, CompetitionStage
 
@@ -79,7 +80,7 @@ def swiss_plan(session: Session, competition: Competition) -> list[Table]:
 def decide_swiss_round(session: Session, competition: Competition, now: datetime) -> None:
     stage = competition.stage
     plan = swiss_plan(session, competition)
-    names = bot_names(session, [bot for table in plan for bot in table if bot is not None])
+    names = names_in(session, [bot for table in plan for bot in table if bot is not None])
     for table in plan:
         if None in table:
             for bot in table:
