@@ -12,8 +12,11 @@ from kingmaker.ladder.bots import (
     get_bot,
     list_bots,
     register_bot,
+    retire_bot,
     rotate_token,
     set_enabled,
+    token_holder,
+    token_holders,
 )
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
@@ -56,6 +59,27 @@ def test_authenticate_finds_the_bot_by_token(db: Database) -> None:
     assert authenticate(db, token) == info
     assert authenticate(db, token + "x") is None
     assert authenticate(db, "") is None
+
+
+def test_token_holders_reads_many_tokens_at_once_as_token_holder_reads_each(db: Database) -> None:
+    _, alice = register_bot(db, "alice", [TEST_GAME, "kingdoms"])
+    _, bob = register_bot(db, "bob", [TEST_GAME])
+    _, carol = register_bot(db, "carol", [TEST_GAME])
+    _, dave = register_bot(db, "dave", [TEST_GAME])
+    set_enabled(db, "bob", False)  # disabled: found, so it can be told why it may not play
+    retire_bot(db, "carol")  # removed: never admitted again
+    rotated = rotate_token(db, "dave")
+    asked = [alice, bob, carol, dave, rotated, alice + "x", ""]
+    found = token_holders(db, asked)
+    assert found == {token: info for token in asked if (info := token_holder(db, token)) is not None}
+    assert {token: info.name for token, info in found.items()} == {
+        alice: "alice",
+        bob: "bob",
+        rotated: "dave",
+    }
+    assert found[alice].games == tuple(sorted([TEST_GAME, "kingdoms"]))
+    listed = list_bots(db)  # read as token_holders reads: games and authors in one query each
+    assert listed == [get_bot(db, bot.name) for bot in listed]
 
 
 def test_rotating_the_token_retires_the_old_one(db: Database) -> None:
