@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import resource
 import shutil
@@ -43,6 +44,7 @@ from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.presence import AWAY_GRACE_S
 from kingmaker.server.seats.roster import BUSY_TIMEOUT, Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
+from kingmaker.server.seats.token_checks import TokenChecks
 from kingmaker.server.services.admin import AdminService, new_admin_token
 from kingmaker.server.services.host_paths import remember_home
 from kingmaker.server.services.submissions import SubmissionService
@@ -176,6 +178,8 @@ class KingmakerServer:
             self.home_lock.release()
             raise
         self.loop_lag = LoopLag()
+        self.token_checks = TokenChecks(functools.partial(bots.token_holders, self.db))
+        """Hellos' tokens, checked in batches on a thread of their own (``token_checks``)."""
         self.pool = SessionPool(self._authenticate, self.loop_lag)
         self.archive = MemoryArchive()
         self.live = LiveHub()
@@ -202,7 +206,7 @@ class KingmakerServer:
         self._competitions: asyncio.Task[None] | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
-        bot = await asyncio.to_thread(bots.token_holder, self.db, token)
+        bot = await self.token_checks.check(token)
         if bot is None:
             return None
         why, code = barred(bot)
@@ -402,6 +406,7 @@ class KingmakerServer:
             self._server.stop(grace), *([self._jail_door.stop(grace)] if self._jail_door is not None else [])
         )
         self._server = None
+        self.token_checks.close()
         self.db.close()
         self.home_lock.release()
         if self.run_folder is not None:
