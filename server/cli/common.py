@@ -25,6 +25,9 @@ CONNECT_WAIT_SECONDS = 5.0
 """How long a command waits for the server to answer before saying it cannot reach it."""
 STARTING_WAIT_SECONDS = 120.0
 """How long it waits for a server of its home that is still starting (``server_coming_up``)."""
+BUSY_WAIT_SECONDS = 60.0
+"""How long it waits for a server that takes connections but has not answered yet: busy (a
+thousand bots connecting at once, say), not gone (issue 35)."""
 RECONNECT_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
@@ -212,11 +215,42 @@ def wait_until_listening(channel: grpc.Channel, address: str) -> None:
                 return  # something answers: the command's own calls say what is wrong with it
         waited += CONNECT_WAIT_SECONDS
         # A server of this home that is still starting (its workers, on a loaded machine) is
-        # worth a longer wait than a server that is not there at all.
+        # worth a longer wait than a server that is not there at all; so is one that takes
+        # connections but is slow to answer.
+        busy = waited >= limit and accepts_connections(address)
+        if busy and limit < BUSY_WAIT_SECONDS:
+            limit = BUSY_WAIT_SECONDS
         if waited >= limit and server_coming_up(address) and limit < STARTING_WAIT_SECONDS:
             limit = STARTING_WAIT_SECONDS
         if waited >= limit:
+            if busy:
+                fail(
+                    f"the server at {address} takes connections but did not answer within {waited:.0f} s: "
+                    "it is too busy to answer now; try again shortly"
+                )
             fail(f"cannot reach the server at {address} (is `kingmaker serve` running?)")
+
+
+def accepts_connections(address: str) -> bool:
+    """Whether something listens at ``address`` (a TCP or Unix socket connection succeeds): a
+    server that does not answer a health check then is busy, not gone."""
+    import socket
+
+    try:
+        parsed = parse_address(address)
+    except AddressError:
+        return False
+    try:
+        if parsed.path:
+            with socket.socket(socket.AF_UNIX) as probe:
+                probe.settimeout(CONNECT_WAIT_SECONDS)
+                probe.connect(parsed.path)
+        else:
+            with socket.create_connection((parsed.host, parsed.port), timeout=CONNECT_WAIT_SECONDS):
+                pass
+    except OSError:
+        return False
+    return True
 
 
 def tls_credentials() -> grpc.ChannelCredentials | None:

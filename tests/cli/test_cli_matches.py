@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 
 import pytest
 from typer.testing import CliRunner
@@ -101,3 +102,20 @@ def test_one_bot_in_two_seats_is_refused_in_one_line_and_the_help_says_so(server
     boxed = runner.invoke(app, ["match", "run", "--help"]).stdout
     helped = " ".join(re.sub("[│╭╮╰╯─]", " ", boxed).split())  # rich's box drawn round the options
     assert "A bot takes one seat at most" in helped
+
+
+def test_a_server_that_takes_connections_but_does_not_answer_is_called_busy_not_unreachable(
+    kingmaker_home: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kingmaker.server.cli import common
+
+    monkeypatch.setattr(common, "CONNECT_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(common, "BUSY_WAIT_SECONDS", 1.5)
+    with socket.socket() as silent:  # the kernel accepts connections; nothing ever answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)
+        address = f"127.0.0.1:{silent.getsockname()[1]}"
+        code, _, err = invoke("match", "show", "x", "--server", address, "--admin-token", "t")
+    assert code == 1
+    assert f"the server at {address} takes connections but did not answer" in err
+    assert "cannot reach" not in err
