@@ -1,0 +1,417 @@
+"""Does the Admin API answer while 1,000 remote bots connect, and while 4 large uploads arrive?
+(issue 35: ``league create`` said "cannot reach the server" while 1,000 remote bots connected.)
+
+A real ``kingmaker serve`` (default executor and jail) with 1,000 registered bots. From this
+process, Admin calls in turn (ListBots, GetLeague, CreateLeague, GetStandings), one after another
+with 20 ms between them; their p50 and p99 in three kinds of window, alternating:
+
+- **swarm**: the 1,000 bots connect at once (``remote_swarm.py``: a few client processes, each
+  holding many grpc.aio streams), from their start until every bot is welcomed (and at least
+  ``MIN_WINDOW_S``); then they are stopped;
+- **uploads**: 4 archives of the largest size the server accepts arrive at once through
+  ``Submit``, sent from another process as ``kingmaker submit`` sends them;
+- **quiet**: nothing else, for as long as the swarm window before it.
+
+A call that fails counts as its timeout (``CALL_TIMEOUT_S``); failures are counted too. The
+clients' CPU (the swarm processes) and the server's (``serve`` and its workers) are read from
+/proc, so what the clients took from the machine is on the table.
+
+    python bench/admin_under_load.py [--quick] [--bots N] [--database-url URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from table import Row, Spread, print_rows
+
+from kingmaker.ladder import bots
+from kingmaker.ladder.db import open_database
+from kingmaker.server.building.submission_limits import ArchiveLimits
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
+
+HERE = Path(__file__).parent
+SWARM = HERE / "remote_swarm.py"
+GAME = "kingdoms"
+SWARM_PROCESSES = 4
+"""Client processes the bots are spread over (each holds bots / SWARM_PROCESSES streams)."""
+CALL_TIMEOUT_S = 30.0
+PAUSE_S = 0.02
+MIN_WINDOW_S = 3.0
+CONNECT_LIMIT_S = 240.0
+UPLOADS = 4
+MiB = 1024 * 1024
+TOKEN = "bench"
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU so far, and its reaped children's (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def tree(pid: int) -> list[int]:
+    """The process and its descendants."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        todo.extend(int(child) for child in children)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def largest_archive() -> bytes:
+    """A gzipped tar of random bytes as close under the server's archive bound as it goes."""
+    limit = ArchiveLimits().archive_bytes
+    noise = os.urandom(limit - 256 * 1024)  # gzip adds ~0.03% to noise, tar 1.5 kB
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz", compresslevel=1) as packed:
+        member = tarfile.TarInfo("noise.bin")
+        member.size = len(noise)
+        packed.addfile(member, io.BytesIO(noise))
+    payload = data.getvalue()
+    assert len(payload) <= limit, (len(payload), limit)
+    return payload
+
+
+def _chunks(bot: str, payload: bytes) -> Iterator[admin_pb2.SubmitChunk]:
+    chunk = ArchiveLimits().chunk_bytes
+    header = admin_pb2.SubmitHeader(
+        bot=bot, games=[GAME], format="tar.gz", size=len(payload), sha256=hashlib.sha256(payload).hexdigest()
+    )
+    yield admin_pb2.SubmitChunk(header=header)
+    for start in range(0, len(payload), chunk):
+        yield admin_pb2.SubmitChunk(data=payload[start : start + chunk])
+
+
+def upload_all(address: str, paths: list[str], names: list[str]) -> None:
+    """(In a process of its own.) Send the archives at once, each on its own channel."""
+    errors: list[BaseException] = []
+
+    def one(path: str, name: str) -> None:
+        payload = Path(path).read_bytes()
+        options = [("grpc.max_send_message_length", 4 * MiB)]
+        with grpc.insecure_channel(address, options=options) as channel:
+            try:
+                admin_pb2_grpc.AdminStub(channel).Submit(
+                    _chunks(name, payload), metadata=(("authorization", f"Bearer {TOKEN}"),), timeout=600
+                )
+            except grpc.RpcError as error:
+                errors.append(error)
+
+    threads = [threading.Thread(target=one, args=pair) for pair in zip(paths, names, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise SystemExit(f"an upload failed: {errors[0]}")
+
+
+@dataclass
+class Window:
+    """The Admin calls timed in one window."""
+
+    times_ms: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+    refused: int = 0
+
+    def percentile(self, share: float) -> float:
+        ordered = sorted(self.times_ms)
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+class Bench:
+    def __init__(self, size: int, database_url: str | None) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="km-admin-load-"))
+        self.home = self.folder / "home"
+        self.home.mkdir(mode=0o700)
+        self.url = database_url or f"sqlite:///{self.home / 'kingmaker.db'}"
+        db = open_database(self.url)
+        tokens = []
+        for number in range(size):
+            _, token = bots.register_bot(db, f"remote-{number:04d}", [GAME])
+            tokens.append(token)
+        db.close()
+        self.token_files = []
+        share = -(-size // SWARM_PROCESSES)
+        for number in range(SWARM_PROCESSES):
+            path = self.folder / f"tokens-{number}.json"
+            path.write_text(json.dumps(tokens[number * share : (number + 1) * share]))
+            self.token_files.append(path)
+        self.archives = []
+        for number in range(UPLOADS):  # each its own: the same bytes would be stored once
+            payload = largest_archive()
+            path = self.folder / f"archive-{number}.tar.gz"
+            path.write_bytes(payload)
+            self.archives.append(str(path))
+        self.archive_mib = len(payload) / MiB
+        self.address = f"127.0.0.1:{free_port()}"
+        environment = dict(os.environ, KINGMAKER_HOME=str(self.home))
+        self.log = open(self.folder / "serve.log", "wb")  # noqa: SIM115  # closed in close()
+        self.serve = subprocess.Popen(
+            [sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
+             "--database-url", self.url, "--admin-token", TOKEN],
+            env=environment, stdout=self.log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        self.environment = environment
+        self.channel = grpc.insecure_channel(self.address)
+        self.stub = admin_pb2_grpc.AdminStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {TOKEN}"),)
+        grpc.channel_ready_future(self.channel).result(timeout=120)
+        self.stub.ListGames(admin_pb2.ListGamesRequest(), timeout=120)  # serving, workers up
+        self.leagues = 0
+        self.rounds = 0
+        self.calls = self._calls()
+
+    def _calls(self) -> Iterator[Callable[[], object]]:
+        stub, metadata, timeout = self.stub, self.metadata, CALL_TIMEOUT_S
+        while True:
+            self.leagues += 1
+            request = admin_pb2.CreateLeagueRequest(
+                name=f"league-{self.leagues}",
+                game=GAME,
+                format="round_robin",
+                bots=["remote-0000", "remote-0001"],
+            )
+            yield functools.partial(stub.CreateLeague, request, metadata=metadata, timeout=timeout)
+            listing = admin_pb2.ListBotsRequest(limit=100)
+            yield functools.partial(stub.ListBots, listing, metadata=metadata, timeout=timeout)
+            league = admin_pb2.GetLeagueRequest(name=request.name)
+            yield functools.partial(stub.GetLeague, league, metadata=metadata, timeout=timeout)
+            ladder = admin_pb2.GetStandingsRequest(game=GAME)
+            yield functools.partial(stub.GetStandings, ladder, metadata=metadata, timeout=timeout)
+
+    def _server_cpu(self) -> float:
+        return sum(cpu_seconds(pid) for pid in tree(self.serve.pid))
+
+    def _time_calls(self, window: Window, until: Callable[[], bool]) -> None:
+        started, cpu = time.perf_counter(), self._server_cpu()
+        while not until():
+            call = next(self.calls)
+            began = time.perf_counter()
+            try:
+                call()
+            except grpc.RpcError as error:
+                window.failures.append(error.code().name)
+                window.times_ms.append(CALL_TIMEOUT_S * 1000)
+            else:
+                window.times_ms.append(1000 * (time.perf_counter() - began))
+            time.sleep(PAUSE_S)
+        window.seconds = time.perf_counter() - started
+        window.server_cpu = self._server_cpu() - cpu
+
+    def swarm(self, cli: list[tuple[bool, str]] | None = None) -> Window:
+        """Calls while the bots connect: from the swarm's start until all are welcomed. With
+        ``cli``, a ``kingmaker league create`` runs meanwhile too; its outcome goes there."""
+        window = Window()
+        command = [sys.executable, str(SWARM), "--server", self.address, "--report"]
+        clients = [
+            subprocess.Popen([*command, "--tokens", str(path)], stdout=subprocess.PIPE, text=True)
+            for path in self.token_files
+        ]
+        user = threading.Thread(
+            target=lambda: cli.append(self.cli_league_create()) if cli is not None else None
+        )
+        user.start()
+        welcomed = [False] * len(clients)
+
+        def watch(number: int) -> None:
+            stdout = clients[number].stdout
+            assert stdout is not None
+            if stdout.readline().startswith("welcomed"):
+                welcomed[number] = True
+
+        watchers = [
+            threading.Thread(target=watch, args=(number,), daemon=True) for number in range(len(clients))
+        ]
+        for watcher in watchers:
+            watcher.start()
+        began = time.monotonic()
+
+        def over() -> bool:
+            elapsed = time.monotonic() - began
+            return elapsed > CONNECT_LIMIT_S or (all(welcomed) and elapsed > MIN_WINDOW_S)
+
+        self._time_calls(window, over)
+        user.join()
+        if not all(welcomed):
+            window.failures.append("not all bots were welcomed")
+        window.client_cpu = sum(cpu_seconds(client.pid) for client in clients)
+        for client in clients:
+            client.send_signal(signal.SIGTERM)
+        for client in clients:
+            out, _ = client.communicate(timeout=60)
+            for line in out.splitlines():
+                if line.startswith("refused"):
+                    window.refused += int(line.split()[1])
+        time.sleep(2.0)  # the server sees the streams close
+        self.last_seconds = window.seconds
+        return window
+
+    def quiet(self, seconds: float | None = None) -> Window:
+        window = Window()
+        end = time.monotonic() + (seconds or getattr(self, "last_seconds", 10.0))
+        self._time_calls(window, lambda: time.monotonic() > end)
+        return window
+
+    def uploads(self) -> Window:
+        """Calls while the archives arrive at once, from another process."""
+        self.rounds += 1
+        window = Window()
+        names = [f"upload-{self.rounds}-{number}" for number in range(UPLOADS)]
+        sender = multiprocessing.get_context("spawn").Process(
+            target=upload_all, args=(self.address, self.archives, names)
+        )
+        sender.start()
+        self._time_calls(window, lambda: not sender.is_alive())
+        sender.join()
+        if sender.exitcode:
+            window.failures.append(f"the uploads failed ({sender.exitcode})")
+        self.last_seconds = window.seconds
+        return window
+
+    def cli_league_create(self) -> tuple[bool, str]:
+        """``kingmaker league create`` as a user types it; whether it worked, and what it said."""
+        self.leagues += 1
+        done = subprocess.run(
+            [sys.executable, "-m", "kingmaker.server.cli", "league", "create", f"cli-{self.leagues}",
+             "--game", GAME, "--bot", "remote-0002", "--bot", "remote-0003",
+             "--server", self.address, "--admin-token", TOKEN],
+            env=self.environment, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        return done.returncode == 0, (done.stderr.strip().splitlines() or [""])[-1]
+
+    def close(self) -> None:
+        self.channel.close()
+        self.serve.send_signal(signal.SIGINT)
+        try:
+            self.serve.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.serve.kill()
+            self.serve.wait()
+        self.log.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def spread(windows: list[Window], of: Callable[[Window], float]) -> Spread:
+    return Spread.of([of(window) for window in windows])
+
+
+def rows(runs: int, size: int, database_url: str | None) -> list[Row]:
+    bench = Bench(size, database_url)
+    swarms: list[Window] = []
+    quiet: list[Window] = []
+    uploads: list[Window] = []
+    quiet_after_uploads: list[Window] = []
+    loads: list[float] = []
+    cli: list[tuple[bool, str]] = []
+    try:
+        for _ in range(runs):
+            loads.append(os.getloadavg()[0])
+            swarms.append(bench.swarm())
+            quiet.append(bench.quiet())
+        for _ in range(runs):
+            loads.append(os.getloadavg()[0])
+            uploads.append(bench.uploads())
+            quiet_after_uploads.append(bench.quiet())
+        for _ in range(runs):  # the command line beside the swarm: a user's `league create`
+            bench.swarm(cli)
+    finally:
+        bench.close()
+    load = Spread.of(loads)
+    found = []
+    for kind, ours, theirs in (
+        (f"while {size:,} bots connect", swarms, quiet),
+        (f"while {UPLOADS} archives of {bench.archive_mib:.1f} MiB arrive", uploads, quiet_after_uploads),
+    ):
+        for share, name in ((0.5, "p50"), (0.99, "p99")):
+            value = spread(ours, lambda window, share=share: window.percentile(share))
+            reference = spread(theirs, lambda window, share=share: window.percentile(share))
+            goal = "< 200 ms" if name == "p99" else ""
+            met = value.median < 200 if name == "p99" else None
+            found.append(
+                Row("admin", f"Admin call {name} {kind}", "ms", value, "nothing else", reference,
+                    goal=goal, met=met, load=load)
+            )  # fmt: skip
+        failed = spread(ours, lambda window: len(window.failures))
+        found += [
+            Row("admin", f"failed Admin calls {kind}", "calls", failed, goal="0", met=failed.high == 0),
+            Row("admin", f"Admin calls per window {kind}", "calls", spread(ours, lambda w: len(w.times_ms)),
+                "nothing else", spread(theirs, lambda w: len(w.times_ms))),
+            Row("admin", f"window {kind}", "s", spread(ours, lambda w: w.seconds)),
+            Row("admin", f"server CPU (serve + workers) {kind}", "s", spread(ours, lambda w: w.server_cpu),
+                "nothing else", spread(theirs, lambda w: w.server_cpu)),
+        ]  # fmt: skip
+    found.append(Row("admin", f"swarm clients' CPU ({SWARM_PROCESSES} processes)", "s",
+                     spread(swarms, lambda w: w.client_cpu)))  # fmt: skip
+    found.append(Row("admin", "streams refused and retried while connecting", "streams",
+                     spread(swarms, lambda w: w.refused)))  # fmt: skip
+    worked = sum(ok for ok, _ in cli)
+    said = "; ".join(sorted({text for ok, text in cli if not ok}))[:200]
+    what = f"`league create` (CLI) while {size:,} bots connect: worked" + (f" ({said})" if said else "")
+    found.append(
+        Row(
+            "admin",
+            what,
+            "runs",
+            Spread.of([worked]),
+            goal=f"{len(cli)} of {len(cli)}",
+            met=worked == len(cli),
+        )
+    )
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="3 runs of each (default 5)")
+    parser.add_argument("--runs", type=int, help="runs of each (overrides --quick)")
+    parser.add_argument("--bots", type=int, default=1000)
+    parser.add_argument("--database-url", help="default: SQLite in the server's home")
+    args = parser.parse_args()
+    print_rows(
+        rows(args.runs or (3 if args.quick else 5), args.bots, args.database_url), "the Admin API under load"
+    )
+    print(f"load average (1/5/15 min): {'/'.join(f'{value:.1f}' for value in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
