@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import signal
@@ -84,6 +85,8 @@ async def swarm(server: str, tokens: list[str], report: bool) -> None:
     if report:
         print(f"refused {counts.refused} cpu {time.process_time():.3f}", flush=True)
     bots.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await bots
     for channel in channels:
         await channel.close(None)
 
