@@ -110,9 +110,19 @@ class GameCodec:
                 return _decode_message(inner, kind)
         raise CodecError(f"{self.game.spec.name} has no action {name!r}")
 
+    @property
+    def observation_type_url(self) -> str:
+        return "type.googleapis.com/" + self.observation_message.DESCRIPTOR.full_name
+
     def pack_observation(self, observation: Observation) -> any_pb2.Any:
-        # Deterministic bytes: the referee fingerprints exactly what it sends (``digest``).
-        return _pack(self.encode_observation(observation), deterministic=True)
+        packed = any_pb2.Any(type_url=self.observation_type_url)
+        packed.value = self.observation_bytes(observation)
+        return packed
+
+    def observation_bytes(self, observation: Observation) -> bytes:
+        """The encoded observation, as ``pack_observation`` packs it: deterministic bytes, since
+        the referee fingerprints exactly what it sends (``digest``)."""
+        return self.encode_observation(observation).SerializeToString(deterministic=True)
 
     def pack_action(self, action: Action) -> any_pb2.Any:
         """The action packed for the wire; the same object for an equal action (do not change
@@ -306,10 +316,11 @@ DIGEST_PREFIX = "p"
 """Marks a digest of the packed observation's bytes (older records hold ``serial.digest``s)."""
 
 
-def digest(packed: any_pb2.Any) -> str:
-    """A short stable fingerprint of a packed observation: of the very bytes a seat was sent,
-    so the referee pays for a hash, not for a second encoding."""
-    return DIGEST_PREFIX + hashlib.sha256(packed.value).hexdigest()[:16]
+def digest(packed: any_pb2.Any | bytes) -> str:
+    """A short stable fingerprint of a packed observation (or of its ``observation_bytes``): of
+    the very bytes a seat was sent, so the referee pays for a hash, not for a second encoding."""
+    value = packed if isinstance(packed, bytes) else packed.value
+    return DIGEST_PREFIX + hashlib.sha256(value).hexdigest()[:16]
 
 
 # ---- decoding -----------------------------------------------------------------------------------
