@@ -110,9 +110,19 @@ class GameCodec:
                 return _decode_message(inner, kind)
         raise CodecError(f"{self.game.spec.name} has no action {name!r}")
 
+    @property
+    def observation_type_url(self) -> str:
+        return "type.googleapis.com/" + self.observation_message.DESCRIPTOR.full_name
+
     def pack_observation(self, observation: Observation) -> any_pb2.Any:
-        # Deterministic bytes: the referee fingerprints exactly what it sends (``digest``).
-        return _pack(self.encode_observation(observation), deterministic=True)
+        packed = any_pb2.Any(type_url=self.observation_type_url)
+        packed.value = self.observation_bytes(observation)
+        return packed
+
+    def observation_bytes(self, observation: Observation) -> bytes:
+        """The encoded observation, as ``pack_observation`` packs it: deterministic bytes, since
+        the referee fingerprints exactly what it sends (``digest``)."""
+        return self.encode_observation(observation).SerializeToString(deterministic=True)
 
     def pack_action(self, action: Action) -> any_pb2.Any:
         """The action packed for the wire; the same object for an equal action (do not change
@@ -184,9 +194,10 @@ def option_value_from_proto(value: common_pb2.OptionValue) -> OptionValue:
 Setter = Callable[[Message, Any], None]
 
 MEMO_KEPT = 4096
-"""Encoded (or decoded) sub-messages each message type keeps. Most of an observation is the same
-from one request to the next (a board row, a player's holdings), so a part already seen is copied
-from its earlier encoding by protobuf's C code instead of being rebuilt field by field."""
+"""Encoded (or decoded) sub-messages each message type (and each message field) keeps. Most of an
+observation is the same from one request to the next (a board row, a player's holdings), so a part
+already seen is parsed into place from its earlier encoding by protobuf's C code instead of being
+rebuilt field by field."""
 
 
 def _fill(message: Message, value: Any) -> None:
@@ -249,20 +260,60 @@ def _encoder(descriptor: Descriptor) -> _Encoder:
     return _Encoder(descriptor)
 
 
+class _Entries:
+    """A message field's encoded entries (key, length, message bytes) of values seen, so that
+    a part seen before is parsed into place from its bytes in protobuf's C code: cheaper than
+    copying its message, which costs a Python object per nested message."""
+
+    def __init__(self, number: int, encode: _Encoder) -> None:
+        self.key = _varint(number << 3 | _LENGTH_DELIMITED)
+        self.encode = encode
+        self.kept: dict[Any, bytes] = {}
+        self.same: ByIdentity[bytes] = ByIdentity(MEMO_KEPT)
+
+    def __call__(self, value: Any) -> bytes:
+        same = self.same.get(value)
+        if same is not None:
+            return same
+        try:
+            entry = self.kept[value]
+        except KeyError:
+            entry = self._build(value)
+            if len(self.kept) >= MEMO_KEPT:
+                self.kept.clear()
+            self.kept[value] = entry
+        except TypeError:  # an unhashable (so mutable) value: built each time, never kept
+            return self._build(value)
+        self.same.keep(value, entry)
+        return entry
+
+    def _build(self, value: Any) -> bytes:
+        data = self.encode(value).SerializeToString()
+        return self.key + _varint(len(data)) + data
+
+
+_LENGTH_DELIMITED = 2
+
+
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while number > 0x7F:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
 def _setter(field: FieldDescriptor) -> Setter:
     name = field.name
     repeated = field.is_repeated
     if field.message_type is not None:
-        encode = _encoder(field.message_type)
+        # Parsing a field's entry sets it as ``SetInParent`` + ``MergeFrom`` would (present even
+        # when every field of the value is a default); a repeated field's entries are appended.
+        entry = _Entries(field.number, _encoder(field.message_type))
         if repeated:
-            return lambda message, items: getattr(message, name).extend([encode(item) for item in items])
-
-        def set_message(message: Message, item: Any) -> None:
-            inner = getattr(message, name)
-            inner.SetInParent()  # present even when every field of the value is a default
-            inner.MergeFrom(encode(item))
-
-        return set_message
+            return lambda message, items: message.MergeFromString(b"".join([entry(item) for item in items]))
+        return lambda message, item: message.MergeFromString(entry(item))
     if field.enum_type is not None:
         numbers = _enum_numbers(field.enum_type)
         if repeated:
@@ -306,10 +357,11 @@ DIGEST_PREFIX = "p"
 """Marks a digest of the packed observation's bytes (older records hold ``serial.digest``s)."""
 
 
-def digest(packed: any_pb2.Any) -> str:
-    """A short stable fingerprint of a packed observation: of the very bytes a seat was sent,
-    so the referee pays for a hash, not for a second encoding."""
-    return DIGEST_PREFIX + hashlib.sha256(packed.value).hexdigest()[:16]
+def digest(packed: any_pb2.Any | bytes) -> str:
+    """A short stable fingerprint of a packed observation (or of its ``observation_bytes``): of
+    the very bytes a seat was sent, so the referee pays for a hash, not for a second encoding."""
+    value = packed if isinstance(packed, bytes) else packed.value
+    return DIGEST_PREFIX + hashlib.sha256(value).hexdigest()[:16]
 
 
 # ---- decoding -----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from kingmaker.ladder.step_output import StepOutput
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock
 from kingmaker.server.live import LiveFrame, LiveHub
+from kingmaker.server.refereeing.requests import requests_for
 from kingmaker.server.seats.deadlines import SeatClock, TimeControl
 from kingmaker.server.seats.sessions import Answer, BotSession
 from kingmaker.v1 import arena_pb2, common_pb2
@@ -154,6 +155,7 @@ class Referee:
         self.seats = seats
         self.control = control
         self.codec: GameCodec = codec_for(game.spec.name)
+        self.requests = requests_for(game.spec.name)
         self.fallback = random.Random(seed ^ 0x5EED)
         self.decisions: list[tuple[Decision, ...]] = []
         self.live = live if game.spectate is not None else None
@@ -208,25 +210,23 @@ class Referee:
         legal = state.legal_actions(seat)
         if book.forfeited or book.session is None:
             return Decision(seat, self.fallback.choice(legal), "fallback")
-        observation = self.codec.pack_observation(state.observation(seat))
+        observation = self.codec.observation_bytes(state.observation(seat))
         book.digests.append(digest(observation))
-        request = arena_pb2.ActionRequest(
-            match_id=self.match_id,
-            seat=seat,
-            observation=observation,
-            legal_actions=[self.codec.pack_action(action) for action in legal],
-            deadline_ms=self.control.decision_ms,
-            time_bank_ms=book.clock.bank_ms,
+        message = self.requests.message(
+            self.match_id, seat, observation, legal, self.control.decision_ms, book.clock.bank_ms
         )
+        request = message.action_request
+        cpu = book.cpu
         cpu_before = 0.0
-        if book.cpu is not None:
-            cpu_before = book.cpu.seconds()
-            book.cpu.note_request()
-        stderr_before = book.stderr_at() if book.stderr_at is not None else 0
-        answer = await book.session.ask(request, book.clock.wait_seconds(), book.cpu)
-        if book.stderr_at is not None:
-            book.step_marks.append((len(self.decisions), stderr_before, book.stderr_at()))
-        cpu_ms = (book.cpu.seconds() - cpu_before) * 1000 if book.cpu is not None else None
+        if cpu is not None:
+            cpu_before = cpu.seconds()
+            cpu.note_request()
+        stderr_at = book.stderr_at
+        stderr_before = stderr_at() if stderr_at is not None else 0
+        answer = await book.session.ask(request, book.clock.wait_seconds(), cpu, message)
+        if stderr_at is not None:
+            book.step_marks.append((len(self.decisions), stderr_before, stderr_at()))
+        cpu_ms = (cpu.seconds() - cpu_before) * 1000 if cpu is not None else None
         action = await self._judge(book, request.request_id, answer, legal, cpu_ms)
         spent = round(max(0.0, answer.elapsed_ms - answer.server_lag_ms), 1)
         if action is None:

@@ -165,10 +165,12 @@ class BotSession:
         request: arena_pb2.ActionRequest,
         wait_seconds: float,
         waits: CpuWaits | None = None,
+        message: arena_pb2.ServerMessage | None = None,
     ) -> Answer:
         """Send a request and wait for its reply, at most ``wait_seconds`` of the bot's own time:
         the server loop's lag and, where ``waits`` can see the bot's processes, the time the
-        machine kept them waiting for a CPU extend the wait.
+        machine kept them waiting for a CPU extend the wait. ``message``, if given, is the
+        ``ServerMessage`` that holds ``request`` already (sent as it is, not copied).
 
         One future per request, settled by whichever comes first: the reply, a timer, or the
         stream closing (``close`` settles every open request); no task is made per request."""
@@ -179,7 +181,7 @@ class BotSession:
         lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
         self._open[request.request_id] = _Open(request.match_id, future, sent_at)
         timer = loop.call_later(wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds, waits)
-        self.send(arena_pb2.ServerMessage(action_request=request))
+        self.send(message if message is not None else arena_pb2.ServerMessage(action_request=request))
         if self.closed.is_set():
             _settle(future, None)
         try:
