@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import cast
@@ -269,7 +269,8 @@ class LeagueRunner:
                     claimed = []
                     absent = await self._absent(run)
                     if allowed > 0:
-                        busy = frozenset(
+                        # Counted: a bot in two matches already is the last to get a third.
+                        busy = Counter(
                             bot for t in in_play.values() if t.match_id in playing for bot in t.bot_ids
                         )
                         claimed = await until_stored(
