@@ -352,7 +352,8 @@ class LeagueRunner:
             for task in in_play:
                 task.cancel()
             await asyncio.gather(*in_play, return_exceptions=True)
-            await self.executor.retire(set(run.bot_ids))
+            # The bots' processes are not stopped here: kept idle a while (``Roster.keep_idle_s``),
+            # the next league or run finds them started.
             await self._finish(run, reason)
 
     def _hold(self, run: _Run, count: int) -> None:
@@ -448,7 +449,9 @@ class LeagueRunner:
 
     async def _end_suspended(self, bot_ids: tuple[int, ...]) -> None:
         """A bot just suspended is told why on each of its open streams, which end once their
-        matches in play are over (it would otherwise wait there for a match that never comes)."""
+        matches in play are over (it would otherwise wait there for a match that never comes);
+        its kept processes are stopped."""
+        await self.executor.retire(set(bot_ids))
         for bot_id in bot_ids:
             sessions = self.roster.pool.sessions_of(bot_id)
             if not sessions:
