@@ -131,8 +131,6 @@ class Roster:
     """How long an idle process is kept (0: stopped as soon as its match ends)."""
     kept_per_bot: int = KEPT_PER_BOT
     """The most idle processes kept per bot and version; one more is stopped when its match ends."""
-    launched: int = 0
-    """Processes started for registered bots since the roster was made (for benches and tests)."""
     _idle: dict[tuple[int, int | None], list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
     _reaper: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -260,8 +258,6 @@ class Roster:
 
     async def _launch(self, entrant: Entrant, match_id: str) -> Lease:
         assert entrant.command is not None
-        if entrant.bot_id is not None:
-            self.launched += 1
         token = secrets.token_urlsafe(32)
         identity = Identity(bot=entrant.name, bot_id=entrant.bot_id, launch_key=token)
         waiting = self.pool.expect(token, identity)
