@@ -37,6 +37,7 @@ when no spectator is there: it should be nothing), and with a spectator watching
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import shutil
@@ -242,19 +243,22 @@ class RefereeBench:
 
 
 class Launches:
-    """The bot processes started under a process tree while it runs, counted by polling /proc
+    """The bot processes started under a process tree from now on, counted by polling /proc
     (every ``every`` s; a bot process lives at least a match): the topmost process of each bot
-    whose command line holds ``marker`` (its jail, or the bot where there is none)."""
+    whose command line holds ``marker`` (its jail, or the bot where there is none), not counting
+    those running already."""
 
     def __init__(self, root: int, marker: bytes, every: float = 0.05) -> None:
         self.root, self.marker, self.every = root, marker, every
+        self.running = set(self._bots(root))
+        """The bots' processes there before: kept from an earlier league."""
         self.seen: set[int] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
     def count(self) -> int:
-        return len(self.seen)
+        return len(self.seen - self.running)
 
     def close(self) -> None:
         self._stop.set()
@@ -277,9 +281,13 @@ class Launches:
 def _children(pid: int) -> list[int]:
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
-        return [int(child) for task in tasks for child in (task / "children").read_text().split()]
     except OSError:  # it has exited meanwhile
         return []
+    found = []
+    for task in tasks:
+        with contextlib.suppress(OSError):  # a thread that has ended meanwhile
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
 
 
 def _command_line(pid: int) -> bytes:

@@ -1,6 +1,6 @@
 """bench/referee.py counts the bot processes a server starts per league by watching its process
 tree: each bot once, by its topmost process (a jail and the bot inside it are one launch), and
-nothing outside the tree."""
+neither a bot outside the tree nor one that was running before (kept from an earlier league)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ SLEEPER = "import time; time.sleep(60)"
 JAILED = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {SLEEPER!r}, 'km-bot'])"
 TREE = f"""
 import subprocess, sys, time
+sys.stdin.readline()  # started once the test is watching
 bots = [subprocess.Popen([sys.executable, '-c', {JAILED!r}, 'km-bot']) for _ in range(2)]
 bots += [subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, 'km-bot'])]
 others = [subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, 'not-a-bot'])]
@@ -28,8 +29,11 @@ def test_each_bot_started_under_the_server_counts_once() -> None:
     sys.path.insert(0, str(BENCH))  # the bench's own imports (rates, table)
     referee = load_bench("referee")
     outsider = subprocess.Popen([sys.executable, "-c", SLEEPER, "km-bot"])
-    root = subprocess.Popen([sys.executable, "-c", TREE])
+    root = subprocess.Popen([sys.executable, "-c", TREE], stdin=subprocess.PIPE)
     launches = referee.Launches(root.pid, b"km-bot")
+    assert root.stdin is not None
+    root.stdin.write(b"go\n")
+    root.stdin.flush()
     tree: list[int] = []
     try:
         deadline = time.monotonic() + 60
@@ -42,6 +46,10 @@ def test_each_bot_started_under_the_server_counts_once() -> None:
         assert sorted(launches._bots(root.pid)) == sorted(bots)
         while launches.count() < 3 and time.monotonic() < deadline:
             time.sleep(0.1)
+        later = referee.Launches(root.pid, b"km-bot")  # as for the next league: none started since
+        while len(later.seen) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        later.close()
     finally:
         launches.close()
         for pid in [root.pid, *tree, outsider.pid]:
@@ -49,7 +57,8 @@ def test_each_bot_started_under_the_server_counts_once() -> None:
                 os.kill(pid, signal.SIGKILL)
         root.wait()
         outsider.wait()
-    assert launches.seen == set(bots)
+    assert launches.seen == set(bots) and launches.count() == 3
+    assert later.count() == 0
 
 
 def descendants(referee: object, pid: int) -> list[int]:
