@@ -19,6 +19,12 @@ neither counts starting processes or setting up a league, which a real league pa
 match. (Before issue 35 the bench added up a rate per league, each over its own span: leagues out
 of step made that sum up to 9x the server's rate.)
 
+Beside each served row, the bot processes the server started per league (counted by watching its
+process tree: the topmost process of each bot, its jail or itself), after a warm-up league of the
+same bots: a server that keeps its bots between leagues starts few or none, one that stops them
+at each league's end starts them all again, more than once where a bot plays several matches at
+once or in several worker processes.
+
 The live boards (``server/live.py``) are measured on one server, alternating: its referee with the
 live hub and nobody watching, against the same referee with no hub at all (what publishing costs
 when no spectator is there: it should be nothing), and with a spectator watching every match.
@@ -31,6 +37,7 @@ when no spectator is there: it should be nothing), and with a spectator watching
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import shutil
@@ -44,7 +51,7 @@ from pathlib import Path
 import grpc
 from rates import combined_rate
 from sqlmodel import select
-from table import Row, alternate_with_load
+from table import Row, Spread, alternate_with_load
 
 from kingmaker.ladder import bots, history, leagues
 from kingmaker.ladder.db import Database, open_database
@@ -235,16 +242,73 @@ class RefereeBench:
         self.server.stop()
 
 
+class Launches:
+    """The bot processes started under a process tree from now on, counted by polling /proc
+    (every ``every`` s; a bot process lives at least a match): the topmost process of each bot
+    whose command line holds ``marker`` (its jail, or the bot where there is none), not counting
+    those running already."""
+
+    def __init__(self, root: int, marker: bytes, every: float = 0.05) -> None:
+        self.root, self.marker, self.every = root, marker, every
+        self.running = set(self._bots(root))
+        """The bots' processes there before: kept from an earlier league."""
+        self.seen: set[int] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def count(self) -> int:
+        return len(self.seen - self.running)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.every):
+            self.seen |= set(self._bots(self.root))
+
+    def _bots(self, pid: int) -> list[int]:
+        found = []
+        for child in _children(pid):
+            if self.marker in _command_line(child):
+                found.append(child)
+            else:
+                found += self._bots(child)
+        return found
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # it has exited meanwhile
+        return []
+    found = []
+    for task in tasks:
+        with contextlib.suppress(OSError):  # a thread that has ended meanwhile
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def _command_line(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 class ServedReferee:
     """A ``kingmaker serve`` child process (its own options: the jail and the default executor
     unless told) with 2 x ``concurrency`` managed bots, playing one league of them at
-    ``concurrency`` matches at once per run."""
+    ``concurrency`` matches at once per run; ``launches``: the bot processes it started in each
+    run after the warm-up."""
 
     def __init__(self, game: str, concurrency: int, command: list[str], extra: list[str]) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="km-served-"))
         self.url = f"sqlite:///{self.folder / 'bench.db'}"
         home = self.folder / "home"
         self.server = ServerProcess(home, self.folder / "server.sock", self.url, TOKEN, extra)
+        self.launches: list[int] = []
         # Its output is read all along: a pipe nobody reads would stop the server once full.
         threading.Thread(target=self._drain, daemon=True).start()
         try:
@@ -266,6 +330,7 @@ class ServedReferee:
                 admin_pb2.AddBotRequest(name=name, games=[game], command=command), metadata=METADATA
             )
         self.play(matches=2)  # warm-up: every bot process started once
+        self.launches.clear()
 
     def _drain(self) -> None:
         assert self.server.process.stdout is not None
@@ -284,9 +349,14 @@ class ServedReferee:
         )
         self.admin.CreateLeague(create, metadata=METADATA)
         run = admin_pb2.RunLeagueRequest(name=name, concurrency=self.concurrency)
-        for progress in self.admin.RunLeague(run, metadata=METADATA):
-            if progress.done:
-                assert progress.reason == "finished", progress.reason
+        launches = Launches(self.server.process.pid, b"sample_bots")
+        try:
+            for progress in self.admin.RunLeague(run, metadata=METADATA):
+                if progress.done:
+                    assert progress.reason == "finished", progress.reason
+        finally:
+            launches.close()
+        self.launches.append(launches.count())
         return combined_rate(self._finishes(name))
 
     def _finishes(self, league: str) -> list[tuple[float, int]]:
@@ -381,16 +451,28 @@ def transport_rows(quick: bool, games: list[str] | None = None) -> list[Row]:
                     referee.close()
                 goal = command is INSTANT and not extra and game in GOAL_GAMES and concurrency > 1
                 at_once = f"{concurrency} match{'es' if concurrency > 1 else ''} at once"
+                what = f"{game}, {kind}, one league of {2 * concurrency} bots, {at_once}"
                 found.append(
                     Row(
                         "referee",
-                        f"{game}, {kind}, one league of {2 * concurrency} bots, {at_once}",
+                        what,
                         "decisions/s",
                         ours,
                         reference="bare gRPC ping-pong, same sizes, Unix socket",
                         reference_value=theirs,
                         goal="≥ 0.9 of the transport" if goal else "",
                         met=ours.median >= 0.9 * theirs.median if goal else None,
+                        load=load,
+                    )
+                )
+                bots_ = f"{2 * concurrency} bots"
+                found.append(
+                    Row(
+                        "referee",
+                        f"{what}: bot processes started per league, after a warm-up league",
+                        "processes",
+                        Spread.of(referee.launches),
+                        reference=bots_ if extra else f"{bots_} x {WORKERS} worker processes",
                         load=load,
                     )
                 )

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import func
@@ -191,19 +192,20 @@ def claim_matches(
     db: Database,
     league_id: int,
     limit: int,
-    busy: frozenset[int] = frozenset(),
+    busy: Collection[int] = frozenset(),
     absent: frozenset[int] = frozenset(),
 ) -> list[MatchTicket]:
     """Up to ``limit`` of the league's next matches, marked *running* in the same transaction
     that picks them, so nothing (a suspension, a disable) can slip in between. A waiting match
     with a bot that may no longer play is cancelled on the spot instead of being handed out.
-    Matches whose bots are all free (none in ``busy``, the bots of matches in play) go first;
-    a match with a bot in ``absent`` (a remote bot not connected just now) is left waiting."""
+    Matches whose bots are all free (none in ``busy``, the bots of matches in play, a ``Counter``
+    of how many matches each plays where known) go first; a match with a bot in ``absent`` (a
+    remote bot not connected just now) is left waiting."""
     return retrying(_claim_matches, db, league_id, limit, busy, absent)
 
 
 def _claim_matches(
-    db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int]
+    db: Database, league_id: int, limit: int, busy: Collection[int], absent: frozenset[int]
 ) -> list[MatchTicket]:
     with db.transaction() as session:
         league = league_row(session, league_id, lock=True)
@@ -236,15 +238,16 @@ round robin's plan order puts a bot's matches together: 55 in a row for the firs
 
 
 def _free_first(
-    session: Session, league: League, limit: int, busy: frozenset[int], absent: frozenset[int]
+    session: Session, league: League, limit: int, busy: Collection[int], absent: frozenset[int]
 ) -> list[Match]:
     """``limit`` of the league's waiting matches, locked: first those whose bots are free (not
-    ``busy``, and not in another match chosen here), then the rest in plan order; none with an
-    ``absent`` bot.
+    ``busy``, and not in another match chosen here), then those whose busiest bot plays fewest
+    matches, in plan order among equals; none with an ``absent`` bot.
 
     A bot already in play would need a second process (or a second connection's capacity) for a
     match that could as well wait: in a 12-bot, 3-player round robin 4 at a time, plan order
-    launched 44 bot processes where 12 do, and starting each costs a Python interpreter.
+    launched 44 bot processes where 12 do, and starting each costs a Python interpreter. With no
+    free match left (16 bots 8 at once), plan order would seat a round robin's first bot in many.
     The next ``limit`` matches are looked at first; only when they are not all free does the claim
     read further, and then only ids and seats, not whole rows (a claim is made per match)."""
     window = _waiting_seats(session, league, limit)
@@ -286,22 +289,29 @@ def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[
 
 
 def _choose_free(
-    waiting: list[tuple[int, set[int]]], limit: int, busy: frozenset[int], absent: frozenset[int]
+    waiting: list[tuple[int, set[int]]], limit: int, busy: Collection[int], absent: frozenset[int]
 ) -> tuple[list[tuple[int, set[int]]], bool]:
-    """``limit`` matches without absent bots, free ones first; and whether all were free and
-    none absent."""
-    taken: set[int] = set(busy)
+    """``limit`` matches without absent bots, free ones first, then the least busy ones (see
+    ``_free_first``); and whether all were free and none absent."""
+    load = Counter(busy)  # a bot's matches in play (1 each where ``busy`` is a set), and chosen here
     free: list[tuple[int, set[int]]] = []
     rest: list[tuple[int, set[int]]] = []
     for match_id, bots in waiting:
         if not absent.isdisjoint(bots):
             continue
-        if len(free) < limit and taken.isdisjoint(bots):
+        if len(free) < limit and not any(load[bot] for bot in bots):
             free.append((match_id, bots))
-            taken |= bots
+            load.update(bots)
         else:
             rest.append((match_id, bots))
-    return (free + rest)[:limit], len(free) == min(limit, len(waiting))
+    all_free = len(free) == min(limit, len(waiting))
+    chosen = free
+    while len(chosen) < limit and rest:
+        loads = [sorted((load[bot] for bot in bots), reverse=True) for _, bots in rest]
+        index = min(range(len(rest)), key=lambda i: (loads[i], i))  # the busiest bot first
+        chosen.append(rest.pop(index))
+        load.update(chosen[-1][1])
+    return chosen, all_free
 
 
 def _plan_ahead(session: Session, league: League, wanted: int) -> None:

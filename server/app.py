@@ -42,7 +42,7 @@ from kingmaker.server.seats.arena import HELLO_TIMEOUT_SECONDS, ArenaService
 from kingmaker.server.seats.barred import barred
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.presence import AWAY_GRACE_S
-from kingmaker.server.seats.roster import BUSY_TIMEOUT, Roster
+from kingmaker.server.seats.roster import BUSY_TIMEOUT, KEEP_IDLE_S, Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
 from kingmaker.server.seats.token_checks import TokenChecks
 from kingmaker.server.services.admin import AdminService, new_admin_token
@@ -138,6 +138,9 @@ class ServerConfig:
     """With ``executor="ray"``: use at most this many worker nodes (0: every one)."""
     submission_limits: SubmissionLimits = field(default_factory=SubmissionLimits)
     """Bounds on submitted archives and their builds (``submission_limits``)."""
+    keep_bots_s: float = KEEP_IDLE_S
+    """How long a managed bot's idle process is kept after its last match, for the next league
+    or round to find it warm (``Roster.keep_idle_s``; 0: stopped when its match ends)."""
 
 
 class KingmakerServer:
@@ -277,6 +280,7 @@ class KingmakerServer:
             temp_root=self.run_folder,
             live=self.live,
             builds=self.builds,
+            keep_idle_s=config.keep_bots_s,
         )
         control = config.time_control
         self.admission = Admission(self.loop_lag, control.decision_ms) if config.admission_control else None
@@ -350,6 +354,7 @@ class KingmakerServer:
             allow_unjailed=config.allow_unjailed,
             hidden_paths=self.hidden_paths,
             build_root=str(self.builds.root),
+            keep_idle_s=config.keep_bots_s,
         )
         if config.executor == "processes":
             from kingmaker.server.execution.process_executor import ProcessExecutor

@@ -24,7 +24,7 @@ from kingmaker.server.execution.process_executor import ProcessExecutor
 from kingmaker.server.home import HomeInUse
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
 from kingmaker.server.seats.deadlines import TimeControl
-from kingmaker.server.seats.roster import BUSY_TIMEOUT
+from kingmaker.server.seats.roster import BUSY_TIMEOUT, KEEP_IDLE_S
 from kingmaker.server.web.serve import bound_port, embedded_web_server
 
 
@@ -128,6 +128,14 @@ def serve(
         max=bounds.WORKERS.high,
         help="With --executor ray: use at most this many worker nodes (0: all).",
     ),
+    keep_bots: float = typer.Option(
+        KEEP_IDLE_S,
+        "--keep-bots-s",
+        min=bounds.KEEP_BOTS_S.low,
+        max=bounds.KEEP_BOTS_S.high,
+        help="Seconds a managed bot's idle process is kept after its last match, so that the next "
+        "league finds it started (0: stopped as each match ends).",
+    ),
     keep_versions: int = typer.Option(
         3,
         "--keep-versions",
@@ -177,6 +185,7 @@ def serve(
         ray_workers=ray_workers,
         workers=workers,
         submission_limits=SubmissionLimits(keep_versions=keep_versions),
+        keep_bots_s=keep_bots,
     )
     # An address the server cannot listen on is said before anything is made (home, database,
     # admin token): one line, and nothing to clean up.

@@ -40,7 +40,7 @@ from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.seats.arena import ArenaService
 from kingmaker.server.seats.deadlines import TimeControl
-from kingmaker.server.seats.roster import Entrant, Roster
+from kingmaker.server.seats.roster import KEEP_IDLE_S, Entrant, Roster
 from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
@@ -64,6 +64,8 @@ class HostSettings:
     build_root: str | None = None
     """The server's built folders, read where they are (a worker process on its machine); None: a
     store of this host's own, which the executor fills (a Ray node, see ``add_build``)."""
+    keep_idle_s: float = KEEP_IDLE_S
+    """How long an idle bot process is kept after its last match (``Roster.keep_idle_s``)."""
 
 
 class MatchHost:
@@ -116,6 +118,7 @@ class MatchHost:
                 temp_root=self.run_folder,
                 live=self.live,
                 builds=self.builds,
+                keep_idle_s=self.settings.keep_idle_s,
             )
         return f"{socket.gethostname()}:{os.getpid()}"
 

@@ -10,6 +10,12 @@ Requests and reports travel over the worker's stdin and stdout, each a pickle be
 length (trusted: both ends are this program). A worker that dies fails the matches it was playing
 with ``WorkerLost``: like any server failure, such a match is void and played again.
 
+Where a match goes: to the worker that has its bots' processes idle, so that none is started for
+it (starting one costs ~0.2 s of CPU, the worker's refereeing of several matches), the least busy
+such worker; to the least busy worker instead only when the other is far busier
+(``_overloaded``). A bot is thus kept warm where it played, not in every worker in turn. The server
+follows what each worker keeps (``_Warm``) from the matches it sent and their ends.
+
 Spectators: when the server's live hub (``server/live.py``) gains a first watcher of a match a
 worker plays, the worker is told to ``watch`` it and sends its frames back, unasked, until told to
 ``unwatch`` (or the match ends); a match nobody watches sends nothing.
@@ -25,7 +31,8 @@ import pickle
 import struct
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +42,7 @@ from kingmaker.server.execution.match_host import HostSettings
 from kingmaker.server.live import LiveHub
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.seats.deadlines import TimeControl
-from kingmaker.server.seats.roster import Entrant
+from kingmaker.server.seats.roster import KEPT_PER_BOT, Entrant
 
 log = logging.getLogger("kingmaker.server")
 
@@ -76,13 +83,52 @@ async def receive_message(reader: asyncio.StreamReader) -> Any:
 
 
 @dataclass
+class _Warm:
+    """The idle processes a worker keeps, as the server knows them: per bot, when each became
+    idle (its roster keeps at most ``KEPT_PER_BOT`` a bot, each for ``keep_s``)."""
+
+    keep_s: float
+    idle: dict[int, list[float]] = field(default_factory=dict)
+    pruned_at: float = 0.0
+
+    def starts(self, bot_ids: Iterable[int], now: float) -> int:
+        """How many processes a match of these bots would start here."""
+        return sum(max(0, seats - len(self._live(bot, now))) for bot, seats in Counter(bot_ids).items())
+
+    def take(self, bot_ids: Iterable[int], now: float) -> None:
+        for bot in bot_ids:
+            if times := self._live(bot, now):
+                times.pop()
+
+    def give_back(self, bot_ids: Iterable[int], now: float) -> None:
+        if now - self.pruned_at > self.keep_s:  # so that bots gone for good are forgotten
+            self.pruned_at = now
+            for bot in list(self.idle):
+                self._live(bot, now)
+        for bot in bot_ids:
+            times = self.idle.setdefault(bot, [])
+            if len(times) < KEPT_PER_BOT:
+                times.append(now)
+
+    def forget(self, bot_ids: Iterable[int]) -> None:
+        for bot in bot_ids:
+            self.idle.pop(bot, None)
+
+    def _live(self, bot: int, now: float) -> list[float]:
+        times = self.idle.get(bot, [])
+        times[:] = [since for since in times if now - since < self.keep_s]
+        if not times:
+            self.idle.pop(bot, None)
+        return times
+
+
+@dataclass
 class _Worker:
     process: asyncio.subprocess.Process
     writer: asyncio.StreamWriter
     reader: asyncio.StreamReader
+    warm: _Warm
     pending: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
-    warm: set[int] = field(default_factory=set)
-    """Bots this worker has played: it may hold warm processes of theirs."""
     playing: int = 0
     """Matches it referees now."""
     played: int = 0
@@ -100,6 +146,17 @@ class _Worker:
     @property
     def alive(self) -> bool:
         return self.process.returncode is None and self.listener is not None and not self.listener.done()
+
+
+OVERLOAD_FACTOR = 2
+OVERLOAD_MARGIN = 3
+"""A worker playing at least ``OVERLOAD_FACTOR`` x the least busy one's matches + ``OVERLOAD_MARGIN``
+(3 against none, 5 against 1, 7 against 2) takes no more while it is so: better to start a bot's
+process in the other (~0.2 s of CPU) than to leave a core idle beside a worker that falls behind."""
+
+
+def _overloaded(worker: _Worker, least: _Worker) -> bool:
+    return worker.playing >= OVERLOAD_FACTOR * least.playing + OVERLOAD_MARGIN
 
 
 class ProcessExecutor:
@@ -160,7 +217,7 @@ class ProcessExecutor:
             limit=2**26,  # a report with its whole log is one message
         )
         assert process.stdin is not None and process.stdout is not None
-        worker = _Worker(process, process.stdin, process.stdout)
+        worker = _Worker(process, process.stdin, process.stdout, _Warm(self.settings.keep_idle_s))
         try:
             await send_message(worker.writer, self.settings)
             await asyncio.wait_for(receive_message(worker.reader), START_TIMEOUT_S)  # the host is up
@@ -215,12 +272,18 @@ class ProcessExecutor:
             raise WorkerLost(f"the worker process cannot be reached: {error}") from None
         return await future
 
-    def _pick(self, bot_ids: set[int]) -> _Worker | None:
-        """The least busy live worker, and of those the one with most of these bots warm."""
+    def _pick(self, bot_ids: list[int]) -> _Worker | None:
+        """The live worker that would start fewest processes for these bots, the least busy of
+        those; but never one far busier than the least busy (``_overloaded``)."""
         alive = [worker for worker in self.workers if worker.alive]
         if not alive:
             return None
-        return min(alive, key=lambda worker: (len(worker.pending), -len(worker.warm & bot_ids)))
+        least = min(alive, key=lambda worker: worker.playing)
+        now = time.monotonic()
+        return min(
+            (worker for worker in alive if not _overloaded(worker, least)),
+            key=lambda worker: (worker.warm.starts(bot_ids, now), worker.playing),
+        )
 
     async def play(
         self,
@@ -235,12 +298,12 @@ class ProcessExecutor:
             return await self.local.play(game, entrants, seed, options, control, match_id)
         if not all(worker.alive for worker in self.workers):
             await self._replace_lost()
-        bot_ids = {entrant.bot_id for entrant in entrants if entrant.bot_id is not None}
+        bot_ids = [entrant.bot_id for entrant in entrants if entrant.bot_id is not None]
         worker = self._pick(bot_ids)
         if worker is None:  # none could be started: better played here than not at all
             log.warning("match %s: no worker process is running; playing it in the server", match_id)
             return await self.local.play(game, entrants, seed, options, control, match_id)
-        worker.warm |= bot_ids
+        worker.warm.take(bot_ids, time.monotonic())
         worker.playing += 1
         self.playing[match_id] = worker
         try:
@@ -254,6 +317,13 @@ class ProcessExecutor:
             self.playing.pop(match_id, None)
             self._watch(match_id, False)
         worker.played += 1
+        # A bot whose seat ended in a fault was stopped there; the others are kept idle.
+        kept = [
+            entrant.bot_id
+            for entrant, seat in zip(entrants, report.seats, strict=True)
+            if entrant.bot_id is not None and not seat.end_reason.is_bot_fault
+        ]
+        worker.warm.give_back(kept, time.monotonic())
         return report
 
     def _watch(self, match_id: str, on: bool) -> None:
@@ -274,7 +344,7 @@ class ProcessExecutor:
         await self.local.retire(bot_ids)
         alive = [worker for worker in self.workers if worker.alive]
         for worker in alive:
-            worker.warm -= bot_ids
+            worker.warm.forget(bot_ids)
         calls = [self._call(worker, "retire", bot_ids) for worker in alive]
         await asyncio.gather(*calls, return_exceptions=True)
 

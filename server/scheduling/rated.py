@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TypeAlias
 
 from kingmaker.ladder import bots as ladder_bots
@@ -112,7 +112,7 @@ def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | 
 
 
 def claim_with_entrants(
-    db: Database, league_id: int, limit: int, busy: frozenset[int], absent: frozenset[int] = frozenset()
+    db: Database, league_id: int, limit: int, busy: Collection[int], absent: frozenset[int] = frozenset()
 ) -> list[tuple[MatchTicket, list[Entrant] | None]]:
     """Claim the league's next matches (``leagues.claim_matches``) and read their bots in the same
     thread hop, all of them in one query: between two matches this is all the database work, so

@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import cast
@@ -269,7 +269,8 @@ class LeagueRunner:
                     claimed = []
                     absent = await self._absent(run)
                     if allowed > 0:
-                        busy = frozenset(
+                        # Counted: a bot in two matches already is the last to get a third.
+                        busy = Counter(
                             bot for t in in_play.values() if t.match_id in playing for bot in t.bot_ids
                         )
                         claimed = await until_stored(
@@ -351,7 +352,8 @@ class LeagueRunner:
             for task in in_play:
                 task.cancel()
             await asyncio.gather(*in_play, return_exceptions=True)
-            await self.executor.retire(set(run.bot_ids))
+            # The bots' processes are not stopped here: kept idle a while (``Roster.keep_idle_s``),
+            # the next league or run finds them started.
             await self._finish(run, reason)
 
     def _hold(self, run: _Run, count: int) -> None:
@@ -447,7 +449,9 @@ class LeagueRunner:
 
     async def _end_suspended(self, bot_ids: tuple[int, ...]) -> None:
         """A bot just suspended is told why on each of its open streams, which end once their
-        matches in play are over (it would otherwise wait there for a match that never comes)."""
+        matches in play are over (it would otherwise wait there for a match that never comes);
+        its kept processes are stopped."""
+        await self.executor.retire(set(bot_ids))
         for bot_id in bot_ids:
             sessions = self.roster.pool.sessions_of(bot_id)
             if not sessions:

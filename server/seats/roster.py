@@ -3,8 +3,12 @@
 A seat is taken by an ``Entrant``: a registered managed bot (the server runs its command), a
 registered remote bot (its author runs it; it connects with its token), or an ad hoc command
 given for one match. Managed bots stay running between matches, so the cost of starting a
-process (~120 ms for Python with gRPC) is paid once per league, not once per match; a process
-whose seat ended in a fault is stopped rather than trusted with another match.
+process (~120 ms for Python with gRPC, ~0.2 s of CPU in the jail) is paid once, not once per
+match: an idle process is kept for ``keep_idle_s`` after its last match (so the next league, or
+a ladder's next round, finds it warm), and a bot keeps at most ``kept_per_bot`` idle processes
+(more run only while it plays several matches at once). A process whose seat ended in a fault is
+stopped rather than trusted with another match; ``retire`` stops a bot's idle processes at once
+(a new version, a bot edited or removed, the server stopping).
 
 Remote bots have a capacity (their hello's ``max_concurrent_matches``), so seats are leased all
 at once or not at all: a match takes every remote seat in one step when each of its bots has a
@@ -37,6 +41,10 @@ from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 BUSY_TIMEOUT = 600.0
 """How long a match waits for remote bots that are connected but busy in other matches."""
+KEEP_IDLE_S = 30.0
+"""How long an idle managed bot process is kept after its last match before it is stopped."""
+KEPT_PER_BOT = 2
+"""The most idle processes kept per bot and version (on each host that launches bots)."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,8 @@ class SeatOutput:
 class _Kept:
     process: BotProcess
     session: BotSession
+    since: float = 0.0
+    """When it became idle (the loop's clock)."""
 
 
 @dataclass
@@ -117,8 +127,13 @@ class Roster:
     """Where the matches played with these bots publish to spectators (None: nobody watches)."""
     builds: BuildStore | None = None
     """Where built versions' folders are on this host (an entrant with a ``build_hash``)."""
+    keep_idle_s: float = KEEP_IDLE_S
+    """How long an idle process is kept (0: stopped as soon as its match ends)."""
+    kept_per_bot: int = KEPT_PER_BOT
+    """The most idle processes kept per bot and version; one more is stopped when its match ends."""
     _idle: dict[tuple[int, int | None], list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
+    _reaper: asyncio.Task[None] | None = field(default=None, repr=False)
 
     async def lease_all(self, entrants: list[Entrant], game: str, match_id: str) -> list[Lease]:
         """A lease per seat: the remote seats all at once, then the managed bots (concurrently)."""
@@ -150,9 +165,12 @@ class Roster:
         exited = process.exit_description()  # before stop(): an exit of its own, not our kill
         alive = session is not None and session.takes_matches and process.returncode is None
         if reusable and alive and lease.entrant.bot_id is not None and session is not None:
-            self._idle[_warm_key(lease.entrant)].append(_Kept(process, session))
-            stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
-            return SeatOutput(stderr, written)
+            key = _warm_key(lease.entrant)
+            if len(self._idle.get(key, ())) < self.kept_per_bot and self.keep_idle_s > 0:
+                self._idle[key].append(_Kept(process, session, asyncio.get_running_loop().time()))
+                self._reap_later()
+                stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
+                return SeatOutput(stderr, written)
         if session is not None:
             self.pool.remove(session)
         await process.stop()
@@ -175,14 +193,47 @@ class Roster:
     async def retire(self, bot_ids: set[int] | None = None) -> None:
         """Stop the kept processes of these bots, every version of them (all bots when None)."""
         chosen = [key for key in self._idle if bot_ids is None or key[0] in bot_ids]
-        kept = [item for key in chosen for item in self._idle.pop(key, [])]
+        await self._stop_kept([item for key in chosen for item in self._idle.pop(key, [])])
+
+    def kept(self) -> int:
+        """How many idle processes are kept now."""
+        return sum(len(items) for items in self._idle.values())
+
+    async def _stop_kept(self, kept: list[_Kept]) -> None:
         for item in kept:
             self.pool.remove(item.session)
         await asyncio.gather(*(item.process.stop() for item in kept))
         for item in kept:
             item.process.discard_logs()
 
+    def _reap_later(self) -> None:
+        """Make sure idle processes are stopped once kept for ``keep_idle_s``."""
+        if self._reaper is None or self._reaper.done():
+            self._reaper = asyncio.create_task(self._reap(), name="idle bot processes")
+
+    async def _reap(self) -> None:
+        """Stop each idle process ``keep_idle_s`` after its last match; ends once none is kept."""
+        loop = asyncio.get_running_loop()
+        while self._idle:
+            now = loop.time()
+            expired: list[_Kept] = []
+            for key in list(self._idle):
+                items = self._idle[key]
+                expired += [item for item in items if now - item.since >= self.keep_idle_s]
+                items[:] = [item for item in items if now - item.since < self.keep_idle_s]
+                if not items:
+                    del self._idle[key]
+            await self._stop_kept(expired)
+            oldest = min((item.since for items in self._idle.values() for item in items), default=None)
+            if oldest is None:
+                return
+            await asyncio.sleep(max(0.0, oldest + self.keep_idle_s - loop.time()))
+
     async def close(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+            await asyncio.gather(self._reaper, return_exceptions=True)
+            self._reaper = None
         await self.retire()
         busy = list(self._busy)
         self._busy.clear()

@@ -22,6 +22,7 @@ from kingmaker.server.background import BackgroundServer
 from kingmaker.server.refereeing import archive
 from kingmaker.server.refereeing.archive import MemoryArchive
 from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.seats.roster import KEPT_PER_BOT
 
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 NAMES = [f"bot-{i}" for i in range(4)]
@@ -67,8 +68,8 @@ def held(server: BackgroundServer) -> dict[str, int]:
         return len(asyncio.all_tasks())
 
     return {
-        "sessions": len(kingmaker.pool.sessions),
-        "bot processes kept": sum(len(kept) for kept in roster._idle.values()),
+        # The idle processes kept for the next match (``Roster.keep_idle_s``) are bounded apart.
+        "sessions besides the kept processes'": len(kingmaker.pool.sessions) - roster.kept(),
         "bot processes busy": len(roster._busy),
         "tasks": server.run(tasks()),
         "unstored matches": len(kingmaker.archive),
@@ -84,6 +85,9 @@ def test_more_matches_leave_nothing_more_behind(local_server: BackgroundServer) 
     after_warm_up, threads = held(local_server), threading.active_count()
     play(local_server, "longer", rounds=4)  # four times as many matches
     assert held(local_server) == after_warm_up
+    roster = local_server.server.roster
+    assert roster is not None
+    assert 0 < roster.kept() <= KEPT_PER_BOT * len(NAMES), "idle processes are kept, a few a bot"
     # Threads come and go with the load, up to what asyncio's worker threads may number.
     assert threading.active_count() <= threads + min(32, (os.cpu_count() or 1) + 4)
 

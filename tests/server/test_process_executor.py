@@ -14,6 +14,8 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from typer.testing import CliRunner
@@ -24,10 +26,13 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.cli import app
-from kingmaker.server.execution.executors import default_executor, usable_cores
-from kingmaker.server.execution.process_executor import ProcessExecutor
+from kingmaker.server.execution.executors import LocalExecutor, default_executor, usable_cores
+from kingmaker.server.execution.match_host import HostSettings
+from kingmaker.server.execution.process_executor import ProcessExecutor, _Warm, _Worker
 from kingmaker.server.jail.sandbox import bubblewrap
 from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.roster import Roster
+from kingmaker.server.seats.sessions import SessionPool
 
 INSTANT = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
 RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
@@ -343,3 +348,33 @@ def _command_line(pid: int) -> bytes:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:  # it has exited meanwhile
         return b""
+
+
+def test_a_match_goes_where_its_bots_are_kept_unless_that_worker_is_far_busier() -> None:
+    """Starting a bot's process costs ~0.2 s of CPU, several matches' refereeing: a match goes to
+    the worker that keeps its bots idle, even a busier one, and elsewhere only when that one is far
+    busier. Before, it went to the least busy worker, warm there or not."""
+    executor = ProcessExecutor(2, HostSettings(), LocalExecutor(Roster(SessionPool(), "unused")))
+    here, there = (_idle_worker() for _ in range(2))
+    executor.workers = [here, there]
+    now = time.monotonic()
+    here.warm.give_back([1, 2], now)  # bots 1 and 2 played here and are idle
+    here.playing, there.playing = 2, 1
+    assert executor._pick([1, 2]) is here
+    assert executor._pick([3, 4]) is there, "kept nowhere: the least busy"
+    here.warm.take([1, 2], now)  # in play now: a match of theirs would start them again anywhere
+    assert here.warm.starts([1, 2], now) == 2
+    assert executor._pick([1, 2]) is there
+    here.warm.give_back([1, 2], now)
+    here.playing, there.playing = 3, 0
+    assert executor._pick([1, 2]) is there, "3 matches against none: the idle worker takes it"
+    assert here.warm.starts([1], now + HostSettings().keep_idle_s) == 1, "stopped after the keep time"
+
+
+def _idle_worker() -> _Worker:
+    """A worker as the executor sees it, alive, with no process behind it."""
+    process = cast(Any, SimpleNamespace(returncode=None))
+    listener = cast(Any, SimpleNamespace(done=lambda: False))
+    return _Worker(
+        process, cast(Any, None), cast(Any, None), _Warm(HostSettings().keep_idle_s), listener=listener
+    )

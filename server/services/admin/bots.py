@@ -92,6 +92,7 @@ class BotRpcs(AdminBase):
         if not bot.enabled:  # a disabled bot's open streams end now, not at their next match
             for session in self.pool.sessions_of(bot.id):
                 self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was disabled")
+            await self.league_runner.executor.retire({bot.id})  # and its kept processes, everywhere
         return convert.bot_message(bot, self._connected(bot.id))
 
     @permitted
@@ -143,8 +144,8 @@ class BotRpcs(AdminBase):
                 games=list(request.games) or None,
             )
         )
-        # Processes kept from before run the old command: start afresh next time.
-        await self.roster.retire({bot.id})
+        # Processes kept from before run the old command (here or in a worker): start afresh.
+        await self.league_runner.executor.retire({bot.id})
         return convert.bot_message(bot, self._connected(bot.id))
 
     @permitted
@@ -152,7 +153,7 @@ class BotRpcs(AdminBase):
         bot = await asyncio.to_thread(bots.retire_bot, self.db, request.name)
         for session in self.pool.sessions_of(bot.id):
             self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
-        await self.roster.retire({bot.id})
+        await self.league_runner.executor.retire({bot.id})
         return convert.bot_message(bot)
 
     @permitted
