@@ -22,10 +22,10 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session
 
 from kingmaker.ladder.db import Database, retrying
-from kingmaker.ladder.history import MatchSummary, summary_in
+from kingmaker.ladder.history import MatchSummary, summary_in, summary_of
 from kingmaker.ladder.league_counts import progress_in
-from kingmaker.ladder.matches import finish_in
-from kingmaker.ladder.models import Match
+from kingmaker.ladder.matches import Recorded, record_in
+from kingmaker.ladder.models import League, Match
 from kingmaker.ladder.records import FinishReport, MatchOutcome
 
 
@@ -46,11 +46,15 @@ def finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[Finis
 
 def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
     found: list[FinishReport | Exception] = []
+    locked: dict[int, League] = {}
+    """Leagues locked by a result kept so far: the lock holds until the commit. (A result rolled
+    back to its savepoint gives its locks back, so only kept results' leagues count.)"""
     with db.transaction() as session:
         for outcome in outcomes:
             try:
                 with session.begin_nested():
-                    found.append(_with_progress(session, finish_in(session, outcome)))
+                    recorded = record_in(session, outcome, locked, counts=True)
+                    stored = _with_progress(session, recorded)
             except OperationalError:
                 raise  # the database, not this result: the whole batch is tried again
             except DBAPIError as error:
@@ -59,14 +63,27 @@ def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[Fini
                 found.append(error)
             except Exception as error:
                 found.append(error)
+            else:
+                found.append(stored)
+                if recorded.league is not None and recorded.league.id is not None:
+                    locked[recorded.league.id] = recorded.league
     return found
 
 
-def _with_progress(session: Session, report: FinishReport) -> StoredResult:
-    match = session.get(Match, report.match_id)
-    league_id = match.league_id if match is not None else None
+def _with_progress(session: Session, recorded: Recorded) -> StoredResult:
+    """The report with the match's summary and its league's counts: from the rows just written
+    when the result was, else (already recorded, voided) read back."""
+    report = recorded.report
+    known = {field.name: getattr(report, field.name) for field in fields(FinishReport)}
+    match = recorded.match
+    if match is not None and recorded.log is not None:
+        league = recorded.league.name if recorded.league is not None else None
+        summary = summary_of(match, league, recorded.seats, recorded.log.timings)
+        return StoredResult(**known, summary=summary, counts=recorded.counts)
+    found = session.get(Match, report.match_id)
+    league_id = found.league_id if found is not None else None
     return StoredResult(
-        **{field.name: getattr(report, field.name) for field in fields(FinishReport)},
+        **known,
         summary=summary_in(session, report.match_id),
         counts=progress_in(session, league_id) if league_id is not None else None,
     )
