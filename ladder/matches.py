@@ -117,13 +117,10 @@ class Recorded:
     """The league's matches by status just after this result (if asked for)."""
 
 
-def record_in(
-    session: Session, outcome: MatchOutcome, locked: Mapping[int, League] | None = None, counts: bool = False
-) -> Recorded:
+def record_in(session: Session, outcome: MatchOutcome, counts: bool = False) -> Recorded:
     """``finish_match`` inside a transaction the caller opened (``result_batch`` writes several
-    results in one). ``locked``: leagues this transaction has locked already (their lock is not
-    taken again). ``counts``: read the league's matches by status once the result is written."""
-    match, league = _locked_match_and_league(session, outcome.match_id, locked)
+    results in one). ``counts``: read the league's matches by status once the result is written."""
+    match, league = _locked_match_and_league(session, outcome.match_id)
     if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
         return Recorded(_already_recorded(session, match))
     if match.status == MatchStatus.CANCELLED:
@@ -413,20 +410,17 @@ def _locked_match(session: Session, match_id: int) -> Match:
     return _locked_match_and_league(session, match_id)[0]
 
 
-def _locked_match_and_league(
-    session: Session, match_id: int, locked: Mapping[int, League] | None = None
-) -> tuple[Match, League | None]:
-    """The match and its league (None for a one-off match), both locked, the league first. A
-    league in ``locked`` is locked already in this transaction: its lock is not taken again."""
-    found = session.execute(select(Match.id, Match.league_id).where(Match.id == match_id)).first()
-    if found is None:
-        raise NotFoundError(f"no match {match_id}")
-    league = None
-    if found.league_id is not None:
-        league = (locked or {}).get(found.league_id) or lock_league(session, found.league_id)
+def _locked_match_and_league(session: Session, match_id: int) -> tuple[Match, League | None]:
+    """The match and its league (None for a one-off match), both locked, the league first: the
+    league found by the match and locked in one query, then the match."""
+    of_match = select(Match.league_id).where(Match.id == match_id).scalar_subquery()
+    query = select(League).where(League.id == of_match).with_for_update()
+    league = session.exec(query.execution_options(populate_existing=True)).first()
     match = session.exec(
         select(Match).where(Match.id == match_id).with_for_update().execution_options(populate_existing=True)
-    ).one()
+    ).first()
+    if match is None:
+        raise NotFoundError(f"no match {match_id}")
     return match, league
 
 
