@@ -5,7 +5,7 @@ play the active version as always (``bots.runnables``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -40,7 +40,7 @@ def pinned_runnables(db: Database, bot_ids: Sequence[int], league_id: int | None
 
 
 def pinned_in(
-    session: Session, settings: dict[str, Any] | None, bot_ids: Sequence[int], league_id: int | None
+    session: Session, settings: Mapping[str, Any] | None, bot_ids: Sequence[int], league_id: int | None
 ) -> dict[int, Runnable]:
     """``pinned_runnables`` in the caller's transaction, the league's ``settings`` read already."""
     pinned = (settings or {}).get("versions")
