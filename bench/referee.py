@@ -240,9 +240,12 @@ class ServedReferee:
     unless told) with 2 x ``concurrency`` managed bots, playing one league of them at
     ``concurrency`` matches at once per run."""
 
-    def __init__(self, game: str, concurrency: int, command: list[str], extra: list[str]) -> None:
+    def __init__(
+        self, game: str, concurrency: int, command: list[str], extra: list[str], url: str | None = None
+    ) -> None:
+        """``url``: an empty database (migrated or not) for the server; by default an SQLite file."""
         self.folder = Path(tempfile.mkdtemp(prefix="km-served-"))
-        self.url = f"sqlite:///{self.folder / 'bench.db'}"
+        self.url = url or f"sqlite:///{self.folder / 'bench.db'}"
         home = self.folder / "home"
         self.server = ServerProcess(home, self.folder / "server.sock", self.url, TOKEN, extra)
         # Its output is read all along: a pipe nobody reads would stop the server once full.
