@@ -3,6 +3,17 @@
 matches at once, in the server process. Matches per minute at 10, 100 and 1,000 bots; each larger
 ladder beside the 10-bot one, alternating: a ladder is resumed, left to warm up, measured over a
 stretch of wall time, and paused (its matches in play finish) before the other is resumed.
+
+The database's cost (``--postgres``): the central server's own CPU per match (the process of a
+real ``kingmaker serve``: claims, results, ratings, logs, the progress stream; the matches are
+refereed in its worker processes) with its ladder in PostgreSQL beside the same in SQLite,
+alternating: one league of 16 managed instant bots at 8 matches at once, a round robin of 120
+matches per run (``referee.ServedReferee``). PostgreSQL runs on loopback: the server at
+``$KINGMAKER_TEST_POSTGRES_URL`` (an admin URL, as ``.ci/postgres`` exports), else one started
+here as the tests start theirs (``tests/postgres_server.py``: Debian's package), always stopped.
+
+    .venv/bin/python bench/ladder.py [--quick]     # the ladder's size rows
+    .venv/bin/python bench/ladder.py --postgres    # PostgreSQL beside SQLite only
 """
 
 from __future__ import annotations
@@ -16,11 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from table import Row, alternate
+from referee import INSTANT, ServedReferee
+from sqlmodel import select
+from table import Row, alternate, alternate_with_load
 
 from kingmaker.ladder import bots, league_lifecycle, leagues
 from kingmaker.ladder.league_counts import league_progress
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.models import Match, MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 
@@ -28,6 +41,8 @@ GAME = "kingdoms"
 CONCURRENCY = 4
 WARM_UP_S = 3.0
 SWARM = Path(__file__).with_name("remote_swarm.py")
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 class RemoteLadder:
@@ -110,7 +125,71 @@ def rows(quick: bool) -> list[Row]:
     return found
 
 
+class ServerCpu:
+    """A served league (``ServedReferee``: 16 managed instant bots, 8 at once) in one database,
+    measured as its server process's CPU per match."""
+
+    def __init__(self, url: str | None) -> None:
+        self.served = ServedReferee(GAME, 8, INSTANT, [], url=url)
+
+    def ms_per_match(self, matches: int) -> float:
+        pid = self.served.server.process.pid
+        before, finished = _cpu_s(pid), self._finished()
+        self.served.play(matches)
+        return 1000 * (_cpu_s(pid) - before) / (self._finished() - finished)
+
+    def _finished(self) -> int:
+        with self.served.db.read() as session:
+            return len(session.exec(select(Match.id).where(Match.status == MatchStatus.FINISHED)).all())
+
+    def close(self) -> None:
+        self.served.close()
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def postgres_rows(runs: int = 3, matches: int = 120) -> list[Row]:
+    """The server's CPU per match with PostgreSQL beside SQLite, alternating."""
+    sys.path.insert(0, str(TESTS))
+    from postgres_server import Databases, PostgresServer
+
+    admin = os.environ.get("KINGMAKER_TEST_POSTGRES_URL")
+    started = None
+    if not admin:
+        started = PostgresServer()
+        started.start()
+        admin = started.url()
+    databases = Databases(admin)
+    servers: list[ServerCpu] = []
+    try:
+        servers.append(ServerCpu(databases.new_database()))
+        servers.append(ServerCpu(None))
+        ours, theirs, load = alternate_with_load(
+            functools.partial(servers[0].ms_per_match, matches),
+            functools.partial(servers[1].ms_per_match, matches),
+            runs,
+        )
+    finally:
+        for server in servers:
+            server.close()
+        databases.drop_all()
+        if started is not None:
+            started.stop()
+    what = "server process CPU per match, PostgreSQL (loopback), kingdoms, 16 instant bots, 8 at once"
+    return [
+        Row("ladder", what, "ms", ours, "the same in SQLite", theirs, goal="≤ 1.2x of SQLite",
+            met=ours.median <= 1.2 * theirs.median, load=load)
+    ]  # fmt: skip
+
+
 if __name__ == "__main__":
     from table import print_rows
 
-    print_rows(rows("--quick" in sys.argv), "a continuous ladder of remote bots")
+    if "--postgres" in sys.argv:
+        print_rows(postgres_rows(), "the central server's cost per match, PostgreSQL beside SQLite")
+    else:
+        print_rows(rows("--quick" in sys.argv), "a continuous ladder of remote bots")

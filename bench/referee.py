@@ -303,9 +303,12 @@ class ServedReferee:
     ``concurrency`` matches at once per run; ``launches``: the bot processes it started in each
     run after the warm-up."""
 
-    def __init__(self, game: str, concurrency: int, command: list[str], extra: list[str]) -> None:
+    def __init__(
+        self, game: str, concurrency: int, command: list[str], extra: list[str], url: str | None = None
+    ) -> None:
+        """``url``: an empty database (migrated or not) for the server; by default an SQLite file."""
         self.folder = Path(tempfile.mkdtemp(prefix="km-served-"))
-        self.url = f"sqlite:///{self.folder / 'bench.db'}"
+        self.url = url or f"sqlite:///{self.folder / 'bench.db'}"
         home = self.folder / "home"
         self.server = ServerProcess(home, self.folder / "server.sock", self.url, TOKEN, extra)
         self.launches: list[int] = []

@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, make_url
-from sqlalchemy.engine import URL
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+from sqlalchemy.engine import URL, Dialect
+from sqlalchemy.exc import ArgumentError, DBAPIError, DisconnectionError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
@@ -201,13 +201,15 @@ def _server_engine(url: URL) -> Engine:
     if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
         connect_args["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT_S
     try:
-        engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+        engine = create_engine(url, connect_args=connect_args)
     except ImportError as error:
         raise DatabaseUrlError(
             f"no driver for {url.drivername!r} is installed ({_first_line(error)})"
         ) from None
     except ArgumentError as error:
         raise DatabaseUrlError(f"bad database URL {shown_url(url)}: {_first_line(error)}") from None
+    event.listen(engine.pool, "checkin", _note_checkin)
+    event.listen(engine.pool, "checkout", functools.partial(_ping_if_idle, engine.dialect))
     try:
         with engine.connect():
             pass
@@ -215,6 +217,29 @@ def _server_engine(url: URL) -> Engine:
         engine.dispose()
         raise DatabaseUrlError(f"cannot connect to {shown_url(url)}: {_first_line(error)}") from None
     return engine
+
+
+PING_AFTER_IDLE_S = 1.0
+"""A pooled connection idle longer than this is pinged before it is handed out (a server that
+restarted, or a network that dropped it, would otherwise fail its first statement). One in steady
+use is not: a ping per transaction was a round trip more per claim and per result."""
+_CHECKED_IN = "kingmaker_checked_in"
+
+
+def _note_checkin(_dbapi_connection: Any, record: Any) -> None:
+    record.info[_CHECKED_IN] = time.monotonic()
+
+
+def _ping_if_idle(dialect: Dialect, dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    since = record.info.get(_CHECKED_IN)
+    if since is None or time.monotonic() - since < PING_AFTER_IDLE_S:
+        return  # new, or in steady use
+    try:
+        alive = dialect.do_ping(dbapi_connection)  # as pool_pre_ping pings: outside a transaction
+    except Exception as error:
+        raise DisconnectionError(f"the pooled connection is gone: {error}") from error
+    if not alive:  # gone: the pool opens another (and drops the older ones)
+        raise DisconnectionError("the pooled connection is gone")
 
 
 def shown_url(url: URL) -> str:

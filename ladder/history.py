@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -84,13 +85,24 @@ def _summary(session: Session, match: Match) -> MatchSummary:
     ).all()
     league = session.get(League, match.league_id) if match.league_id is not None else None
     packed = session.exec(select(MatchLog.timings).where(MatchLog.match_id == match.id)).first()
-    timings = unpack_timings(packed) if packed is not None else {}
+    return summary_of(match, league.name if league is not None else None, list(rows), packed)
+
+
+def summary_of(
+    match: Match, league: str | None, seats: Sequence[tuple[MatchSeat, str]], timings: bytes | None
+) -> MatchSummary:
+    """A match's summary from its rows: the match, its league's name, its seats in order with
+    their bots' names, and its log's packed timings (None: no log)."""
+    assert match.id is not None
+    unpacked = unpack_timings(timings) if timings is not None else {}
     think = (
-        tuple(summarise(seat_samples(timings, seat.seat)) for seat, _ in rows) if THINK_KEY in timings else ()
+        tuple(summarise(seat_samples(unpacked, seat.seat)) for seat, _ in seats)
+        if THINK_KEY in unpacked
+        else ()
     )
     return MatchSummary(
         match_id=match.id,
-        league=league.name if league is not None else None,
+        league=league,
         game=match.game,
         seed=match.seed,
         options=dict(match.options),
@@ -99,8 +111,8 @@ def _summary(session: Session, match: Match) -> MatchSummary:
         rated=match.rated,
         started_at=match.started_at,
         finished_at=match.finished_at,
-        bots=tuple(name for _, name in rows),
-        seats=tuple(seat_record(row) for row, _ in rows),
+        bots=tuple(name for _, name in seats),
+        seats=tuple(seat_record(row) for row, _ in seats),
         think=think,
         duplicate_group=match.duplicate_group,
     )

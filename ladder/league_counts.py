@@ -3,12 +3,11 @@ progress stream show after every result."""
 
 from __future__ import annotations
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.leagues import league_row
-from kingmaker.ladder.models import Match, MatchStatus
+from kingmaker.ladder.matches import statuses_in
 
 
 def league_progress(db: Database, league_id: int) -> dict[str, int]:
@@ -20,7 +19,4 @@ def league_progress(db: Database, league_id: int) -> dict[str, int]:
 
 def progress_in(session: Session, league_id: int) -> dict[str, int]:
     """``league_progress`` inside the caller's transaction (``result_batch``)."""
-    rows = session.exec(
-        select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
-    ).all()
-    return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
+    return statuses_in(session, league_id)

@@ -208,28 +208,34 @@ def _claim_matches(
     db: Database, league_id: int, limit: int, busy: Collection[int], absent: frozenset[int]
 ) -> list[MatchTicket]:
     with db.transaction() as session:
-        league = league_row(session, league_id, lock=True)
-        if league.paused or league.finished:
-            return []
-        _plan_ahead(session, league, limit)
-        waiting = _free_first(session, league, limit, busy, absent)
-        claimed = []
-        for match in waiting:
-            blocked = _inactive_seat(session, match)
-            if blocked is not None:
-                match.status = MatchStatus.CANCELLED
-                match.status_reason = blocked
-            else:
-                match.status = MatchStatus.RUNNING
-                match.started_at = utc_now()
-                league.started_at = league.started_at or match.started_at
-                claimed.append(match)
-            session.add(match)
-        session.add(league)
-        session.flush()
-        if not claimed:
-            _close_if_done(session, league)
-        return [ticket(session, match) for match in claimed]
+        return claim_in(session, league_row(session, league_id, lock=True), limit, busy, absent)
+
+
+def claim_in(
+    session: Session, league: League, limit: int, busy: Collection[int], absent: frozenset[int]
+) -> list[MatchTicket]:
+    """``claim_matches`` in the caller's transaction, ``league`` locked by it already."""
+    if league.paused or league.finished:
+        return []
+    _plan_ahead(session, league, limit)
+    waiting, seated = _free_first(session, league, limit, busy, absent)
+    claimed = []
+    for match in waiting:
+        blocked = _inactive_seat(session, match)
+        if blocked is not None:
+            match.status = MatchStatus.CANCELLED
+            match.status_reason = blocked
+        else:
+            match.status = MatchStatus.RUNNING
+            match.started_at = utc_now()
+            league.started_at = league.started_at or match.started_at
+            claimed.append(match)
+        session.add(match)
+    session.add(league)
+    session.flush()
+    if not claimed:
+        _close_if_done(session, league)
+    return [ticket(session, match, seated.get(match.id or 0)) for match in claimed]
 
 
 CLAIM_LOOKAHEAD = 256
@@ -239,7 +245,7 @@ round robin's plan order puts a bot's matches together: 55 in a row for the firs
 
 def _free_first(
     session: Session, league: League, limit: int, busy: Collection[int], absent: frozenset[int]
-) -> list[Match]:
+) -> tuple[list[Match], dict[int, tuple[int, ...]]]:
     """``limit`` of the league's waiting matches, locked: first those whose bots are free (not
     ``busy``, and not in another match chosen here), then those whose busiest bot plays fewest
     matches, in plan order among equals; none with an ``absent`` bot.
@@ -249,7 +255,8 @@ def _free_first(
     launched 44 bot processes where 12 do, and starting each costs a Python interpreter. With no
     free match left (16 bots 8 at once), plan order would seat a round robin's first bot in many.
     The next ``limit`` matches are looked at first; only when they are not all free does the claim
-    read further, and then only ids and seats, not whole rows (a claim is made per match)."""
+    read further, and then only ids and seats, not whole rows (a claim is made per match).
+    Also returns the chosen matches' bots in seat order, by match id."""
     window = _waiting_seats(session, league, limit)
     chosen, all_free = _choose_free(window, limit, busy, absent)
     if not all_free and len(window) == limit:
@@ -265,11 +272,12 @@ def _free_first(
         .execution_options(populate_existing=True)
     ).all()
     by_id = {match.id: match for match in rows}
-    return [by_id[match_id] for match_id in ids if match_id in by_id]
+    return [by_id[match_id] for match_id in ids if match_id in by_id], dict(chosen)
 
 
-def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, set[int]]]:
-    """The first ``window`` scheduled matches in plan order, each with its bots' ids (one query)."""
+def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, tuple[int, ...]]]:
+    """The first ``window`` scheduled matches in plan order, each with its bots' ids in seat
+    order (one query)."""
     first = (
         select(Match.id)
         .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
@@ -280,22 +288,22 @@ def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[
         select(MatchSeat.match_id, MatchSeat.bot_id)
         .join(Match, col(Match.id) == col(MatchSeat.match_id))
         .where(col(MatchSeat.match_id).in_(first.scalar_subquery()))
-        .order_by(col(Match.ordinal), col(Match.id))
+        .order_by(col(Match.ordinal), col(Match.id), col(MatchSeat.seat))
     ).all()
-    seats: dict[int, set[int]] = {}
+    seats: dict[int, tuple[int, ...]] = {}
     for match_id, bot_id in rows:
-        seats.setdefault(match_id, set()).add(bot_id)
+        seats[match_id] = (*seats.get(match_id, ()), bot_id)
     return list(seats.items())
 
 
 def _choose_free(
-    waiting: list[tuple[int, set[int]]], limit: int, busy: Collection[int], absent: frozenset[int]
-) -> tuple[list[tuple[int, set[int]]], bool]:
+    waiting: list[tuple[int, tuple[int, ...]]], limit: int, busy: Collection[int], absent: frozenset[int]
+) -> tuple[list[tuple[int, tuple[int, ...]]], bool]:
     """``limit`` matches without absent bots, free ones first, then the least busy ones (see
     ``_free_first``); and whether all were free and none absent."""
     load = Counter(busy)  # a bot's matches in play (1 each where ``busy`` is a set), and chosen here
-    free: list[tuple[int, set[int]]] = []
-    rest: list[tuple[int, set[int]]] = []
+    free: list[tuple[int, tuple[int, ...]]] = []
+    rest: list[tuple[int, tuple[int, ...]]] = []
     for match_id, bots in waiting:
         if not absent.isdisjoint(bots):
             continue

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
@@ -47,17 +48,15 @@ from kingmaker.ladder.models import (
     MatchLog,
     MatchSeat,
     MatchStatus,
-    Rating,
-    RatingHistory,
     utc_now,
 )
 from kingmaker.ladder.outcomes import EndReason
-from kingmaker.ladder.ratings import conservative, ladder_ranks, new_rating, rate
+from kingmaker.ladder.rating_rows import rate_seats
+from kingmaker.ladder.ratings import ladder_ranks
 from kingmaker.ladder.records import (
     FinishReport,
     MatchOutcome,
     MatchTicket,
-    RatingChange,
     SeatOutcome,
 )
 from kingmaker.ladder.seat_logs import drop_old_stderr, seat_log
@@ -98,21 +97,43 @@ def _finish_match(db: Database, outcome: MatchOutcome) -> FinishReport:
 
 
 def finish_in(session: Session, outcome: MatchOutcome) -> FinishReport:
+    """``finish_match`` inside a transaction the caller opened."""
+    return record_in(session, outcome).report
+
+
+@dataclass
+class Recorded:
+    """A result written by ``record_in``, with the rows it wrote, so that its caller reads none of
+    them back (``result_batch`` builds the progress stream's summary of the match from them)."""
+
+    report: FinishReport
+    match: Match | None = None
+    """The match as written; None when nothing was (already recorded, voided)."""
+    league: League | None = None
+    seats: list[tuple[MatchSeat, str]] = field(default_factory=list)
+    """The seats as written, each with its bot's name."""
+    log: MatchLog | None = None
+    counts: dict[str, int] | None = None
+    """The league's matches by status just after this result (if asked for)."""
+
+
+def record_in(session: Session, outcome: MatchOutcome, counts: bool = False) -> Recorded:
     """``finish_match`` inside a transaction the caller opened (``result_batch`` writes several
-    results in one)."""
-    match = _locked_match(session, outcome.match_id)
+    results in one). ``counts``: read the league's matches by status once the result is written."""
+    match, league = _locked_match_and_league(session, outcome.match_id)
     if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
-        return _already_recorded(session, match)
+        return Recorded(_already_recorded(session, match))
     if match.status == MatchStatus.CANCELLED:
         raise ConflictError(f"match {match.id} was cancelled: {match.status_reason}")
-    seats = seat_rows(session, outcome.match_id)
+    named = _named_seats(session, outcome.match_id)
+    seats = [seat for seat, _ in named]
     ordered = _check_outcome(outcome, seats)
     failed = [s for s in ordered if s.end_reason.is_server_fault]
     if failed:
         first = next((s for s in failed if s.end_reason is EndReason.SEAT_UNFILLED), failed[0])
         reason = f"seat {first.seat} {first.end_reason.value}: {first.detail or 'server fault'}"
-        return _void(session, match, seats, reason, ordered)
-    return _record(session, match, seats, ordered, outcome)
+        return Recorded(_void(session, match, seats, reason, ordered))
+    return _record(session, match, league, named, ordered, outcome, counts)
 
 
 def void_match(db: Database, match_id: int, reason: str) -> FinishReport:
@@ -130,7 +151,8 @@ def _void_match(db: Database, match_id: int, reason: str) -> FinishReport:
         return _void(session, match, seat_rows(session, match_id), reason, None)
 
 
-def ticket(session: Session, match: Match) -> MatchTicket:
+def ticket(session: Session, match: Match, bot_ids: tuple[int, ...] | None = None) -> MatchTicket:
+    """The match as the referee gets it; ``bot_ids``: its seats' bots in order, if already read."""
     assert match.id is not None
     return MatchTicket(
         match_id=match.id,
@@ -138,7 +160,9 @@ def ticket(session: Session, match: Match) -> MatchTicket:
         game=match.game,
         seed=match.seed,
         options=dict(match.options),
-        bot_ids=tuple(seat.bot_id for seat in seat_rows(session, match.id)),
+        bot_ids=bot_ids
+        if bot_ids is not None
+        else tuple(seat.bot_id for seat in seat_rows(session, match.id)),
         status=match.status,
         ordinal=match.ordinal,
         duplicate_group=match.duplicate_group,
@@ -148,11 +172,14 @@ def ticket(session: Session, match: Match) -> MatchTicket:
 def _record(
     session: Session,
     match: Match,
-    seats: list[MatchSeat],
+    league: League | None,
+    named: list[tuple[MatchSeat, str]],
     ordered: list[SeatOutcome],
     outcome: MatchOutcome,
-) -> FinishReport:
+    counts: bool,
+) -> Recorded:
     assert match.id is not None
+    seats = [seat for seat, _ in named]
     faulty = [s.end_reason.is_bot_fault for s in ordered]
     asked_unrated = not match.rated  # created so (a match an author asked for)
     rated = not asked_unrated and not all(faulty)
@@ -167,7 +194,7 @@ def _record(
         if given.has_log:
             session.add(seat_log(match.id, given))
             drop_old_stderr(session, given.bot_id)
-    changes = _rate(session, match, seats, ranks, faulty) if rated else []
+    changes = rate_seats(session, match, seats, ranks, faulty) if rated else []
     note_rated(session, match.league_id, changes)
     if not rated and not asked_unrated:
         match.rated = False
@@ -176,18 +203,17 @@ def _record(
             + ", ".join(f"seat {s.seat} {s.end_reason.value}" for s in ordered)
             + ")"
         )
-    session.add(
-        MatchLog(
-            match_id=match.id,
-            game=match.game,
-            rules_edition=outcome.rules_edition,
-            seed=match.seed,
-            options=dict(match.options),
-            actions=pack_actions(match.game, outcome.actions),
-            digests=pack_digests(outcome.digests),
-            timings=pack_timings(outcome.timings),
-        )
+    log = MatchLog(
+        match_id=match.id,
+        game=match.game,
+        rules_edition=outcome.rules_edition,
+        seed=match.seed,
+        options=dict(match.options),
+        actions=pack_actions(match.game, outcome.actions),
+        digests=pack_digests(outcome.digests),
+        timings=pack_timings(outcome.timings),
     )
+    session.add(log)
     match.status = MatchStatus.FINISHED
     match.finished_at = utc_now()
     session.add(match)
@@ -199,8 +225,12 @@ def _record(
         for seat, fault in zip(seats, faulty, strict=True)
         if fault and suspend_if_faulty(session, seat)
     ]
-    close_league_if_done(session, match.league_id)
-    return FinishReport(
+    by_status = statuses_in(session, match.league_id) if counts and match.league_id is not None else None
+    if by_status is None:
+        close_league_if_done(session, match.league_id, league)
+    elif not by_status[MatchStatus.SCHEDULED] and not by_status[MatchStatus.RUNNING]:
+        _close(session, league)  # nothing of it waits or runs: the counts just read say so
+    report = FinishReport(
         match_id=match.id,
         status=match.status,
         ranks=ranks,
@@ -208,38 +238,7 @@ def _record(
         suspended_bot_ids=tuple(suspended),
         rated=match.rated,
     )
-
-
-def _rate(
-    session: Session, match: Match, seats: list[MatchSeat], ranks: Sequence[int], faulty: Sequence[bool]
-) -> list[RatingChange]:
-    """Move the seats' ratings and counters, and write their history rows."""
-    assert match.id is not None
-    rows = _locked_ratings(session, [seat.bot_id for seat in seats], match.game)
-    updated = rate(match.game, [(row.mu, row.sigma) for row in rows], list(ranks))
-    changes: list[RatingChange] = []
-    for seat, rank, fault, row, (mu, sigma) in zip(seats, ranks, faulty, rows, updated, strict=True):
-        changes.append(RatingChange(row.bot_id, match.game, row.mu, row.sigma, mu, sigma))
-        row.mu, row.sigma, row.conservative = mu, sigma, conservative(mu, sigma)
-        row.matches += 1
-        row.wins += rank == 1
-        row.rank_sum += rank
-        row.faults += fault
-        row.updated_at = utc_now()
-        session.add(row)
-        session.add(
-            RatingHistory(
-                bot_id=row.bot_id,
-                game=match.game,
-                match_id=match.id,
-                matches=row.matches,
-                mu=mu,
-                sigma=sigma,
-                conservative=row.conservative,
-                version=seat.version,
-            )
-        )
-    return changes
+    return Recorded(report, match, league, named, log, by_status)
 
 
 def _void(
@@ -354,40 +353,6 @@ def _check_outcome(outcome: MatchOutcome, seats: list[MatchSeat]) -> list[SeatOu
     return [by_seat[planned.seat] for planned in seats]
 
 
-def _locked_ratings(session: Session, bot_ids: Sequence[int], game: str) -> list[Rating]:
-    """The bots' rating rows in ``game`` (in the order given), locked in bot id order: every
-    finish takes them in the same order, so two never wait for each other in a circle."""
-    _insert_missing_ratings(session, bot_ids, game)
-    rows = session.exec(
-        select(Rating)
-        .where(Rating.game == game, col(Rating.bot_id).in_(bot_ids))
-        .order_by(col(Rating.bot_id))
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).all()
-    by_bot = {row.bot_id: row for row in rows}
-    return [by_bot[bot_id] for bot_id in bot_ids]
-
-
-def _insert_missing_ratings(session: Session, bot_ids: Sequence[int], game: str) -> None:
-    """Rows exist from registration on; a bot without one (a game added by hand) gets it here,
-    without failing if another transaction adds the same row at the same moment."""
-    present = set(
-        session.exec(select(Rating.bot_id).where(Rating.game == game, col(Rating.bot_id).in_(bot_ids))).all()
-    )
-    missing = [new_rating(bot_id, game) for bot_id in bot_ids if bot_id not in present]
-    if not missing:
-        return
-    dialect = session.get_bind().dialect.name
-    if dialect not in ("postgresql", "sqlite"):
-        session.add_all(missing)
-        session.flush()
-        return
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    values = [row.model_dump(exclude={"id"}) for row in missing]
-    session.execute(insert(Rating).values(values).on_conflict_do_nothing(index_elements=["bot_id", "game"]))
-
-
 def _lock_bots(session: Session, bot_ids: Sequence[int]) -> None:
     """Lock these bots' rows, by id: their fault counts are read and maybe acted on."""
     if bot_ids:
@@ -400,11 +365,13 @@ def _lock_bots(session: Session, bot_ids: Sequence[int]) -> None:
         ).all()
 
 
-def close_league_if_done(session: Session, league_id: int | None) -> None:
-    """A round robin or gauntlet ends when nothing of it waits or runs (a ladder asks its matchmaker)."""
+def close_league_if_done(session: Session, league_id: int | None, league: League | None = None) -> None:
+    """A round robin or gauntlet ends when nothing of it waits or runs (a ladder asks its
+    matchmaker). ``league``: its row, if the caller holds it already."""
     if league_id is None:
         return
-    league = session.get(League, league_id)
+    if league is None or league.id != league_id:
+        league = session.get(League, league_id)
     if league is None or league.finished or league.format == "ladder":
         return
     waiting = session.exec(
@@ -414,8 +381,21 @@ def close_league_if_done(session: Session, league_id: int | None) -> None:
         )
     ).first()
     if waiting is None:
+        _close(session, league)
+
+
+def _close(session: Session, league: League | None) -> None:
+    if league is not None and not league.finished and league.format != "ladder":
         league.finished = True
         session.add(league)
+
+
+def statuses_in(session: Session, league_id: int) -> dict[str, int]:
+    """The league's matches by status (every status, 0 for none), in the caller's transaction."""
+    rows = session.exec(
+        select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
+    ).all()
+    return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
 
 
 def match_row(session: Session, match_id: int) -> Match:
@@ -427,15 +407,21 @@ def match_row(session: Session, match_id: int) -> Match:
 
 def _locked_match(session: Session, match_id: int) -> Match:
     """The match, locked for this transaction, after its league (always league first, then match)."""
-    found = session.execute(select(Match.id, Match.league_id).where(Match.id == match_id)).first()
-    if found is None:
-        raise NotFoundError(f"no match {match_id}")
-    if found.league_id is not None:
-        lock_league(session, found.league_id)
+    return _locked_match_and_league(session, match_id)[0]
+
+
+def _locked_match_and_league(session: Session, match_id: int) -> tuple[Match, League | None]:
+    """The match and its league (None for a one-off match), both locked, the league first: the
+    league found by the match and locked in one query, then the match."""
+    of_match = select(Match.league_id).where(Match.id == match_id).scalar_subquery()
+    query = select(League).where(League.id == of_match).with_for_update()
+    league = session.exec(query.execution_options(populate_existing=True)).first()
     match = session.exec(
         select(Match).where(Match.id == match_id).with_for_update().execution_options(populate_existing=True)
-    ).one()
-    return match
+    ).first()
+    if match is None:
+        raise NotFoundError(f"no match {match_id}")
+    return match, league
 
 
 def lock_league(session: Session, league_id: int) -> League | None:
@@ -443,6 +429,17 @@ def lock_league(session: Session, league_id: int) -> League | None:
     changes a league's plan or state takes this lock first."""
     query = select(League).where(League.id == league_id).with_for_update()
     return session.exec(query.execution_options(populate_existing=True)).first()
+
+
+def _named_seats(session: Session, match_id: int) -> list[tuple[MatchSeat, str]]:
+    """The match's seats in order, each with its bot's name (one query)."""
+    rows = session.exec(
+        select(MatchSeat, Bot.name)
+        .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
+        .where(MatchSeat.match_id == match_id)
+        .order_by(col(MatchSeat.seat))
+    ).all()
+    return [(seat, name) for seat, name in rows]
 
 
 def seat_rows(session: Session, match_id: int) -> list[MatchSeat]:

@@ -5,9 +5,10 @@ play the active version as always (``bots.runnables``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots import Runnable, runnables_in
 from kingmaker.ladder.db import Database
@@ -35,16 +36,23 @@ def pinned_runnables(db: Database, bot_ids: Sequence[int], league_id: int | None
             if league_id is not None
             else None
         )  # the column alone, not the whole row
-        pinned = (settings or {}).get("versions")
-        found = runnables_in(session, bot_ids)
-        pins = {int(bot_id): int(number) for bot_id, number in (pinned or {}).items() if int(bot_id) in found}
-        if not pins:
-            return found
-        rows = session.exec(
-            select(Bot, BotVersion)
-            .join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
-            .where(col(Bot.id).in_(list(pins)), col(BotVersion.number).in_(list(set(pins.values()))))
-        ).all()
+        return pinned_in(session, settings, bot_ids, league_id)
+
+
+def pinned_in(
+    session: Session, settings: Mapping[str, Any] | None, bot_ids: Sequence[int], league_id: int | None
+) -> dict[int, Runnable]:
+    """``pinned_runnables`` in the caller's transaction, the league's ``settings`` read already."""
+    pinned = (settings or {}).get("versions")
+    found = runnables_in(session, bot_ids)
+    pins = {int(bot_id): int(number) for bot_id, number in (pinned or {}).items() if int(bot_id) in found}
+    if not pins:
+        return found
+    rows = session.exec(
+        select(Bot, BotVersion)
+        .join(BotVersion, col(BotVersion.bot_id) == col(Bot.id))
+        .where(col(Bot.id).in_(list(pins)), col(BotVersion.number).in_(list(set(pins.values()))))
+    ).all()
     for bot, version in rows:
         assert bot.id is not None
         if pins.get(bot.id) != version.number:

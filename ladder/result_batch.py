@@ -1,8 +1,11 @@
 """Several finished matches' results in one transaction: a group commit.
 
-Each result is written exactly as ``matches.finish_match`` writes it alone, in a savepoint of its
-own, so a result the ladder refuses (a cancelled match, a malformed outcome) is rolled back by
-itself and reported to its caller while the others are kept. The database failing (busy, gone,
+Each result is written exactly as ``matches.finish_match`` writes it alone. A result the ladder
+refuses (a cancelled match, a malformed outcome) is rolled back by itself and reported to its
+caller while the others are kept: the batch is first written without savepoints (nearly every
+result is taken, and each savepoint costs PostgreSQL two round trips), and if one result is
+refused, that transaction is rolled back and the batch written again, each result in a savepoint
+of its own. The database failing (busy, gone,
 a PostgreSQL deadlock) fails the whole batch, and nothing of it is written: the caller tries the
 whole batch again, as it would one result. Nothing is committed before the batch is, so a crash
 leaves every match of the batch *running*, and the league's resume replays them, as after a
@@ -22,9 +25,9 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session
 
 from kingmaker.ladder.db import Database, retrying
-from kingmaker.ladder.history import MatchSummary, summary_in
+from kingmaker.ladder.history import MatchSummary, summary_in, summary_of
 from kingmaker.ladder.league_counts import progress_in
-from kingmaker.ladder.matches import finish_in
+from kingmaker.ladder.matches import Recorded, record_in
 from kingmaker.ladder.models import Match
 from kingmaker.ladder.records import FinishReport, MatchOutcome
 
@@ -45,12 +48,45 @@ def finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[Finis
 
 
 def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
+    try:
+        return _finish_all(db, outcomes)
+    except _Refused:  # rolled back: write them again, each in a savepoint of its own
+        return _finish_each(db, outcomes)
+
+
+class _Refused(Exception):
+    """A result of a batch written without savepoints was refused."""
+
+
+def _finish_all(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
+    """The batch with no savepoint (two round trips per result fewer): nearly every result is
+    taken. If one is refused, the whole transaction is rolled back (``_Refused``) and the batch
+    written again by ``_finish_each``, so that what is stored is what that alone stores."""
+    found: list[FinishReport | Exception] = []
+    with db.transaction() as session:
+        for outcome in outcomes:
+            try:
+                recorded = record_in(session, outcome, counts=True)
+                found.append(_with_progress(session, recorded))
+            except OperationalError:
+                raise  # the database, not this result: the whole batch is tried again
+            except DBAPIError as error:
+                if error.connection_invalidated:
+                    raise
+                raise _Refused from error
+            except Exception as error:
+                raise _Refused from error
+    return found
+
+
+def _finish_each(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
     found: list[FinishReport | Exception] = []
     with db.transaction() as session:
         for outcome in outcomes:
             try:
                 with session.begin_nested():
-                    found.append(_with_progress(session, finish_in(session, outcome)))
+                    recorded = record_in(session, outcome, counts=True)
+                    stored = _with_progress(session, recorded)
             except OperationalError:
                 raise  # the database, not this result: the whole batch is tried again
             except DBAPIError as error:
@@ -59,14 +95,25 @@ def _finish_matches(db: Database, outcomes: Sequence[MatchOutcome]) -> list[Fini
                 found.append(error)
             except Exception as error:
                 found.append(error)
-    return found
+            else:
+                found.append(stored)
+        return found
 
 
-def _with_progress(session: Session, report: FinishReport) -> StoredResult:
-    match = session.get(Match, report.match_id)
-    league_id = match.league_id if match is not None else None
+def _with_progress(session: Session, recorded: Recorded) -> StoredResult:
+    """The report with the match's summary and its league's counts: from the rows just written
+    when the result was, else (already recorded, voided) read back."""
+    report = recorded.report
+    known = {field.name: getattr(report, field.name) for field in fields(FinishReport)}
+    match = recorded.match
+    if match is not None and recorded.log is not None:
+        league = recorded.league.name if recorded.league is not None else None
+        summary = summary_of(match, league, recorded.seats, recorded.log.timings)
+        return StoredResult(**known, summary=summary, counts=recorded.counts)
+    found = session.get(Match, report.match_id)
+    league_id = found.league_id if found is not None else None
     return StoredResult(
-        **{field.name: getattr(report, field.name) for field in fields(FinishReport)},
+        **known,
         summary=summary_in(session, report.match_id),
         counts=progress_in(session, league_id) if league_id is not None else None,
     )

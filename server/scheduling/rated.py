@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Collection
 from typing import TypeAlias
 
 from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder import leagues
+from kingmaker.ladder.claims import claim_with_runnables
 from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import finish_match, void_match
 from kingmaker.ladder.pinned_versions import pinned_runnables
@@ -114,18 +114,13 @@ def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | 
 def claim_with_entrants(
     db: Database, league_id: int, limit: int, busy: Collection[int], absent: frozenset[int] = frozenset()
 ) -> list[tuple[MatchTicket, list[Entrant] | None]]:
-    """Claim the league's next matches (``leagues.claim_matches``) and read their bots in the same
-    thread hop, all of them in one query: between two matches this is all the database work, so
-    it is done in one go. If the bots cannot be read, each claimed match gets None, and
-    ``play_ticket`` reads its bots again (and voids the match if it still cannot): a claim must
-    not be retried once it has taken matches."""
-    tickets = leagues.claim_matches(db, league_id, limit, busy, absent)
-    if not tickets:
-        return []
-    try:
-        bot_ids = sorted({bot_id for ticket in tickets for bot_id in ticket.bot_ids})
-        found = pinned_runnables(db, bot_ids, league_id)  # one league: one set of pins
-    except Exception:
+    """Claim the league's next matches (``leagues.claim_matches``) and read their bots, all of
+    them in the claim's own transaction (``claims.claim_with_runnables``): between two matches
+    this is all the database work, so it is done in one go. If the bots cannot be run, each
+    claimed match gets None, and ``play_ticket`` reads its bots again (and voids the match if it
+    still cannot): a claim must not be undone once it has taken matches."""
+    tickets, found = claim_with_runnables(db, league_id, limit, busy, absent)
+    if isinstance(found, Exception):
         return [(ticket, None) for ticket in tickets]
     return [(ticket, _entrants(ticket.bot_ids, found)) for ticket in tickets]
 

@@ -17,6 +17,7 @@ from log_support import played_log
 from kingmaker.games.api import Action
 from kingmaker.games.kingdoms.actions import DrawTile
 from kingmaker.games.registry import all_games
+from kingmaker.ladder import compact_logs
 from kingmaker.ladder.compact_logs import (
     DIGEST_BYTES,
     CompactLogError,
@@ -174,3 +175,27 @@ def test_packed_timings_that_do_not_match_their_seats_are_refused() -> None:
     blob = zlib.compress(stored.StoredTimings(decisions=times).SerializeToString(), wbits=-15)
     with pytest.raises(CompactLogError, match="the timings do not decode: 2 timed seats, 1 times, 2 sources"):
         unpack_timings(blob)
+
+
+@pytest.mark.parametrize("game", sorted(game.spec.name for game in all_games()))
+def test_actions_packed_from_memory_are_the_actions_packed_afresh(game: str) -> None:
+    """A game's actions are remembered once packed: the same bytes as packing each afresh, and a
+    log packed cold or warm is the same log."""
+    spec = next(g.spec for g in all_games() if g.spec.name == game)
+    actions = played_log(game, spec.max_players, seed=3).actions
+    compact_logs._known_action.cache_clear()
+    cold = pack_actions(game, actions)
+    assert pack_actions(game, actions) == cold
+    codec = codec_for(game)
+    for joint in actions:
+        for data in joint.values():
+            key = compact_logs._action_key(data)
+            if key is not None:
+                assert compact_logs._known_action(game, key) == compact_logs._packed_action(codec, data)
+
+
+def test_an_action_key_tells_true_from_one() -> None:
+    """``True == 1`` in Python: the remembered packing must not take one for the other."""
+    assert compact_logs._action_key({"rank": True}) != compact_logs._action_key({"rank": 1})
+    assert compact_logs._action_key({"rank": 1.0}) != compact_logs._action_key({"rank": 1})
+    assert compact_logs._action_key({"cells": [1, 2]}) is None

@@ -6,22 +6,33 @@ from __future__ import annotations
 
 import asyncio
 import random
+from pathlib import Path
 
 import pytest
 from ladder_support import TEST_GAME, make_bots
 from sqlalchemy.exc import OperationalError
-from sqlmodel import select
+from sqlmodel import col, select
 from test_ladder_concurrent_finishes import check_every_update_counted, outcome
 
 from kingmaker.ladder import result_batch
-from kingmaker.ladder.db import Database
+from kingmaker.ladder.claims import claim_with_runnables
+from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.errors import ConflictError
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.leagues import claim_matches, create_league
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import Match, MatchStatus, Rating
+from kingmaker.ladder.models import (
+    League,
+    LeaguePair,
+    Match,
+    MatchLog,
+    MatchSeat,
+    MatchStatus,
+    Rating,
+    RatingHistory,
+)
 from kingmaker.ladder.records import FinishReport, MatchOutcome
 from kingmaker.server.refereeing.result_writer import ResultWriter
 
@@ -85,16 +96,16 @@ def test_a_refused_result_is_left_out_and_the_others_are_kept(db: Database) -> N
 
 def test_a_batch_the_database_fails_writes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     outcomes = running_outcomes(db, 4)
-    real = result_batch.finish_in
+    real = result_batch.record_in
     written: list[int] = []
 
-    def fails_on_the_third(session, outcome):  # type: ignore[no-untyped-def]
+    def fails_on_the_third(session, outcome, *args, **kwargs):  # type: ignore[no-untyped-def]
         if len(written) == 2:
             raise OperationalError("INSERT ...", {}, Exception("disk I/O error"))
         written.append(outcome.match_id)
-        return real(session, outcome)
+        return real(session, outcome, *args, **kwargs)
 
-    monkeypatch.setattr(result_batch, "finish_in", fails_on_the_third)
+    monkeypatch.setattr(result_batch, "record_in", fails_on_the_third)
     with pytest.raises(OperationalError):
         result_batch.finish_matches(db, outcomes)
     # As after a crash before the commit: every match still running, no rating moved.
@@ -102,7 +113,7 @@ def test_a_batch_the_database_fails_writes_nothing(db: Database, monkeypatch: py
     assert set(statuses(db).values()) == {MatchStatus.RUNNING}
     with db.read() as session:
         assert all(row.matches == 0 for row in session.exec(select(Rating)))
-    monkeypatch.setattr(result_batch, "finish_in", real)
+    monkeypatch.setattr(result_batch, "record_in", real)
     assert all(isinstance(r, FinishReport) for r in result_batch.finish_matches(db, outcomes))
     assert set(statuses(db).values()) == {MatchStatus.FINISHED}
     check_every_update_counted(db)
@@ -150,3 +161,100 @@ def test_each_stored_result_carries_the_progress_its_league_stream_sends(db: Dat
     assert isinstance(last, result_batch.StoredResult)
     assert last.counts == league_progress(db, league.id)
     assert last.summary == match_summary(db, last.match_id)
+
+
+def _stored_rows(db: Database) -> dict[str, list[tuple[object, ...]]]:
+    """Everything a result writes, but times and row ids."""
+    with db.read() as session:
+        return {
+            "seats": [
+                (
+                    s.match_id,
+                    s.seat,
+                    s.bot_id,
+                    s.score,
+                    s.game_rank,
+                    s.rank,
+                    s.strikes,
+                    s.end_reason,
+                    s.version,
+                )
+                for s in session.exec(
+                    select(MatchSeat).order_by(col(MatchSeat.match_id), col(MatchSeat.seat))
+                )
+            ],
+            "matches": [
+                (m.id, m.status, m.status_reason, m.rated, m.seed)
+                for m in session.exec(select(Match).order_by(col(Match.id)))
+            ],
+            "ratings": [
+                (r.bot_id, r.mu, r.sigma, r.conservative, r.matches, r.wins, r.rank_sum, r.faults)
+                for r in session.exec(select(Rating).order_by(col(Rating.bot_id)))
+            ],
+            "history": [
+                (h.bot_id, h.match_id, h.matches, h.mu, h.sigma, h.conservative, h.version)
+                for h in session.exec(
+                    select(RatingHistory).order_by(col(RatingHistory.match_id), col(RatingHistory.bot_id))
+                )
+            ],
+            "logs": [
+                (log.match_id, log.actions, log.digests, log.timings)
+                for log in session.exec(select(MatchLog).order_by(col(MatchLog.match_id)))
+            ],
+            "pairs": [
+                (p.bot_id, p.other_id, p.played)
+                for p in session.exec(
+                    select(LeaguePair).order_by(col(LeaguePair.bot_id), col(LeaguePair.other_id))
+                )
+            ],
+            "leagues": [(lg.id, lg.finished) for lg in session.exec(select(League))],
+        }
+
+
+def test_a_league_stored_in_batches_is_the_league_stored_one_result_at_a_time(
+    db: Database, tmp_path: Path
+) -> None:
+    """The same seed and the same outcomes, claimed and stored one at a time in one database and
+    in batches in another: the same rows, and each batch's progress is what a read finds."""
+    alone = open_database(f"sqlite:///{tmp_path / 'alone.db'}")
+    try:
+        runs = []
+        for database in (alone, db):
+            names = [bot.name for bot in make_bots(database, 4)]
+            league = create_league(database, "same", TEST_GAME, names, rounds=2, seed=9)
+            runs.append((database, league.id))
+        rng = {id(database): random.Random(5) for database, _ in runs}
+        while True:
+            (tickets_alone, _), (tickets_batch, _) = (
+                claim_with_runnables(database, league_id, 3, frozenset()) for database, league_id in runs
+            )
+            assert tickets_alone == tickets_batch
+            if not tickets_alone:
+                break
+            stored = []
+            for database, tickets in ((alone, tickets_alone), (db, tickets_batch)):
+                random_ = rng[id(database)]
+                outcomes = [
+                    outcome(ticket, random_, faulty_seat=1 if ticket.match_id % 4 == 0 else None)
+                    for ticket in tickets
+                ]
+                if database is alone:
+                    stored.append([finish_match(database, each) for each in outcomes])
+                else:
+                    stored.append(result_batch.finish_matches(database, outcomes))
+            for one, batched in zip(*stored, strict=True):
+                assert isinstance(batched, result_batch.StoredResult)
+                assert (one.ranks, one.rating_changes, one.rated) == (
+                    batched.ranks,
+                    batched.rating_changes,
+                    batched.rated,
+                )
+                summary = match_summary(db, batched.match_id)
+                assert batched.summary == summary
+            last = stored[1][-1]
+            assert isinstance(last, result_batch.StoredResult)
+            assert last.counts == league_progress(db, runs[1][1])
+        assert _stored_rows(alone) == _stored_rows(db)
+        assert _stored_rows(db)["leagues"] == [(runs[1][1], True)]
+    finally:
+        alone.close()

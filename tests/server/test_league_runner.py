@@ -10,12 +10,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+from sqlmodel import Session
 
-from kingmaker.ladder import league_counts, leagues
+from kingmaker.ladder import claims, league_counts, leagues
 from kingmaker.ladder.bots import register_bot, set_enabled
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import finish_match
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.models import League, MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.server.loop_lag import LoopLag
@@ -83,23 +84,19 @@ def test_an_error_in_the_league_task_ends_it_with_the_reason_told_and_stored(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     play_with(monkeypatch, record)
-    real_claim = leagues.claim_matches
+    real_claim = claims.claim_in
     calls = 0
 
     def failing_claim(
-        database: Database,
-        league_id: int,
-        limit: int,
-        busy: frozenset[int] = frozenset(),
-        absent: frozenset[int] = frozenset(),
+        session: Session, league: League, limit: int, busy: frozenset[int], absent: frozenset[int]
     ) -> list[MatchTicket]:
         nonlocal calls
         calls += 1
         if calls == 2:
             raise RuntimeError("the disk is full")
-        return real_claim(database, league_id, limit, busy, absent)
+        return real_claim(session, league, limit, busy, absent)
 
-    monkeypatch.setattr(leagues, "claim_matches", failing_claim)
+    monkeypatch.setattr(claims, "claim_in", failing_claim)
     seen = watch_to_the_end(db)
     assert seen[-1].done
     assert "the disk is full" in seen[-1].reason
@@ -108,7 +105,7 @@ def test_an_error_in_the_league_task_ends_it_with_the_reason_told_and_stored(
     # running; the rest waits for the next run.
     assert statuses(db)[MatchStatus.RUNNING] == 0
     assert statuses(db)[MatchStatus.FINISHED] == 2
-    monkeypatch.setattr(leagues, "claim_matches", real_claim)
+    monkeypatch.setattr(claims, "claim_in", real_claim)
     assert watch_to_the_end(db)[-1].reason == "finished"
     assert statuses(db)[MatchStatus.FINISHED] == 6
 
