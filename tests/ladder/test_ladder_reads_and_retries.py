@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -39,15 +38,16 @@ def test_a_long_read_does_not_block_a_writer(database_url: str) -> None:
         with db.read() as session:
             list(session.exec(select(Bot)))
             reading.set()
-            done.wait(10)  # a read that takes its time, as a huge listing would
+            done.wait(120)  # a read that takes its time, as a huge listing would
 
     reader = threading.Thread(target=long_read)
     reader.start()
     try:
         assert reading.wait(5)
-        started = time.monotonic()
         ticket = create_match(db, TEST_GAME, ["bot0", "bot1"], seed=1)  # a write, while the read runs
-        assert time.monotonic() - started < 0.3, "the writer did not wait for the reader"
+        # Written while the read still holds its transaction: a writer that waited for the reader
+        # would have finished only after it (its wait is long), never while it is still open.
+        assert not done.is_set() and reader.is_alive(), "the writer waited for the reader"
         assert get_match(db, ticket.match_id).status == MatchStatus.SCHEDULED
     finally:
         done.set()

@@ -151,10 +151,14 @@ def test_the_run_delay_of_a_process_kept_from_its_cpu_is_read() -> None:
     no CPU: a busy process sharing one core with three other busy ones waits about three
     quarters of the time; a sleeping one does not wait at all."""
     spin = [sys.executable, "-c", "while True: pass"]
-    nap = [sys.executable, "-c", "import time; time.sleep(30)"]
-    processes = [subprocess.Popen(command) for command in (spin, spin, spin, spin, nap)]
+    # The sleeper says when it is asleep: on a loaded machine its start-up alone (an interpreter
+    # waiting for a CPU) would count as run delay.
+    nap = [sys.executable, "-c", "import time; print('asleep', flush=True); time.sleep(60)"]
+    processes = [subprocess.Popen(command) for command in (spin, spin, spin, spin)]
+    processes.append(subprocess.Popen(nap, stdout=subprocess.PIPE, text=True))
     starved, sleeper = processes[0], processes[-1]
     try:
+        assert sleeper.stdout is not None and sleeper.stdout.readline() == "asleep\n"
         for process in processes[:-1]:
             os.sched_setaffinity(process.pid, {min(os.sched_getaffinity(0))})
         time.sleep(0.3)
