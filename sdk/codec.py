@@ -312,8 +312,16 @@ def _setter(field: FieldDescriptor) -> Setter:
         # when every field of the value is a default); a repeated field's entries are appended.
         entry = _Entries(field.number, _encoder(field.message_type))
         if repeated:
-            return lambda message, items: message.MergeFromString(b"".join([entry(item) for item in items]))
-        return lambda message, item: message.MergeFromString(entry(item))
+
+            def merge_all(message: Message, items: Any) -> None:
+                message.MergeFromString(b"".join([entry(item) for item in items]))
+
+            return merge_all
+
+        def merge(message: Message, item: Any) -> None:
+            message.MergeFromString(entry(item))
+
+        return merge
     if field.enum_type is not None:
         numbers = _enum_numbers(field.enum_type)
         if repeated:
