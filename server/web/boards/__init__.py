@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingmaker.games.kings_road.data import REGIONS
+from kingmaker.games.kingsburg.data import ADVISOR_NAMES
 from kingmaker.server.web.boards import kingdoms, kings_road, kingsburg, kingsville
 from kingmaker.server.web.boards.svg import document, text
 
@@ -45,10 +47,10 @@ def board_facts(game: str) -> dict[str, Any]:
     plain data for the browser's drawing of a live board (static/boards.js); public, the same in
     every match."""
     if game == "kings_road":
-        regions = kings_road.REGIONS.values()
+        regions = REGIONS.values()
         return {"regions": [{"number": r.number, "name": r.name, "roads": list(r.roads)} for r in regions]}
     if game == "kingsburg":
-        return {"advisors": list(kingsburg.ADVISOR_NAMES), "buildings": list(kingsburg.BUILDINGS)}
+        return {"advisors": list(ADVISOR_NAMES), "buildings": list(kingsburg.BUILDINGS)}
     return {}
 
 
