@@ -174,6 +174,8 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         return _error(request, error.status_code, str(error.detail), page)
 
     routes = [
+        # First: a crowd of spectators opens hundreds of these a second (no other route matches it).
+        Route("/api/matches/{match_id}/live", api_match_live),
         Route("/", index),
         Route("/standings/{game}", standings),
         Route("/bots/{name}", bot),
@@ -188,7 +190,6 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/api/competitions/{name}", api_competition),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
-        Route("/api/matches/{match_id}/live", api_match_live),
         *console_routes(client, sessions, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
