@@ -1,8 +1,11 @@
 """Running matches as a spectator may see them, for the website's live boards (docs/web.md).
 
-The referee publishes a ``LiveFrame`` after each decision of a match someone watches: the game's
+The referee offers a ``LiveFrame`` after each decision of a match someone watches: the game's
 spectator view (``Game.spectate``: the public board, never a seat's hidden state) as plain data.
-A match nobody watches costs the referee one set lookup per decision, and no frame is built.
+A match nobody watches costs the referee one set lookup per decision, and no frame is built; a
+watched one, a frame built and published at most every ``PACE_S`` (bots deciding in microseconds
+would otherwise have a frame built, and sent across a worker's pipe, for each of hundreds of
+decisions a second that no website shows: it sends ten a second at most).
 
 One ``LiveHub`` per process that referees. In the server, subscribers are the website's streams;
 in a worker process (``process_worker``), the one subscriber is the server, which asks for a match
@@ -20,6 +23,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+PACE_S = 1 / 20
+"""A watched match's frames are built at most this often: the newest decision's when the pace
+allows (a frame of a decision a later one replaced is never built); the last one always."""
 
 WatchHook = Callable[[str, bool], None]
 """Told when a match gains its first subscriber (True) or loses its last (False)."""
@@ -69,6 +76,8 @@ class LiveHub:
         self._subscribers: dict[str, list[Subscription]] = {}
         self._snapshots: dict[str, Callable[[], LiveFrame]] = {}
         self._latest: dict[str, LiveFrame] = {}
+        self._built_at: dict[str, float] = {}
+        self._offered: dict[str, Callable[[], LiveFrame]] = {}
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -83,6 +92,35 @@ class LiveHub:
 
     def detach(self, match_id: str) -> None:
         self._snapshots.pop(match_id, None)
+        if match_id not in self._offered:
+            self._built_at.pop(match_id, None)
+
+    def offer(self, match_id: str, build: Callable[[], LiveFrame]) -> None:
+        """A new decision of a watched match: ``build()`` gives its frame (from the referee's
+        state, which the next decision changes), called and published now if the pace allows,
+        else at the pace's next beat unless a newer decision's ``build`` replaced it by then."""
+        if match_id in self._offered:  # a beat is planned: it builds the newest
+            self._offered[match_id] = build
+            return
+        now = time.monotonic()
+        next_beat = self._built_at.get(match_id, float("-inf")) + PACE_S
+        if now >= next_beat:
+            self._built_at[match_id] = now
+            self.publish(build())
+            return
+        self._offered[match_id] = build
+        asyncio.get_running_loop().call_later(next_beat - now, self._beat, match_id)
+
+    def _beat(self, match_id: str) -> None:
+        build = self._offered.pop(match_id, None)
+        if build is None:
+            return
+        if match_id in self._snapshots:
+            self._built_at[match_id] = time.monotonic()
+        else:  # the match is over: this was its last frame
+            self._built_at.pop(match_id, None)
+        if match_id in self.watching:
+            self.publish(build())
 
     def publish(self, frame: LiveFrame) -> None:
         """Hand ``frame`` to its match's subscribers (a frame of a match nobody watches is dropped)."""

@@ -16,6 +16,7 @@ the joint action and records it. The policy for faults:
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -184,7 +185,7 @@ class Referee:
                 state.apply({decision.seat: decision.action for decision in chosen})
                 self.decisions.append(tuple(chosen))
                 if live is not None and self.match_id in live.watching:  # all it costs unwatched
-                    live.publish(self._frame(state, chosen))
+                    live.offer(self.match_id, functools.partial(self._frame, state, chosen))
         finally:
             if live is not None:
                 live.detach(self.match_id)
@@ -193,7 +194,8 @@ class Referee:
         return report
 
     def _frame(self, state: GameState, chosen: Sequence[Decision]) -> LiveFrame:
-        """The match as a spectator sees it now (only built for a match someone watches)."""
+        """The match as a spectator sees it now (only built for a match someone watches, at the
+        live hub's pace: ``state`` as it is when the hub asks, ``chosen`` the last decision)."""
         assert self.game.spectate is not None
         return LiveFrame(
             match_id=self.match_id,

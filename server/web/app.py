@@ -24,6 +24,7 @@ from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.secrecy import secrets_verdict
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web import queries
+from kingmaker.server.web.boards import board_facts
 from kingmaker.server.web.bot_page import FAULTS, bot_page
 from kingmaker.server.web.competition_page import competition_names, competition_page
 from kingmaker.server.web.console import NotSignedIn, console_routes
@@ -53,6 +54,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
     )
     templates.globals["rating_plot"] = rating_plot
+    templates.globals["board_facts"] = board_facts
     watch = LiveWatch(db, live)
     client = ConsoleClient(admin_address) if admin_address else None
     sessions = SessionStore()
@@ -102,8 +104,8 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
 
         return league_stream(db, name, render)
 
-    def api_match_live(request: Request) -> Response:
-        return match_stream(watch, _match_id(request))
+    async def api_match_live(request: Request) -> Response:  # on the loop: a watched match costs no thread
+        return await match_stream(watch, _match_id(request))
 
     def api_league(request: Request) -> Response:
         return JSONResponse(queries.league_page(db, request.path_params["name"], _page(request)))
@@ -172,6 +174,8 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         return _error(request, error.status_code, str(error.detail), page)
 
     routes = [
+        # First: a crowd of spectators opens hundreds of these a second (no other route matches it).
+        Route("/api/matches/{match_id}/live", api_match_live),
         Route("/", index),
         Route("/standings/{game}", standings),
         Route("/bots/{name}", bot),
@@ -186,7 +190,6 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/api/competitions/{name}", api_competition),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
-        Route("/api/matches/{match_id}/live", api_match_live),
         *console_routes(client, sessions, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

@@ -1,15 +1,12 @@
 """A running match's live board, shared by all who watch it (``live_feed.match_stream``).
 
-Two hundred spectators must not cost the ladder two hundred times one: so per match there is one
-subscription to the server's live hub (not one per stream), each frame is drawn and encoded once,
-by the first stream that sends it, and kept as bytes for the others; the match's facts (game,
-bots, delay) are read once; and its status and secrecy verdict are read at most once per
-``CHECK_S`` for all of its streams together (every stream checked them that often before, each
-on its own). A new watcher of a watched match is served from memory.
-
-A stream wakes for a new frame only when it has sent everything due, and sends at most
-``MAX_FRAMES_PER_S``: the hub hands each frame to the match's channel once, whatever the number
-of watchers.
+Two hundred spectators must cost the ladder next to nothing, so the work is per match, never per
+watcher: one subscription to the server's live hub; one pace (``MAX_FRAMES_PER_S``), at which
+the channel picks the newest frame that is due, encodes it once (the spectator view as JSON: the
+browser draws the board, ``static/boards.js``) and hands the same bytes to every stream of the
+match; the match's facts (game, bots, delay) read once; and its status and secrecy verdict read
+once per ``CHECK_S`` by the channel, for all its streams. A new watcher of a watched match is
+served from memory: no read of the database, the latest frame at once.
 """
 
 from __future__ import annotations
@@ -21,12 +18,12 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlmodel import select
 
 from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Match
+from kingmaker.ladder.models import Match, MatchStatus
 from kingmaker.ladder.secrecy import Verdict, live_verdict
 from kingmaker.server.live import LiveFrame, LiveHub, Subscription
 
@@ -34,67 +31,117 @@ CHECK_S = 2.0
 """How often a match's status and secrecy verdict are read again (once for all its streams)."""
 STATUS_S = CHECK_S / 4
 """How often the status of a match whose last move was made is read, for its streams' end."""
+MAX_FRAMES_PER_S = 10
+"""A match's frames sent a second at most (a frame that is due replaces older ones not yet sent)."""
 KEPT_FRAMES = 2_000
-"""Frames a channel keeps for delayed streams; past that the oldest are skipped (never shown early)."""
-ENCODED_KEPT = 16
-"""Encoded frames a channel keeps (streams of one match send the same few latest steps)."""
+"""Frames a channel keeps for its delay; past that the oldest are skipped (never shown early)."""
 FACTS_KEPT = 1_024
+OVER = frozenset({MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.CANCELLED})
+"""The statuses a match never leaves: once read, a stream of it is answered from memory."""
 
 T = TypeVar("T")
 
 
+class Sent(NamedTuple):
+    """A frame as every stream of its match sends it."""
+
+    step: int
+    data: bytes
+    over: bool
+
+
 @dataclass(eq=False)
 class MatchChannel:
-    """One watched match: its frames as the hub published them, and who waits for the next."""
+    """One watched match: its frames as the hub published them, the one its streams send now,
+    its verdict, and the streams waiting for any of these to change."""
 
     match_id: int
     encode: Callable[[LiveFrame], bytes]
+    delay: float = 0.0
+    """Seconds a frame is held back after its move (the league's ``live_delay_s``)."""
     frames: deque[tuple[float, LiveFrame]] = field(default_factory=lambda: deque(maxlen=KEPT_FRAMES))
+    """The frames not sent yet (those the sent one replaced are dropped)."""
+    latest: Sent | None = None
+    """The frame sent last, encoded: a new watcher starts with it."""
+    status: str = MatchStatus.RUNNING
+    verdict: Verdict = field(default_factory=lambda: Verdict(False, "not read yet"))
     watchers: int = 0
     subscription: Subscription | None = None
+    checked: asyncio.Future[None] | None = None
+    """Done once the first reading of the status and verdict is in."""
+    checking: asyncio.Task[None] | None = None
+    closed: bool = False
+    _sent_at: float = float("-inf")
+    _timer: asyncio.TimerHandle | None = None
     _waiters: list[asyncio.Future[None]] = field(default_factory=list)
-    _encoded: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
 
     def deliver(self, stamp: float, frame: LiveFrame) -> None:
+        """From the hub (on this channel's loop): keep ``frame``, and send it when its time comes."""
+        if self.closed:  # a frame on its way as the last watcher left
+            return
         self.frames.append((stamp, frame))
+        self._schedule()
+
+    def pending(self, after_step: int) -> bool:
+        """Whether a frame past ``after_step`` has arrived (due or not)."""
+        return bool(self.frames) and self.frames[-1][1].step > after_step
+
+    async def wait(self) -> None:
+        """Until the next frame is sent or the status and verdict are read again (every
+        ``CHECK_S``: a stream's heartbeat needs no timer of its own)."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if waiter.cancelled() and waiter in self._waiters:  # the stream is gone
+                self._waiters.remove(waiter)
+
+    def wake(self) -> None:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
 
-    async def wait(self, timeout: float) -> None:
-        """Until the next frame arrives, or ``timeout`` seconds."""
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await asyncio.wait({waiter}, timeout=timeout)
-        finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+    def close(self) -> None:
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.checking is not None:
+            self.checking.cancel()
+        self.wake()
 
-    def due(self, after_step: int, delay: float, now: float) -> tuple[LiveFrame | None, float | None]:
-        """The newest frame past ``after_step`` that is due (``delay`` seconds after it was
-        published), and when the next one not yet due will be (None if there is none)."""
-        next_due = None
+    def _schedule(self) -> None:
+        """Send the next frame at the pace, once it is due (nothing to do if a send is planned)."""
+        sent = self.latest.step if self.latest is not None else -1
+        if self._timer is not None or not self.pending(sent):
+            return
+        earliest = None  # the first frame past the one sent: the next send waits for it
         for stamp, frame in reversed(self.frames):
-            if frame.step <= after_step:
+            if frame.step <= sent:
                 break
-            if stamp + delay <= now:
-                return frame, None
-            next_due = stamp + delay
-        return None, next_due
+            earliest = stamp
+        assert earliest is not None
+        when = max(self._sent_at + 1 / MAX_FRAMES_PER_S, earliest + self.delay)
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_at(max(when, loop.time()), self._send)
 
-    def pending(self, after_step: int) -> bool:
-        return bool(self.frames) and self.frames[-1][1].step > after_step
-
-    def encoded(self, frame: LiveFrame) -> bytes:
-        """The frame's event, drawn and encoded once for every stream of the match."""
-        found = self._encoded.get(frame.step)
-        if found is None:
-            found = self._encoded[frame.step] = self.encode(frame)
-            while len(self._encoded) > ENCODED_KEPT:
-                self._encoded.popitem(last=False)
-        return found
+    def _send(self) -> None:
+        self._timer = None
+        now = time.monotonic()
+        sent = self.latest.step if self.latest is not None else -1
+        for stamp, frame in reversed(self.frames):
+            if frame.step <= sent:
+                break
+            if stamp + self.delay <= now:  # the newest frame that is due, encoded once for all
+                self.latest = Sent(frame.step, self.encode(frame), frame.over)
+                self._sent_at = now
+                while self.frames and self.frames[0][1].step <= frame.step:
+                    self.frames.popleft()
+                self.wake()
+                break
+        self._schedule()
 
 
 class LiveWatch:
@@ -107,7 +154,8 @@ class LiveWatch:
         self.channels: dict[int, MatchChannel] = {}
         self._facts: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._facts_lock = threading.Lock()
-        self._checks = _ReadEvery(CHECK_S, functools.partial(_read_checks, db))
+        self._over: OrderedDict[int, str] = OrderedDict()
+        self._checks = _ReadEvery(CHECK_S, functools.partial(read_checks, db))
         self._statuses = _ReadEvery(STATUS_S, functools.partial(match_status, db))
 
     def facts(self, match_id: int, read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -122,31 +170,86 @@ class LiveWatch:
             self._facts.move_to_end(match_id)
             return found
 
+    def known_facts(self, match_id: int) -> dict[str, Any] | None:
+        """The facts if they were read already: no read, and no wait for the lock (held while a
+        thread reads another match's facts), a lookup being safe without it."""
+        return self._facts.get(match_id)
+
+    def over(self, match_id: int) -> str | None:
+        """The status of a match known to be over (read by a stream before), else None."""
+        return self._over.get(match_id)
+
+    def _note(self, match_id: int, status: str) -> None:
+        if status in OVER and match_id not in self._over:
+            self._over[match_id] = status
+            while len(self._over) > FACTS_KEPT:
+                self._over.popitem(last=False)
+
     async def checks(self, match_id: int) -> tuple[str, Verdict]:
-        """The match's status and live secrecy verdict, read at most once per ``CHECK_S``."""
+        """The match's status and live secrecy verdict, read at most once per ``CHECK_S`` (for a
+        site without a live hub, which has no channels)."""
         return await self._checks.get(match_id)
 
     async def status(self, match_id: int) -> str:
         """The match's status, read at most once per ``STATUS_S`` for all the streams waiting for
         its result to be stored (each read it that often before)."""
-        return await self._statuses.get(match_id)
+        status = await self._statuses.get(match_id)
+        self._note(match_id, status)
+        return status
 
-    def join(self, match_id: int, encode: Callable[[LiveFrame], bytes]) -> MatchChannel:
-        assert self.live is not None
+    async def join(self, match_id: int, encode: Callable[[LiveFrame], bytes], delay: float) -> MatchChannel:
+        """The match's channel, its status and verdict read (by its first watcher: the others
+        wait for that reading), subscribed to the hub while the match may be watched. The caller
+        ``leave``s it."""
         channel = self.channels.get(match_id)
         if channel is None:
-            channel = self.channels[match_id] = MatchChannel(match_id, encode)
-            channel.subscription = self.live.subscribe(str(match_id), channel.deliver)
+            channel = self.channels[match_id] = MatchChannel(match_id, encode, delay)
+            channel.checked = asyncio.get_running_loop().create_future()
+            channel.checking = asyncio.create_task(self._keep_checking(channel))
         channel.watchers += 1
+        try:
+            assert channel.checked is not None
+            await asyncio.shield(channel.checked)
+        except BaseException:
+            self.leave(channel)
+            raise
+        if (
+            channel.subscription is None
+            and self.live is not None
+            and channel.status == MatchStatus.RUNNING
+            and channel.verdict.shown
+            and self.channels.get(match_id) is channel
+        ):
+            channel.subscription = self.live.subscribe(str(match_id), channel.deliver)
         return channel
 
     def leave(self, channel: MatchChannel) -> None:
         channel.watchers -= 1
         if channel.watchers > 0:
             return
-        self.channels.pop(channel.match_id, None)
+        if self.channels.get(channel.match_id) is channel:
+            del self.channels[channel.match_id]
+        channel.close()
         if self.live is not None and channel.subscription is not None:
             self.live.unsubscribe(channel.subscription)
+
+    async def _keep_checking(self, channel: MatchChannel) -> None:
+        """Read the channel's status and verdict now and every ``CHECK_S``, for all its streams."""
+        assert channel.checked is not None
+        try:
+            while True:
+                reading = await asyncio.to_thread(read_checks, self.db, channel.match_id)
+                channel.status, channel.verdict = reading
+                self._note(channel.match_id, channel.status)
+                if not channel.checked.done():
+                    channel.checked.set_result(None)
+                channel.wake()
+                await asyncio.sleep(CHECK_S)
+        except Exception as error:  # the stream answers the first watcher with it; later, ends
+            if not channel.checked.done():
+                channel.checked.set_exception(error)
+            channel.status = "unknown"
+            channel.wake()
 
 
 class _ReadEvery(Generic[T]):
@@ -171,7 +274,7 @@ class _ReadEvery(Generic[T]):
         return await asyncio.shield(entry[1])
 
 
-def _read_checks(db: Database, match_id: int) -> tuple[str, Verdict]:
+def read_checks(db: Database, match_id: int) -> tuple[str, Verdict]:
     return match_status(db, match_id), live_verdict(db, match_id)
 
 

@@ -5,10 +5,11 @@ library: the browser's ``EventSource``).
 (``server/live.py``; only ``serve --web`` has one: ``kingmaker web`` alone reads the database and
 says so). Events, each one line of JSON:
 
-- ``frame``: ``{"step", "to_act", "acted", "bots", "scores", "score_name", "view", "svg"}``, the
-  spectator view (``Game.spectate``) and its board, ``delay_s`` seconds after the move, at most
-  ``MAX_FRAMES_PER_S`` a second (a frame that is due replaces older ones not yet sent); drawn and
-  encoded once per step for all the match's watchers (``live_channels``);
+- ``frame``: ``{"step", "to_act", "acted", "over", "bots", "scores", "score_name", "view"}``, the
+  spectator view (``Game.spectate``), which the page draws (``static/boards.js``, the rules of
+  ``boards``), ``delay_s`` seconds after the move, at most ``live_channels.MAX_FRAMES_PER_S`` a
+  second (a frame that is due replaces older ones not yet sent); encoded once, and the same bytes
+  sent to every watcher of the match (``live_channels``);
 - ``note``: ``{"text"}``, why nothing shows yet (the delay, a site without a live feed);
 - ``hidden``: ``{"text"}``, nothing of this match may show (``ladder.secrecy.live_verdict``: another
   match shares its seed and is not over); the stream ends;
@@ -35,13 +36,11 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
 from kingmaker.server.live import LiveFrame
-from kingmaker.server.web.boards import draw_spectator_board
-from kingmaker.server.web.live_channels import CHECK_S, LiveWatch
+from kingmaker.server.web.live_channels import STATUS_S, LiveWatch
 from kingmaker.server.web.scores import running_scores
 
 HEARTBEAT_S = 10.0
 """A comment line this often keeps proxies from closing a quiet stream."""
-MAX_FRAMES_PER_S = 10
 STANDALONE = (
     "this site reads the database only (kingmaker web): a running match's board shows on the site "
     "that `kingmaker serve --web` serves; here its replay shows once it is over"
@@ -59,63 +58,68 @@ def stream(events: AsyncIterator[str] | AsyncIterator[str | bytes]) -> Streaming
     return StreamingResponse(events, media_type="text/event-stream", headers=headers)
 
 
-def match_stream(watch: LiveWatch, match_id: int) -> StreamingResponse:
+async def match_stream(watch: LiveWatch, match_id: int) -> StreamingResponse:
     """The live board of running match ``match_id`` (``NotFoundError`` if there is no such match),
-    shared with every other watcher of it (``live_channels``)."""
-    facts = watch.facts(match_id, lambda: _match_facts(watch.db, match_id))
+    shared with every other watcher of it (``live_channels``). A match whose facts were read
+    (one watched now, or lately) is answered from memory, and so is one known to be over."""
+    over = watch.over(match_id)
+    if over is not None:
+        return stream(_said(event("end", {"status": over})))
+    facts = watch.known_facts(match_id)
+    if facts is None:
+        facts = await asyncio.to_thread(watch.facts, match_id, lambda: _match_facts(watch.db, match_id))
     return stream(_match_events(watch, match_id, facts))
 
 
 async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) -> AsyncIterator[str | bytes]:
-    status, verdict = await watch.checks(match_id)
-    if status != MatchStatus.RUNNING:
-        yield event("end", {"status": status})
-        return
-    if not verdict.shown:
-        yield event("hidden", {"text": verdict.reason})
-        return
     if watch.live is None:
-        yield event("note", {"text": STANDALONE})
-        async for line in _until_over(watch, match_id, float("inf")):
-            yield line
+        status, verdict = await watch.checks(match_id)
+        if status != MatchStatus.RUNNING:
+            yield event("end", {"status": status})
+        elif not verdict.shown:
+            yield event("hidden", {"text": verdict.reason})
+        else:
+            yield event("note", {"text": STANDALONE})
+            async for line in _until_over(watch, match_id, float("inf")):
+                yield line
         return
     delay = facts["delay_s"]
-    if delay:
-        yield event("note", {"text": f"this league shows its matches {delay:g} s late: the board follows"})
-    channel = watch.join(match_id, _encoder(facts))
+    channel = await watch.join(match_id, _encoder(facts), delay)
     try:
-        checked = beat = time.monotonic()
+        if channel.status != MatchStatus.RUNNING:
+            yield event("end", {"status": channel.status})
+            return
+        if delay:
+            late = f"this league shows its matches {delay:g} s late: the board follows"
+            yield event("note", {"text": late})
+        beat = time.monotonic()
         sent = -1
         while True:
-            now = time.monotonic()
-            due, next_due = channel.due(sent, delay, now)
-            if due is not None:
-                yield channel.encoded(due)
-                sent, beat = due.step, now
-                if due.over:
+            latest = channel.latest
+            if latest is not None and latest.step > sent:  # the same bytes for every stream
+                yield latest.data
+                sent, beat = latest.step, time.monotonic()
+                if latest.over:
                     async for line in _until_over(watch, match_id, END_WAIT_S):
                         yield line
                     return
-                await asyncio.sleep(1 / MAX_FRAMES_PER_S)
-            elif next_due is not None:  # held back by the delay: new frames change nothing
-                await asyncio.sleep(max(0.0, min(next_due, checked + CHECK_S) - now))
-            else:
-                await channel.wait(max(0.0, checked + CHECK_S - now))
-            now = time.monotonic()
-            if now - checked >= CHECK_S:
-                checked = now
-                status, verdict = await watch.checks(match_id)
-                if status != MatchStatus.RUNNING and not channel.pending(sent):
-                    yield event("end", {"status": status})
-                    return
-                if status == MatchStatus.RUNNING and not verdict.shown:
-                    yield event("hidden", {"text": verdict.reason})
-                    return
-            if now - beat >= HEARTBEAT_S:
-                beat = now
+                continue
+            if channel.status != MatchStatus.RUNNING and not channel.pending(sent):
+                yield event("end", {"status": channel.status})
+                return
+            if channel.status == MatchStatus.RUNNING and not channel.verdict.shown:
+                yield event("hidden", {"text": channel.verdict.reason})
+                return
+            await channel.wait()
+            if time.monotonic() - beat >= HEARTBEAT_S:
+                beat = time.monotonic()
                 yield ": still watching\n\n"
     finally:
         watch.leave(channel)
+
+
+async def _said(line: str) -> AsyncIterator[str]:
+    yield line
 
 
 async def _until_over(watch: LiveWatch, match_id: int, patience: float) -> AsyncIterator[str]:
@@ -127,14 +131,15 @@ async def _until_over(watch: LiveWatch, match_id: int, patience: float) -> Async
         if status != MatchStatus.RUNNING or time.monotonic() > deadline:
             yield event("end", {"status": status})
             return
-        await asyncio.sleep(CHECK_S / 4)
+        await asyncio.sleep(STATUS_S)
         if time.monotonic() - beat >= HEARTBEAT_S:
             beat = time.monotonic()
             yield ": still watching\n\n"
 
 
 def _encoder(facts: dict[str, Any]) -> Callable[[LiveFrame], bytes]:
-    """A frame's event as the bytes every stream of the match sends."""
+    """A frame's event as the bytes every stream of the match sends: the spectator view, which
+    the browser draws (``static/boards.js``), and the scores read from it."""
     bots, game, score_name = tuple(facts["bots"]), facts["game"], facts["score_name"]
 
     def encode(frame: LiveFrame) -> bytes:
@@ -149,7 +154,6 @@ def _encoder(facts: dict[str, Any]) -> Callable[[LiveFrame], bytes]:
                 "scores": list(running_scores(game, frame.view)),
                 "score_name": score_name,
                 "view": frame.view,
-                "svg": draw_spectator_board(game, frame.view, bots),
             },
         ).encode()
 

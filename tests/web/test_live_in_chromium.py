@@ -19,7 +19,9 @@ from kingmaker.games import serial
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.match_reads import match_log
+from kingmaker.server import web
 
+STATIC = Path(web.__file__).parent / "static"
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
 
 
@@ -35,8 +37,10 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
 
 LIVE_STATE = """
 const live = document.getElementById('live');
-if (!live) return ['reloaded', '', 0];
-return [live.dataset.state, live.dataset.step, document.querySelectorAll('#board svg').length];
+if (!live) return ['reloaded', '', 0, []];
+const cells = [...document.querySelectorAll('#board svg .cell')].map(
+  (cell) => `${cell.dataset.tile || ''}|${cell.dataset.castle || ''}`);
+return [live.dataset.state, live.dataset.step, document.querySelectorAll('#board svg').length, cells];
 """
 
 
@@ -95,6 +99,16 @@ def hidden_values(db: Any, match_id: int) -> list[set[str]]:
     return hidden
 
 
+def board_cells(view: dict[str, Any]) -> list[str]:
+    """The grid as the drawing marks it: each cell's tile and castle (owner:rank), row by row."""
+    return [
+        f"{cell['tile']['name'] if cell['tile'] else ''}|"
+        + (f"{cell['castle']['owner']}:{cell['castle']['rank']}" if cell["castle"] else "")
+        for row in view["board"]
+        for cell in row["cells"]
+    ]
+
+
 def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -> None:
     browser = start_chromium(network_log=True)
     try:
@@ -103,6 +117,7 @@ def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -
         match_id = site.running_match("show")
         browser.get(f"{site.url}/matches/{match_id}")
         seen: list[str] = []
+        drawn: dict[int, list[str]] = {}
         got = Received(site.url)
         deadline = time.monotonic() + 120
         # Moves arrive: the step the page shows goes up while the match plays, then it reloads.
@@ -112,8 +127,9 @@ def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -
             if state[0] == "reloaded":
                 break
             if state[0] == "live" and state[1] not in seen:
-                assert state[2] == 1  # a board is drawn
+                assert state[2] == 1  # a board is drawn (in the browser, from the view)
                 seen.append(state[1])
+                drawn[int(state[1])] = state[3]
             time.sleep(0.05)
         played.result(timeout=120)
         steps = [int(step) for step in seen]
@@ -124,8 +140,12 @@ def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -
     finally:
         browser.quit()
     frames = [json.loads(data) for data in messages if data.startswith('{"step"')]
-    assert len(frames) >= len(steps) and len(frames) == sum(1 for data in messages if '"svg"' in data)
+    assert len(frames) >= len(steps) and len(frames) == sum(1 for data in messages if '"view"' in data)
     expected = spectator_views(site.db, match_id)
+    # The board drawn at each step the page showed is that step's: every tile and castle placed.
+    assert len(drawn) >= 3
+    for step, cells in drawn.items():
+        assert cells == board_cells(expected[step]), step
     hidden = hidden_values(site.db, match_id)
     assert sum(len(secret) > 1 for secret in hidden) > 0  # tiles were held face down: the check can fail
     for data, frame in zip([m for m in messages if m.startswith('{"step"')], frames, strict=True):
@@ -134,7 +154,11 @@ def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -
         assert not leaked, (frame["step"], leaked)
     ever_hidden = set().union(*hidden)
     assert bodies and any("live.js" in body for body in bodies)  # the page, its script...
-    for body in bodies:
+    # ... the site's own files (boards.js names King's Road's "Dragon" card: the same file for
+    # every match, it holds no match's secret), and whatever else the page fetched.
+    static = {path.read_text() for path in STATIC.iterdir()}
+    assert any(body in static for body in bodies)
+    for body in (body for body in bodies if body not in static):
         leaked = [secret for secret in ever_hidden if secret in body]
         assert not leaked, leaked
     assert match_summary(site.db, match_id).status == "finished"

@@ -5,7 +5,8 @@
 the full state (every seat's view at once, and the ``secrets`` no seat saw). A spectator of a live
 match is ``SPECTATOR`` with ``views`` holding the game's spectator view alone (``Game.spectate``):
 like a seat that is none of the players, it is drawn every seat's private part as hidden. One
-module per game.
+module per game. A live board is drawn in the browser by ``static/boards.js``, the same rules
+written again, to the same SVG (tests/web/test_boards_in_the_browser.py holds them equal).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingmaker.games.kings_road.data import REGIONS
+from kingmaker.games.kingsburg.data import ADVISOR_NAMES
 from kingmaker.server.web.boards import kingdoms, kings_road, kingsburg, kingsville
 from kingmaker.server.web.boards.svg import document, text
 
@@ -37,6 +40,18 @@ def draw_board(
     if drawer is None:
         return document(300, 20, [text(0, 14, f"no board for {game}")], game)
     return drawer(views, viewer, bots, secrets)
+
+
+def board_facts(game: str) -> dict[str, Any]:
+    """What the drawing of ``game``'s board prints that no view holds (the rules' own tables), as
+    plain data for the browser's drawing of a live board (static/boards.js); public, the same in
+    every match."""
+    if game == "kings_road":
+        regions = REGIONS.values()
+        return {"regions": [{"number": r.number, "name": r.name, "roads": list(r.roads)} for r in regions]}
+    if game == "kingsburg":
+        return {"advisors": list(ADVISOR_NAMES), "buildings": list(kingsburg.BUILDINGS)}
+    return {}
 
 
 def draw_spectator_board(game: str, view: Any, bots: tuple[str, ...]) -> str:

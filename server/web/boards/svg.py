@@ -32,9 +32,17 @@ def attrs(**values: object) -> str:
         if value is None:
             continue
         key = name.rstrip("_").replace("_", "-")
-        shown = f"{value:.1f}" if isinstance(value, float) else str(value)
+        shown = number(value) if isinstance(value, float) else str(value)
         parts.append(f' {key}="{escape(shown)}"')
     return "".join(parts)
+
+
+def number(value: float) -> str:
+    """One decimal at most, and none when it is 0: a number is written the same whether the
+    arithmetic made it an int or a float, as the browser's drawing of a live board (which has no
+    ints) writes it (static/boards.js)."""
+    shown = f"{value:.1f}"
+    return shown[:-2] if shown.endswith(".0") else shown
 
 
 def rect(x: float, y: float, w: float, h: float, fill: str, **more: object) -> str:

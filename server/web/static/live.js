@@ -1,11 +1,13 @@
 // A running match, live: the board as a spectator may see it, pushed by the server as moves are
-// made (server-sent events from /api/matches/ID/live). When the match is over the page reloads to
-// show its result (and its replay, once every match sharing its seed is over too).
+// made (server-sent events from /api/matches/ID/live: the spectator view, drawn here by boards.js
+// as the server draws it). When the match is over the page reloads to show its result (and its
+// replay, once every match sharing its seed is over too).
 (function () {
   const section = document.getElementById("live");
   if (!section) return;
   const status = document.getElementById("live-status");
   const source = new EventSource(section.dataset.source);
+  const facts = JSON.parse(document.getElementById("board-facts").textContent);
 
   function item(text) {
     const li = document.createElement("li");
@@ -15,7 +17,7 @@
 
   source.addEventListener("frame", (message) => {
     const data = JSON.parse(message.data);
-    document.getElementById("board").innerHTML = data.svg;
+    document.getElementById("board").innerHTML = KingmakerBoards.draw(section.dataset.game, data.view, data.bots, facts);
     document.getElementById("live-step").textContent = data.step;
     const acted = data.acted.map((seat) => item(`seat ${seat} (${data.bots[seat]}) played`));
     document.getElementById("live-acted").replaceChildren(...(acted.length ? acted : [item("the game is set up")]));
