@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -37,6 +36,7 @@ from kingmaker.ladder import bounds
 from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.free_first import choose_free
 from kingmaker.ladder.league_pool import DatabasePool, new_entrant, note_planned
 from kingmaker.ladder.match_setup import check_game_setup
 from kingmaker.ladder.matches import close_league_if_done, lock_league, schedule_match, ticket
@@ -258,10 +258,10 @@ def _free_first(
     read further, and then only ids and seats, not whole rows (a claim is made per match).
     Also returns the chosen matches' bots in seat order, by match id."""
     window = _waiting_seats(session, league, limit)
-    chosen, all_free = _choose_free(window, limit, busy, absent)
+    chosen, all_free = choose_free(window, limit, busy, absent)
     if not all_free and len(window) == limit:
         further = _waiting_seats(session, league, limit + CLAIM_LOOKAHEAD)
-        chosen, _ = _choose_free(further, limit, busy, absent)
+        chosen, _ = choose_free(further, limit, busy, absent)
     ids = [match_id for match_id, _ in chosen]
     # Locked, and still waiting once locked: a bot's withdrawal (another transaction) must not
     # cancel a match claimed here, nor may one it cancelled meanwhile be claimed.
@@ -294,32 +294,6 @@ def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[
     for match_id, bot_id in rows:
         seats[match_id] = (*seats.get(match_id, ()), bot_id)
     return list(seats.items())
-
-
-def _choose_free(
-    waiting: list[tuple[int, tuple[int, ...]]], limit: int, busy: Collection[int], absent: frozenset[int]
-) -> tuple[list[tuple[int, tuple[int, ...]]], bool]:
-    """``limit`` matches without absent bots, free ones first, then the least busy ones (see
-    ``_free_first``); and whether all were free and none absent."""
-    load = Counter(busy)  # a bot's matches in play (1 each where ``busy`` is a set), and chosen here
-    free: list[tuple[int, tuple[int, ...]]] = []
-    rest: list[tuple[int, tuple[int, ...]]] = []
-    for match_id, bots in waiting:
-        if not absent.isdisjoint(bots):
-            continue
-        if len(free) < limit and not any(load[bot] for bot in bots):
-            free.append((match_id, bots))
-            load.update(bots)
-        else:
-            rest.append((match_id, bots))
-    all_free = len(free) == min(limit, len(waiting))
-    chosen = free
-    while len(chosen) < limit and rest:
-        loads = [sorted((load[bot] for bot in bots), reverse=True) for _, bots in rest]
-        index = min(range(len(rest)), key=lambda i: (loads[i], i))  # the busiest bot first
-        chosen.append(rest.pop(index))
-        load.update(chosen[-1][1])
-    return chosen, all_free
 
 
 def _plan_ahead(session: Session, league: League, wanted: int) -> None:
