@@ -33,10 +33,8 @@ from kingmaker.server.building.manifest import Manifest, launch_command
 from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT
 from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
-
-BUSY_TIMEOUT = 600.0
-"""How long a match waits for remote bots that are connected but busy in other matches."""
 
 
 @dataclass(frozen=True)
