@@ -40,9 +40,9 @@ from kingmaker.server.scheduling.scheduler import LeagueRunner
 from kingmaker.server.seats.admission import Admission
 from kingmaker.server.seats.arena import HELLO_TIMEOUT_SECONDS, ArenaService
 from kingmaker.server.seats.barred import barred
-from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S, TimeControl
 from kingmaker.server.seats.presence import AWAY_GRACE_S
-from kingmaker.server.seats.roster import BUSY_TIMEOUT, KEEP_IDLE_S, Roster
+from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
 from kingmaker.server.seats.token_checks import TokenChecks
 from kingmaker.server.services.admin import AdminService, new_admin_token

@@ -28,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from kingmaker.ladder.db import shown_url
-from kingmaker.server.locations import home_lock_path
+from kingmaker.server.locations import adopt_claim, home_lock_path
 
 LOCK_NAME = home_lock_path().name
 DATABASE_LOCK_KEY = 0x6B696E676D616B72
@@ -76,6 +76,10 @@ class HomeLock:
         """Take every lock, or none: ``HomeInUse`` names the server that holds one."""
         try:
             for path, what in self.locks:
+                adopted = adopt_claim(path)  # (taken early by `kingmaker serve`)
+                if adopted is not None:
+                    self._held.append(adopted)
+                    continue
                 path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
                 try:

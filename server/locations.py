@@ -1,4 +1,5 @@
-"""Where a server listens and keeps its files unless told otherwise.
+"""Where a server listens and keeps its files unless told otherwise, and the hold `serve` takes
+on its home before it imports the server (``claim_home``).
 
 Standard library only: the command line reads these on every start, and importing the server
 itself (the referee, the services, the database layer) would cost it most of a second."""
@@ -30,6 +31,45 @@ def default_database_url() -> str:
 def home_lock_path() -> Path:
     """The lock a running server holds on its home (``server.home.HomeLock``)."""
     return home_directory() / "server.lock"
+
+
+_claimed: dict[str, int] = {}
+"""Home locks this process took early (``claim_home``) that its server has not adopted yet."""
+
+
+def claim_home() -> None:
+    """Take this home's lock now, marked "starting", for the server to adopt (``adopt_claim``)
+    when it takes its home: `kingmaker serve` does this before importing the server, which on a
+    loaded machine takes longer than a command run right after `kingmaker serve &` waits for a
+    server that is not there (``server_coming_up`` makes it wait for one that is starting). A
+    home that cannot be taken is left alone: the server says why when it takes it."""
+    path = os.path.abspath(home_lock_path())
+    if path in _claimed:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(descriptor, 0)
+        os.pwrite(descriptor, json.dumps({"pid": os.getpid(), "address": "starting"}).encode(), 0)
+    except OSError:
+        os.close(descriptor)
+        return
+    _claimed[path] = descriptor
+
+
+def adopt_claim(path: Path) -> int | None:
+    """The descriptor holding ``path``'s lock that ``claim_home`` took, now the caller's, or None."""
+    return _claimed.pop(os.path.abspath(path), None)
+
+
+def drop_claims() -> None:
+    """Let go of the locks ``claim_home`` took that no server adopted (it failed to start)."""
+    while _claimed:
+        os.close(_claimed.popitem()[1])
 
 
 def server_coming_up(address: str) -> bool:

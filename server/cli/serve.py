@@ -1,4 +1,9 @@
-"""``kingmaker serve``: run the referee server until interrupted."""
+"""``kingmaker serve``: run the referee server until interrupted.
+
+It takes its home (``locations.claim_home``) before it imports the server, which on a loaded
+machine takes many seconds: a command run right after `kingmaker serve &` then finds a server
+starting and waits for it, where it found no server and gave up. So the server's own modules
+are imported inside ``serve``, after the checks that need none of them."""
 
 from __future__ import annotations
 
@@ -9,23 +14,19 @@ import os
 import signal
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from kingmaker.ladder import bounds
-from kingmaker.ladder.errors import LadderError
 from kingmaker.server.addresses import MAX_PORT
-from kingmaker.server.app import HomeExposed, KingmakerServer, ListenError, ServerConfig
 from kingmaker.server.bind_check import bind_problem
-from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.cli.common import console, fail, host_option, listen_option, tcp_option
-from kingmaker.server.execution.executors import EXECUTORS, ExecutorError, default_executor
-from kingmaker.server.execution.process_executor import ProcessExecutor
-from kingmaker.server.home import HomeInUse
-from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path
-from kingmaker.server.seats.deadlines import TimeControl
-from kingmaker.server.seats.roster import BUSY_TIMEOUT, KEEP_IDLE_S
-from kingmaker.server.web.serve import bound_port, embedded_web_server
+from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, claim_home, drop_claims
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S
+
+if TYPE_CHECKING:
+    from kingmaker.server.app import ServerConfig
 
 
 def serve(
@@ -161,32 +162,6 @@ def serve(
         )
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
-    if executor is None:  # --workers alone means worker processes, even on one core
-        executor = "processes" if workers else default_executor()
-    if executor not in EXECUTORS:
-        fail(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
-    if workers and executor != "processes":
-        fail(f"--workers is for --executor processes (this server's executor is {executor})")
-    if executor == "ray" and not ray_address:
-        fail("--executor ray needs --ray-address, the Ray head's host:port")
-    config = ServerConfig(
-        tls_cert=tls_cert,
-        tls_key=tls_key,
-        address=address,
-        admin_token=admin_token,
-        database_url=database_url,
-        time_control=TimeControl(decision_ms, bank_ms, increment_ms, max_strikes),
-        concurrency=concurrency,
-        connect_timeout=connect_timeout,
-        busy_timeout=busy_timeout,
-        allow_unjailed=allow_unjailed,
-        executor=executor,
-        ray_address=ray_address,
-        ray_workers=ray_workers,
-        workers=workers,
-        submission_limits=SubmissionLimits(keep_versions=keep_versions),
-        keep_bots_s=keep_bots,
-    )
     # An address the server cannot listen on is said before anything is made (home, database,
     # admin token): one line, and nothing to clean up.
     if (problem := bind_problem(address)) is not None:
@@ -194,11 +169,47 @@ def serve(
     # The website's port is taken first: if it is in use, that is one line and nothing has
     # started (no database opened, no gRPC server listening); then the site serves on it.
     site_socket = None if web is None else _website_socket(web_host, web)
+    claim_home()
     try:
-        asyncio.run(_serve(config, site_socket, web_host))
-    except (OSError, LadderError, HomeInUse, HomeExposed) as error:
-        fail(str(error))
+        from kingmaker.ladder.errors import LadderError
+        from kingmaker.server.app import HomeExposed, ServerConfig
+        from kingmaker.server.building.submission_limits import SubmissionLimits
+        from kingmaker.server.execution.executors import EXECUTORS, default_executor
+        from kingmaker.server.home import HomeInUse
+        from kingmaker.server.seats.deadlines import TimeControl
+
+        if executor is None:  # --workers alone means worker processes, even on one core
+            executor = "processes" if workers else default_executor()
+        if executor not in EXECUTORS:
+            fail(f"--executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+        if workers and executor != "processes":
+            fail(f"--workers is for --executor processes (this server's executor is {executor})")
+        if executor == "ray" and not ray_address:
+            fail("--executor ray needs --ray-address, the Ray head's host:port")
+        config = ServerConfig(
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            address=address,
+            admin_token=admin_token,
+            database_url=database_url,
+            time_control=TimeControl(decision_ms, bank_ms, increment_ms, max_strikes),
+            concurrency=concurrency,
+            connect_timeout=connect_timeout,
+            busy_timeout=busy_timeout,
+            allow_unjailed=allow_unjailed,
+            executor=executor,
+            ray_address=ray_address,
+            ray_workers=ray_workers,
+            workers=workers,
+            submission_limits=SubmissionLimits(keep_versions=keep_versions),
+            keep_bots_s=keep_bots,
+        )
+        try:
+            asyncio.run(_serve(config, site_socket, web_host))
+        except (OSError, LadderError, HomeInUse, HomeExposed) as error:
+            fail(str(error))
     finally:
+        drop_claims()  # (a server that started has adopted it: only an unused one is dropped)
         if site_socket is not None:
             site_socket.close()
 
@@ -218,6 +229,11 @@ def _website_socket(host: str, port: int) -> socket.socket:
 async def _serve(
     config: ServerConfig, site_socket: socket.socket | None = None, web_host: str = "127.0.0.1"
 ) -> None:
+    from kingmaker.server.app import KingmakerServer, ListenError
+    from kingmaker.server.execution.executors import ExecutorError
+    from kingmaker.server.execution.process_executor import ProcessExecutor
+    from kingmaker.server.web.serve import bound_port, embedded_web_server
+
     server = KingmakerServer(config)
     # Before starting: a SIGTERM that comes while the server starts (its workers, its leagues)
     # still stops it in order.

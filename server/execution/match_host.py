@@ -39,8 +39,8 @@ from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.seats.arena import ArenaService
-from kingmaker.server.seats.deadlines import TimeControl
-from kingmaker.server.seats.roster import KEEP_IDLE_S, Entrant, Roster
+from kingmaker.server.seats.deadlines import KEEP_IDLE_S, TimeControl
+from kingmaker.server.seats.roster import Entrant, Roster
 from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 

@@ -33,6 +33,12 @@ from dataclasses import dataclass
 GRACE_MS = 50
 """Transport and scheduling allowance per decision, not charged to the bot (see docs/protocol.md).
 Loopback round trips measure well under 1 ms at p99; 50 ms also covers a busy 2-core machine."""
+BUSY_TIMEOUT = 600.0
+"""How long a match waits for remote bots that are connected but busy in other matches (here,
+not in ``roster``, so that `serve` shows it as its option's default without loading the seats)."""
+KEEP_IDLE_S = 30.0
+"""How long an idle managed bot process is kept after its last match before it is stopped (a
+`serve` option's default too)."""
 
 
 @dataclass(frozen=True)

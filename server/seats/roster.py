@@ -37,12 +37,9 @@ from kingmaker.server.building.manifest import Manifest, launch_command
 from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S
 from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
-BUSY_TIMEOUT = 600.0
-"""How long a match waits for remote bots that are connected but busy in other matches."""
-KEEP_IDLE_S = 30.0
-"""How long an idle managed bot process is kept after its last match before it is stopped."""
 KEPT_PER_BOT = 2
 """The most idle processes kept per bot and version (on each host that launches bots)."""
 

@@ -79,6 +79,19 @@ def test_stopping_a_bot_kills_the_children_in_its_process_group(isolate: bool) -
     asyncio.run(spawn_and_stop())
 
 
+def test_a_bots_processes_printing_at_once_never_write_over_each_others_lines(isolate: bool) -> None:
+    # A bot's processes share its stderr and its offset: one that read the offset before
+    # another's line moved it writes at the old place. Here one process plays both, moving the
+    # shared offset back between its two lines, as the race does (four processes printing at
+    # once under a CPU quota lost a line in about 1 run of 5 under load).
+    stale_offset = (
+        "import os; os.write(2, b'hostile: one\\n'); "
+        "os.lseek(2, 0, os.SEEK_SET); os.write(2, b'hostile: two\\n')"
+    )
+    finished = run_to_end((PYTHON, "-c", stale_offset), SandboxPolicy(isolate=isolate))
+    assert finished.outcomes == ["one", "two"]
+
+
 def test_the_jail_command_isolates_the_network_and_binds_only_what_the_bot_needs(tmp_path: Path) -> None:
     workdir, socket = str(tmp_path / "bot"), str(tmp_path / "run" / "arena.sock")
     policy = SandboxPolicy(unix_socket=socket, read_only_paths=("/opt/bots/mine",))

@@ -22,7 +22,7 @@ from kingmaker.ladder.models import MatchStatus
 from kingmaker.server.app import KingmakerServer, ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.home import HomeInUse, HomeLock
-from kingmaker.server.locations import server_coming_up
+from kingmaker.server.locations import claim_home, drop_claims, server_coming_up
 
 SERVE = [sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", "127.0.0.1:0"]
 
@@ -168,3 +168,51 @@ def test_a_command_knows_a_server_of_its_home_is_still_coming_up(
     finally:
         lock.release()
     assert not server_coming_up("127.0.0.1:5000"), "a stopped server's lock file holds no lock"
+
+
+def test_serve_holds_its_home_as_starting_before_it_imports_the_server(tmp_path: Path) -> None:
+    """Importing the server takes many seconds on a loaded machine: a command run right after
+    `kingmaker serve &` must find the home held ("starting") all that time, not an empty home."""
+    watch = (
+        "import importlib.abc, runpy, sys\n"
+        "from kingmaker.server.locations import server_coming_up\n"
+        "class Watch(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'kingmaker.server.app':\n"
+        "            sys.meta_path.remove(self)\n"
+        "            print('held when the server is imported:', server_coming_up('nowhere'), flush=True)\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "runpy.run_module('kingmaker.server.cli', run_name='__main__')\n"
+    )
+    environment = {**os.environ, "KINGMAKER_HOME": str(tmp_path / "home")}
+    command = [sys.executable, "-c", watch, *SERVE[3:]]
+    serving = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, text=True)
+    try:
+        assert serving.stdout is not None
+        said = serving.stdout.readline()
+    finally:
+        serving.terminate()
+        serving.wait(60)
+    assert said == "held when the server is imported: True\n"
+
+
+def test_a_home_taken_early_is_the_servers_once_it_starts_or_free_if_it_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    claim_home()
+    assert server_coming_up("127.0.0.1:5000"), "taken early, as starting"
+    drop_claims()  # the server failed to start
+    assert not server_coming_up("127.0.0.1:5000"), "let go"
+    claim_home()
+    lock = HomeLock(tmp_path / "home", f"sqlite:///{tmp_path / 'home' / 'k.db'}")
+    lock.acquire()  # the server adopts it: no HomeInUse from its own early hold
+    try:
+        drop_claims()  # (serve's last step) leaves the server's hold alone
+        lock.record("127.0.0.1:5000")
+        assert server_coming_up("127.0.0.1:5000")
+        with pytest.raises(HomeInUse):
+            HomeLock(tmp_path / "home", f"sqlite:///{tmp_path / 'home' / 'k.db'}").acquire()
+    finally:
+        lock.release()
+    assert not server_coming_up("127.0.0.1:5000")
