@@ -58,36 +58,47 @@ def play(server: BackgroundServer, name: str, rounds: int) -> None:
     server.run(run())
 
 
-def held(server: BackgroundServer) -> dict[str, int]:
-    """What the server holds now, counted."""
+def held(server: BackgroundServer) -> tuple[dict[str, int], int]:
+    """What the server holds now, counted, once the idle processes it keeps for the next match
+    (``Roster.keep_idle_s``: how many depends on how the matches fell) are stopped; and how many
+    those were, which is bounded apart."""
     kingmaker = server.server
     roster = kingmaker.roster
     assert roster is not None
+    kept = roster.kept()
+    server.run(roster.retire())
 
-    async def tasks() -> int:
+    async def settled() -> int:
+        """The tasks left once every stopped process's stream has ended (they end as it goes)."""
+        for _ in range(600):
+            if not kingmaker.pool.sessions:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.5)  # the streams' own handlers return after their sessions go
         return len(asyncio.all_tasks())
 
-    return {
-        # The idle processes kept for the next match (``Roster.keep_idle_s``) are bounded apart.
-        "sessions besides the kept processes'": len(kingmaker.pool.sessions) - roster.kept(),
+    tasks = server.run(settled())
+    counts = {
+        "sessions": len(kingmaker.pool.sessions),
         "bot processes busy": len(roster._busy),
-        "tasks": server.run(tasks()),
+        "tasks": tasks,
         "unstored matches": len(kingmaker.archive),
         "database connections in use": kingmaker.db.engine.pool.checkedout(),  # type: ignore[attr-defined]
         # The codec remembers the action objects it packed: the engine's, which recur, not one
         # per action of every match played (as packing the logs once did).
         "action objects remembered": len(codec_for("kingdoms")._packed_same._found),
     }
+    return counts, kept
 
 
 def test_more_matches_leave_nothing_more_behind(local_server: BackgroundServer) -> None:
-    play(local_server, "warm", rounds=1)  # every bot process started, pools filled
-    after_warm_up, threads = held(local_server), threading.active_count()
+    play(local_server, "warm", rounds=1)  # every pool filled
+    after_warm_up, _ = held(local_server)
+    threads = threading.active_count()
     play(local_server, "longer", rounds=4)  # four times as many matches
-    assert held(local_server) == after_warm_up
-    roster = local_server.server.roster
-    assert roster is not None
-    assert 0 < roster.kept() <= KEPT_PER_BOT * len(NAMES), "idle processes are kept, a few a bot"
+    after, kept = held(local_server)
+    assert after == after_warm_up
+    assert 0 < kept <= KEPT_PER_BOT * len(NAMES), "idle processes are kept, a few a bot"
     # Threads come and go with the load, up to what asyncio's worker threads may number.
     assert threading.active_count() <= threads + min(32, (os.cpu_count() or 1) + 4)
 
