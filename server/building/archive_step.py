@@ -135,6 +135,10 @@ def copy_through_filter(folder: Path, out: Path) -> None:
                 archive.extractall(out, filter="data")
             except tarfile.FilterError as error:
                 raise OutputRefused(str(error)) from None
+            # Extraction stops at the end-of-archive block, which may come before the rest of
+            # the packer's last record: read that too, or the packer finds the pipe closed.
+            while stream.read(1 << 16):
+                pass
     finally:
         packer.join()
     if failed:
