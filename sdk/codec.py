@@ -266,7 +266,7 @@ class _Entries:
     copying its message, which costs a Python object per nested message."""
 
     def __init__(self, number: int, encode: _Encoder) -> None:
-        self.key = _varint(number << 3 | _LENGTH_DELIMITED)
+        self.key = length_delimited_key(number)
         self.encode = encode
         self.kept: dict[Any, bytes] = {}
         self.same: ByIdentity[bytes] = ByIdentity(MEMO_KEPT)
@@ -289,13 +289,19 @@ class _Entries:
 
     def _build(self, value: Any) -> bytes:
         data = self.encode(value).SerializeToString()
-        return self.key + _varint(len(data)) + data
+        return self.key + varint(len(data)) + data
 
 
 _LENGTH_DELIMITED = 2
 
 
-def _varint(number: int) -> bytes:
+def length_delimited_key(number: int) -> bytes:
+    """The encoded key of a message or bytes field ``number``: what precedes each entry of it."""
+    return varint(number << 3 | _LENGTH_DELIMITED)
+
+
+def varint(number: int) -> bytes:
+    """``number`` (not negative) as protobuf's wire format writes a length or a key."""
     out = bytearray()
     while number > 0x7F:
         out.append((number & 0x7F) | 0x80)

@@ -13,23 +13,11 @@ from __future__ import annotations
 import functools
 
 from kingmaker.games.api import Action, Seat
-from kingmaker.sdk.codec import PACKED_ACTIONS_KEPT, GameCodec, codec_for
+from kingmaker.sdk.codec import PACKED_ACTIONS_KEPT, GameCodec, codec_for, length_delimited_key, varint
 from kingmaker.v1 import arena_pb2
 
 _LEGAL_ACTIONS = arena_pb2.ActionRequest.DESCRIPTOR.fields_by_name["legal_actions"].number
-_LENGTH_DELIMITED = 2
-
-
-def _varint(number: int) -> bytes:
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
-
-_LEGAL_KEY = _varint(_LEGAL_ACTIONS << 3 | _LENGTH_DELIMITED)
+_LEGAL_KEY = length_delimited_key(_LEGAL_ACTIONS)
 
 
 class RequestWriter:
@@ -80,7 +68,7 @@ class RequestWriter:
         entry = self._equal.get(action)
         if entry is None:
             packed = self.codec.pack_action(action).SerializeToString()
-            entry = _LEGAL_KEY + _varint(len(packed)) + packed
+            entry = _LEGAL_KEY + varint(len(packed)) + packed
             if len(self._equal) >= PACKED_ACTIONS_KEPT:
                 self._equal.clear()
             self._equal[action] = entry
