@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from referee import REQUEST_BYTES, PingPongServer
+from referee import PingPongServer
 from table import Row, alternate_with_load
 
 from kingmaker.games.registry import get_game
@@ -68,32 +68,6 @@ def process_cpu_seconds(pid: int) -> float:
 class SteadyPingPong(PingPongServer):
     """The bare transport, its own CPU time per round trip counted only while its matches play
     (not while its clients start and say hello)."""
-
-    cpu_per_round_trip = 0.0
-
-    async def _matches(self, matches: int, decisions: int) -> float:
-        assert self.streams is not None
-        pairs = []
-        for _ in range(matches):
-            seats = [await self.streams.get(), await self.streams.get()]
-            for inbox, _ in seats:
-                await inbox.get()  # the hello
-            pairs.append(seats)
-        request = b"q" * REQUEST_BYTES
-
-        async def match(seats: list[tuple[asyncio.Queue[bytes], asyncio.Queue[bytes]]]) -> None:
-            for turn in range(decisions):
-                inbox, outbox = seats[turn % 2]
-                await outbox.put(request)
-                await inbox.get()
-
-        started = time.process_time()
-        await asyncio.gather(*(match(seats) for seats in pairs))
-        self.cpu_per_round_trip = (time.process_time() - started) / (matches * decisions)
-        for seats in pairs:
-            for _, outbox in seats:
-                await outbox.put(b"")
-        return 0.0
 
     def cpu_us(self, matches: int, decisions: int) -> float:
         self.run(matches, decisions)

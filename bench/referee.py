@@ -97,6 +97,7 @@ class PingPongServer:
     """The bare transport: matches of alternating request/reply, no game, no checks."""
 
     def __init__(self) -> None:
+        self.cpu_per_round_trip = 0.0
         self.loop = asyncio.new_event_loop()
         self.streams: asyncio.Queue[tuple[asyncio.Queue[bytes], asyncio.Queue[bytes]]] | None = None
         self.folder = tempfile.mkdtemp(prefix="km-pingpong-")
@@ -157,9 +158,11 @@ class PingPongServer:
                 await outbox.put(request)
                 await inbox.get()
 
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         await asyncio.gather(*(match(seats) for seats in pairs))
         elapsed = time.perf_counter() - started
+        # This process's CPU per round trip while the matches play (bench/decisions.py reads it).
+        self.cpu_per_round_trip = (time.process_time() - cpu_started) / (matches * decisions)
         for seats in pairs:
             for _, outbox in seats:
                 await outbox.put(b"")
