@@ -81,7 +81,6 @@ class RunState:
 class _Run:
     league_id: int
     name: str
-    bot_ids: tuple[int, ...] = ()
     task: asyncio.Task[None] | None = None
     watchers: list[asyncio.Queue[Progress]] = field(default_factory=list)
     latest: Progress | None = None
@@ -172,7 +171,7 @@ class LeagueRunner:
         Ends even if the league's task died without saying so (it always should say so)."""
         info = await asyncio.to_thread(league_lifecycle.prepare_run, self.db, name, concurrency)
         await self._ended(info.id)
-        run = self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
+        run = self._start(info.id, info.name, info.concurrency or self.concurrency)
         queue: asyncio.Queue[Progress] = asyncio.Queue()
         run.watchers.append(queue)
         try:
@@ -205,7 +204,7 @@ class LeagueRunner:
         """Run the league in the background (as ``watch`` does, with nobody watching)."""
         info = await asyncio.to_thread(league_lifecycle.prepare_run, self.db, name, concurrency)
         await self._ended(info.id)
-        self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
+        self._start(info.id, info.name, info.concurrency or self.concurrency)
 
     async def _ended(self, league_id: int) -> None:
         """Let a run that is ending (paused or stopped, finishing its last matches and stopping
@@ -222,7 +221,7 @@ class LeagueRunner:
                 continue
             counts = await asyncio.to_thread(league_counts.league_progress, self.db, info.id)
             if counts[MatchStatus.SCHEDULED] != sum(counts.values()):
-                self._start(info.id, info.name, info.bot_ids, info.concurrency or self.concurrency)
+                self._start(info.id, info.name, info.concurrency or self.concurrency)
                 resumed.append(info.name)
         return resumed
 
@@ -232,10 +231,10 @@ class LeagueRunner:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def _start(self, league_id: int, name: str, bot_ids: tuple[int, ...], concurrency: int) -> _Run:
+    def _start(self, league_id: int, name: str, concurrency: int) -> _Run:
         run = self._runs.get(league_id)
         if run is None or run.task is None or run.task.done():
-            run = _Run(league_id, name, bot_ids)
+            run = _Run(league_id, name)
             run.task = asyncio.create_task(self._play(run, concurrency), name=f"league {name}")
             self._runs[league_id] = run
         return run
