@@ -24,9 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-PACE_S = 1 / 20
+PACE_S = 1 / 10
 """A watched match's frames are built at most this often: the newest decision's when the pace
-allows (a frame of a decision a later one replaced is never built); the last one always."""
+allows (a frame of a decision a later one replaced is never built); the last one always. The
+website sends a match's frames at most 10 times a second (``live_channels.MAX_FRAMES_PER_S``):
+built faster, the frames between are built, sent over a worker's pipe and dropped unseen."""
 
 WatchHook = Callable[[str, bool], None]
 """Told when a match gains its first subscriber (True) or loses its last (False)."""
