@@ -1,7 +1,10 @@
 """Spectators against the ladder: a real ``kingmaker serve --web`` plays a Kingdoms ladder of SDK
 random bots (8 bots, 4 matches at once, the default executor) without end, while a separate
 process keeps 0, 50 or 200 live-stream watchers (``/api/matches/ID/live``) on its running
-matches, each watcher opening a new stream on another running match as soon as its match ends.
+matches, each watcher opening a new stream on another running match as soon as its match ends
+(never again on one whose stream ended: the list of running matches it reads lags the ladder,
+and a watcher that opened the same finished match again and again would cost more the faster
+the server says it is over).
 Windows of each count take turns, several rounds; the ladder's matches per minute in each
 window (its finishes, as the league's progress stream reports them), and the CPU per match of
 the server process, of its worker processes (which build the frames of watched matches) and of
@@ -49,11 +52,15 @@ async def poll():
         await asyncio.sleep(0.2)
 
 async def watcher(number):
+    ended = set()  # the matches whose stream ended: over, though the list may still say running
     while True:
-        if not running:
+        choices = [match_id for match_id in running if match_id not in ended]
+        if not choices:
             await asyncio.sleep(0.05)
             continue
-        match_id = running[number % len(running)]
+        match_id = choices[number % len(choices)]
+        if len(ended) > 100:
+            ended &= set(running)
         writer = None
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -66,6 +73,7 @@ async def watcher(number):
         finally:
             if writer is not None:
                 writer.close()
+        ended.add(match_id)
         await asyncio.sleep(0.05)  # its match is over: on to the next running one
 
 async def main():
