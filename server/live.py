@@ -24,9 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-PACE_S = 1 / 20
+PACE_S = 1 / 10
 """A watched match's frames are built at most this often: the newest decision's when the pace
-allows (a frame of a decision a later one replaced is never built); the last one always."""
+allows (a frame of a decision a later one replaced is never built); the last one always. The
+website sends a match's frames at most 10 times a second (``live_channels.MAX_FRAMES_PER_S``):
+built faster, the frames between are built, sent over a worker's pipe and dropped unseen."""
 
 WatchHook = Callable[[str, bool], None]
 """Told when a match gains its first subscriber (True) or loses its last (False)."""
@@ -91,9 +93,14 @@ class LiveHub:
             self.publish(snapshot())
 
     def detach(self, match_id: str) -> None:
+        """The match is over here: its last frame, if one waits for the pace's beat, is built and
+        published now, before the referee reports the result (a stream that learns the match is
+        over before its last frame comes would end without it)."""
         self._snapshots.pop(match_id, None)
-        if match_id not in self._offered:
-            self._built_at.pop(match_id, None)
+        self._built_at.pop(match_id, None)
+        build = self._offered.pop(match_id, None)
+        if build is not None and match_id in self.watching:
+            self.publish(build())
 
     def offer(self, match_id: str, build: Callable[[], LiveFrame]) -> None:
         """A new decision of a watched match: ``build()`` gives its frame (from the referee's
@@ -113,12 +120,9 @@ class LiveHub:
 
     def _beat(self, match_id: str) -> None:
         build = self._offered.pop(match_id, None)
-        if build is None:
+        if build is None:  # the match is over: ``detach`` published its last frame
             return
-        if match_id in self._snapshots:
-            self._built_at[match_id] = time.monotonic()
-        else:  # the match is over: this was its last frame
-            self._built_at.pop(match_id, None)
+        self._built_at[match_id] = time.monotonic()
         if match_id in self.watching:
             self.publish(build())
 

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from kingmaker.ladder.competition_clock import competition_now
 from kingmaker.ladder.db import Database
@@ -32,7 +33,7 @@ from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
 from kingmaker.server.web.console_upload import UploadRefused
 from kingmaker.server.web.live_channels import LiveWatch
-from kingmaker.server.web.live_feed import league_stream, match_stream
+from kingmaker.server.web.live_feed import crowd_door, league_stream, match_stream
 from kingmaker.server.web.own_output import own_output
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
@@ -45,7 +46,7 @@ class BadRequest(ValueError):
     """A query parameter out of range: answered 400 with one line."""
 
 
-def create_app(db: Database, live: LiveHub | None = None, admin_address: str | None = None) -> Starlette:
+def create_app(db: Database, live: LiveHub | None = None, admin_address: str | None = None) -> ASGIApp:
     """The site over ``db``; the caller owns (and closes) the database. ``live``: the server's
     live hub, when the site runs inside it (``serve --web``): running matches then show live.
     ``admin_address``: the server's gRPC address, which the authors' console calls with each
@@ -193,7 +194,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         *console_routes(client, sessions, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return Starlette(
+    site = Starlette(
         routes=routes,
         exception_handlers={
             ConsoleError: console_error,
@@ -206,6 +207,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             HTTPException: http_error,
         },
     )
+    return crowd_door(site, watch)
 
 
 def _error(request: Request, status: int, message: str, page: Any) -> Response:

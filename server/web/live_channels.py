@@ -154,6 +154,7 @@ class LiveWatch:
         self.channels: dict[int, MatchChannel] = {}
         self._facts: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._facts_lock = threading.Lock()
+        self._reading: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._over: OrderedDict[int, str] = OrderedDict()
         self._checks = _ReadEvery(CHECK_S, functools.partial(read_checks, db))
         self._statuses = _ReadEvery(STATUS_S, functools.partial(match_status, db))
@@ -169,6 +170,19 @@ class LiveWatch:
                     self._facts.popitem(last=False)
             self._facts.move_to_end(match_id)
             return found
+
+    async def read_facts(self, match_id: int, read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``facts`` from the loop: a crowd that comes to a match at once waits for one reading
+        in the thread pool, not for a thread hop each."""
+        known = self._facts.get(match_id)
+        if known is not None:
+            return known
+        reading = self._reading.get(match_id)
+        if reading is None:
+            reading = asyncio.ensure_future(asyncio.to_thread(self.facts, match_id, read))
+            self._reading[match_id] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(match_id, None))
+        return await asyncio.shield(reading)
 
     def known_facts(self, match_id: int) -> dict[str, Any] | None:
         """The facts if they were read already: no read, and no wait for the lock (held while a

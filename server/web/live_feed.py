@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import col, select
 from starlette.responses import StreamingResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kingmaker.games.registry import game_names, get_game
 from kingmaker.ladder.db import Database
@@ -49,6 +51,16 @@ END_WAIT_S = 60.0
 """How long a stream waits, after the last move, for the match's result to be stored."""
 
 
+LIVE_PATH = re.compile(r"/api/matches/([1-9][0-9]{0,17})/live")
+"""A live stream's address (an id out of range goes to the site's route, which answers 400)."""
+EVENT_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-store"),
+    (b"x-accel-buffering", b"no"),
+]
+"""As ``stream`` sends them."""
+
+
 def event(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
@@ -62,16 +74,85 @@ async def match_stream(watch: LiveWatch, match_id: int) -> StreamingResponse:
     """The live board of running match ``match_id`` (``NotFoundError`` if there is no such match),
     shared with every other watcher of it (``live_channels``). A match whose facts were read
     (one watched now, or lately) is answered from memory, and so is one known to be over."""
+    return stream(await match_events(watch, match_id))
+
+
+async def match_events(watch: LiveWatch, match_id: int) -> AsyncGenerator[str | bytes, None]:
+    """The events of a stream of ``match_id``, read if need be (``NotFoundError``)."""
+    events = from_memory(watch, match_id)
+    if events is None:
+        facts = await watch.read_facts(match_id, lambda: _match_facts(watch.db, match_id))
+        events = _match_events(watch, match_id, facts)
+    return events
+
+
+def from_memory(watch: LiveWatch, match_id: int) -> AsyncGenerator[str | bytes, None] | None:
+    """The events of a stream of ``match_id`` if no read is needed for them (a match watched now
+    or lately, or known to be over), else None."""
     over = watch.over(match_id)
     if over is not None:
-        return stream(_said(event("end", {"status": over})))
+        return _said(event("end", {"status": over}))
     facts = watch.known_facts(match_id)
-    if facts is None:
-        facts = await asyncio.to_thread(watch.facts, match_id, lambda: _match_facts(watch.db, match_id))
-    return stream(_match_events(watch, match_id, facts))
+    return None if facts is None else _match_events(watch, match_id, facts)
 
 
-async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) -> AsyncIterator[str | bytes]:
+def crowd_door(site: ASGIApp, watch: LiveWatch) -> ASGIApp:
+    """``site``, with the live streams sent straight to the server (uvicorn), past Starlette's
+    routing, middleware and ``StreamingResponse``: a crowd of spectators opens hundreds of them a
+    second, each sending a few frames, and those layers were much of each stream's cost. Anything
+    else (a bad id, no such match, another method or address) goes to ``site``, which answers it."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            found = LIVE_PATH.fullmatch(scope["path"])
+            if found is not None:
+                try:
+                    events = await match_events(watch, int(found[1]))
+                except NotFoundError:
+                    pass  # the site says so, as for any other address
+                else:
+                    await send_events(events, receive, send)
+                    return
+        await site(scope, receive, send)
+
+    return app
+
+
+async def send_events(events: AsyncGenerator[str | bytes, None], receive: Receive, send: Send) -> None:
+    """Send ``events`` as a server-sent event stream, stopping them (their ``finally``: the
+    watcher leaves its channel) when the client goes away."""
+    task = asyncio.current_task()
+    assert task is not None
+    state = {"finished": False, "gone": False}
+
+    async def listen() -> None:  # the one task a stream has besides its own
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        if not state["finished"]:
+            state["gone"] = True
+            task.cancel()  # it waits in an await: there it stops
+
+    listener = asyncio.get_running_loop().create_task(listen())
+    try:
+        await send({"type": "http.response.start", "status": 200, "headers": EVENT_HEADERS})
+        async for chunk in events:
+            body = chunk if isinstance(chunk, bytes) else chunk.encode()
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+        state["finished"] = True
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except asyncio.CancelledError:
+        if not state["gone"]:
+            raise
+        task.uncancel()
+    finally:
+        state["finished"] = True
+        listener.cancel()
+        await events.aclose()  # its ``finally`` now, if a send failed on the way
+
+
+async def _match_events(
+    watch: LiveWatch, match_id: int, facts: dict[str, Any]
+) -> AsyncGenerator[str | bytes, None]:
     if watch.live is None:
         status, verdict = await watch.checks(match_id)
         if status != MatchStatus.RUNNING:
@@ -118,7 +199,7 @@ async def _match_events(watch: LiveWatch, match_id: int, facts: dict[str, Any]) 
         watch.leave(channel)
 
 
-async def _said(line: str) -> AsyncIterator[str]:
+async def _said(line: str) -> AsyncGenerator[str, None]:
     yield line
 
 

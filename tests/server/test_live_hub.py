@@ -1,7 +1,8 @@
 """The live hub's pace (issue 35): a watched match whose decisions come faster than ``PACE_S``
 has a frame built for the first, then for the newest at each beat, never for one a later
 decision replaced; the match's last frame is always built and published, even after the referee
-let go of the match; a match nobody watches any more gets none."""
+let go of the match, and at once (before its result is reported); a match nobody watches any
+more gets none."""
 
 from __future__ import annotations
 
@@ -63,3 +64,21 @@ def test_a_match_nobody_watches_any_more_gets_no_frame() -> None:
         return built
 
     assert asyncio.run(run()) == [1]
+
+
+def test_the_last_frame_is_published_when_the_referee_lets_go_before_its_result() -> None:
+    async def run() -> list[int]:
+        hub = LiveHub()
+        hub.bind(asyncio.get_running_loop())
+        got: list[int] = []
+        hub.subscribe("7", lambda stamp, live: got.append(live.step))
+        hub.attach("7", lambda: frame(0))
+        hub.offer("7", lambda: frame(1))  # built now
+        hub.offer("7", lambda: frame(2, over=True))  # the last decision, within the pace
+        hub.detach("7")  # the referee is done (its result is reported next): the last frame is out
+        at_detach = list(got)
+        await asyncio.sleep(0.3)  # the pace's beat: nothing more
+        assert got == at_detach
+        return got
+
+    assert asyncio.run(run()) == [0, 1, 2]
