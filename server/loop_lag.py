@@ -6,6 +6,10 @@ wakes every ``TICK_S`` and adds how late it woke to a running total, so the lag 
 is the difference of two readings. A reading also counts the lateness of the tick that is due
 but has not run yet (the loop may reach a reply before it reaches the ticker).
 
+The ticker also remembers when its recent ticks ran, so that the lag of only the last stretch
+before a moment can be read (``since``): a reply waits for the loop only through the stall the loop
+was in when the reply came, not through every stall since its request went out.
+
 The same readings give the recent lag (``recent_ms``) that admission control watches.
 """
 
@@ -28,6 +32,8 @@ class LoopLag:
         self._due = time.monotonic()
         self._handle: asyncio.TimerHandle | None = None
         self._recent: collections.deque[float] = collections.deque(maxlen=WINDOW)
+        self._ran: collections.deque[tuple[float, float]] = collections.deque(maxlen=WINDOW)
+        """(when, the total before it) of the recent ticks, oldest first."""
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -43,6 +49,17 @@ class LoopLag:
         """The total lag up to ``now`` (loop time), the due tick's lateness included."""
         return self.total_s + max(0.0, now - self._due) if self._handle is not None else self.total_s
 
+    def since(self, start: float, now: float) -> float:
+        """The lag (seconds) of the ticks that ran after ``start`` and of the tick due, up to
+        ``now``: the stalls that ended after ``start``, each whole (a stall is counted by the tick
+        that ends it). ``start`` older than the ticks remembered counts from the oldest."""
+        base = self.total_s
+        for ran_at, before in reversed(self._ran):
+            if ran_at <= start:
+                break
+            base = before
+        return self.reading(now) - base
+
     def recent_ms(self, percentile: float = 0.99) -> float:
         """The lateness of recent ticks at this percentile, in ms (0 before any tick)."""
         if not self._recent:
@@ -54,6 +71,7 @@ class LoopLag:
         loop = asyncio.get_running_loop()
         now = loop.time()
         late = max(0.0, now - self._due)
+        self._ran.append((now, self.total_s))
         self.total_s += late
         self._recent.append(late)
         self._due = now + TICK_S

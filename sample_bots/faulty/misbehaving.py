@@ -69,6 +69,10 @@ class Misbehaving:
         self.fault_after = int(os.environ.get("FAULT_AFTER", "2"))
         self.was_late = False
 
+    def late(self, ids: dict[str, Any], deadline_ms: int) -> None:
+        burn_cpu(deadline_ms / 1000 + 0.5)
+        self.answer({**ids, "legalActionIndex": 0})
+
     def on_request(
         self, match_id: str, request_id: str, deadline_ms: int, legal: list[dict[str, Any]]
     ) -> None:
@@ -79,8 +83,11 @@ class Misbehaving:
             return
         key = self.key
         if key == "late":
-            burn_cpu(deadline_ms / 1000 + 0.5)
-            self.answer({**ids, "legalActionIndex": 0})
+            # It computes in a thread of its own, so it still reads its stream meanwhile: the
+            # errors it is sent are printed as they come, however little CPU the machine gives it
+            # (a bot that computed in its reader could be stopped, at its forfeit, before it
+            # ever read why).
+            threading.Thread(target=self.late, args=(ids, deadline_ms), daemon=True).start()
         elif key == "late-once":
             self.was_late = True
             later = threading.Timer(LATE_ONCE_SECONDS, self.answer, ({**ids, "legalActionIndex": 0},))

@@ -45,6 +45,13 @@ from kingmaker.server.packing import pack_folder
 
 FULL_DISK_MARKERS = ("No space left on device", "kingmaker: the bot's folder is full")
 FORK_MARKERS = ("Resource temporarily unavailable", "Cannot fork", "fork: retry", "can't fork")
+BUILD_START_SECONDS = 120.0
+"""The longest the jail and its first step may take to start the build's command. A build's time
+limit counts from that command's start (the step's ``$ command`` line on stderr): on a loaded
+machine the jail, the step's interpreter and the copy of the submission can take seconds, and
+that time is the server's, not the build's."""
+START_POLL_SECONDS = 0.05
+
 NETWORK_MARKERS = (
     "Network is unreachable",
     "Temporary failure in name resolution",
@@ -160,6 +167,7 @@ async def _build_into(
         if progress is not None:
             progress(process)
         try:
+            await _command_started(process, BUILD_START_SECONDS)
             await asyncio.wait_for(process.process.wait(), limits.seconds)
         except TimeoutError:
             timed_out = True
@@ -186,6 +194,15 @@ async def _build_into(
     if missing:
         return BuildResult(False, log, missing, manifest, build_hash, folder)
     return BuildResult(True, log, "", manifest, build_hash, folder)
+
+
+async def _command_started(process: BotProcess, within: float) -> None:
+    """Until the step has said it starts the build's command (its first line on stderr), or has
+    ended (a folder with no build command), or ``within`` seconds have gone by."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while process.stderr_size() == 0 and process.returncode is None and loop.time() < deadline:
+        await asyncio.sleep(START_POLL_SECONDS)
 
 
 def failure_reason(

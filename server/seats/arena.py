@@ -72,6 +72,7 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
         try:
             yield arena_pb2.ServerMessage(welcome=welcome)
             while (message := await session.outbox.get()) is not None:
+                session.sending(message)
                 yield message
             if session.fault:
                 status = FAULT_STATUS.get(session.fault_code, grpc.StatusCode.UNKNOWN)

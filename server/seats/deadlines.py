@@ -6,8 +6,10 @@ What a decision is charged:
 - a bot the server launched: the CPU time its processes used while the request was open
   (``bot_cpu``), so waiting for a core on a busy machine costs it nothing;
 - a remote bot (whose processes the server cannot see): the wall time less ``GRACE_MS``;
-- never the server's own lag: the referee measures from queueing the request to receiving the
-  reply and subtracts what its event loop was late in between (``loop_lag``).
+- never the server's own lag: the time from queueing the request until the stream takes it to
+  send, and the stall of the server's event loop that the reply waited through when it came
+  (``sessions.REPLY_STALL_S``, ``loop_lag``). A stall while the bot held the request is the bot's
+  time: it did not keep the bot from replying.
 
 Up to ``decision_ms`` is free; beyond, the seat's bank pays; more than the bank holds is late.
 After every reply in time the bank grows by ``increment_ms``.

@@ -45,6 +45,13 @@ class Identity:
     """The ``ErrorCode`` that says so (``SUSPENDED``, ``DISABLED``)."""
 
 
+REPLY_STALL_S = 0.05
+"""A reply that reached the server while its event loop was stalled waited through that stall,
+then passes a few more loop iterations before the referee has it: the loop's stalls that ended
+less than this long before a reply was read are the server's time. Earlier ones are the bot's:
+the loop ran after them and read whatever had come (a stall while the bot held the request did
+not keep it from replying)."""
+
 RUNNABLE_RECHECK_S = 0.05
 """How soon to look again at a bot past its wait whose threads are ready to run but not running."""
 
@@ -70,7 +77,8 @@ class Answer:
     closed: bool = False
     """True when the stream closed before an answer came."""
     server_lag_ms: float = 0.0
-    """How much of ``elapsed_ms`` the server's own event loop was late (not the bot's time)."""
+    """How much of ``elapsed_ms`` was the server's, not the bot's: the request waiting for the
+    stream to take it, and the reply waiting through the loop's stall (``REPLY_STALL_S``)."""
     waited_ms: float = 0.0
     """How long the bot's threads waited for a CPU meanwhile (read only for a reply that took
     over half its wait; 0 where the server cannot see the bot's processes)."""
@@ -81,6 +89,11 @@ class _Open:
     match_id: str
     future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]]
     sent_at: float
+    """When the referee queued the request (loop time)."""
+    lag_at_send: float = 0.0
+    """The loop's lag reading then."""
+    out_at: float | None = None
+    """When the stream took the request to send it (None until it has)."""
 
 
 def _settle(future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]], reply: Any) -> None:
@@ -152,6 +165,25 @@ class BotSession:
             self.error(*self._farewell)
         self._end()
 
+    def sending(self, message: arena_pb2.ServerMessage) -> None:
+        """The stream is sending ``message`` now: a request's time starts here, not when it was
+        queued (the loop may have been late to get to it)."""
+        if message.WhichOneof("message") == "action_request":
+            pending = self._open.get(message.action_request.request_id)
+            if pending is not None and pending.out_at is None:
+                pending.out_at = pending.future.get_loop().time()
+
+    def servers_share(self, pending: _Open, now: float) -> float:
+        """The seconds of ``now - sent_at`` that were the server's, not the bot's: until the stream
+        took the request, and then the loop's stall that a reply may be waiting through now (not
+        every stall since: see ``REPLY_STALL_S``). A request the stream has not taken yet (the
+        bot does not read its stream) counts from its queueing, less all the loop's lag since."""
+        if pending.out_at is None:
+            lag = self.lag.reading(now) - pending.lag_at_send if self.lag is not None else 0.0
+            return min(lag, now - pending.sent_at)
+        stall = self.lag.since(now - REPLY_STALL_S, now) if self.lag is not None else 0.0
+        return (pending.out_at - pending.sent_at) + min(stall, now - pending.out_at)
+
     def send(self, message: arena_pb2.ServerMessage) -> None:
         if not self._ended:
             self.outbox.put_nowait(message)
@@ -168,8 +200,8 @@ class BotSession:
         message: arena_pb2.ServerMessage | None = None,
     ) -> Answer:
         """Send a request and wait for its reply, at most ``wait_seconds`` of the bot's own time:
-        the server loop's lag and, where ``waits`` can see the bot's processes, the time the
-        machine kept them waiting for a CPU extend the wait. ``message``, if given, is the
+        the server's share (``servers_share``) and, where ``waits`` can see the bot's processes,
+        the time the machine kept them waiting for a CPU extend the wait. ``message``, if given, is the
         ``ServerMessage`` that holds ``request`` already (sent as it is, not copied).
 
         One future per request, settled by whichever comes first: the reply, a timer, or the
@@ -179,8 +211,9 @@ class BotSession:
         future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]] = loop.create_future()
         sent_at = loop.time()
         lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
-        self._open[request.request_id] = _Open(request.match_id, future, sent_at)
-        timer = loop.call_later(wait_seconds, self._expire, future, sent_at, lag_at_send, wait_seconds, waits)
+        pending = _Open(request.match_id, future, sent_at, lag_at_send)
+        self._open[request.request_id] = pending
+        timer = loop.call_later(wait_seconds, self._expire, pending, wait_seconds, waits)
         self.send(message if message is not None else arena_pb2.ServerMessage(action_request=request))
         if self.closed.is_set():
             _settle(future, None)
@@ -190,8 +223,7 @@ class BotSession:
             timer.cancel()  # the first timer; one re-armed by _expire finds the future done
             self._forget(request.request_id, answered=False)  # a reply has forgotten it already
         elapsed = (settled_at - sent_at) * 1000
-        lag = (self.lag.reading(settled_at) - lag_at_send) * 1000 if self.lag is not None else 0.0
-        lag = min(lag, elapsed)
+        lag = self.servers_share(pending, settled_at) * 1000
         starved = 0.0
         if waits is not None and elapsed - lag > wait_seconds * 500:  # only for a slow reply
             starved = min(waits.waited_since_request(), wait_seconds) * 1000
@@ -200,34 +232,26 @@ class BotSession:
             return Answer(reply, elapsed, server_lag_ms=lag, waited_ms=starved)
         return Answer(None, elapsed, closed=self.closed.is_set(), server_lag_ms=lag, waited_ms=starved)
 
-    def _expire(
-        self,
-        future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]],
-        sent_at: float,
-        lag_at_send: float,
-        wait_seconds: float,
-        waits: CpuWaits | None = None,
-    ) -> None:
-        """The wait is over by the wall clock; but if the server's own loop was late meanwhile,
-        or the machine kept the bot waiting for a CPU, the bot has had less than ``wait_seconds``
-        of its own, so wait for the rest."""
+    def _expire(self, pending: _Open, wait_seconds: float, waits: CpuWaits | None = None) -> None:
+        """The wait is over by the wall clock; but if part of it was the server's (the request
+        not yet sent, a reply stuck in a stalled loop), or the machine kept the bot waiting for a
+        CPU, the bot has had less than ``wait_seconds`` of its own, so wait for the rest."""
+        future = pending.future
         if future.done():
             return
         loop = future.get_loop()
         now = loop.time()
-        lag = self.lag.reading(now) - lag_at_send if self.lag is not None else 0.0
+        own = (now - pending.sent_at) - self.servers_share(pending, now)
         # At most one more ``wait_seconds``: threads that spin on a crowded machine wait for a CPU
         # all the time, and a bot that hangs so must still be called late.
         starved = min(waits.waited_since_request(), wait_seconds) if waits is not None else 0.0
-        owed = wait_seconds - ((now - sent_at) - lag - starved)
+        owed = wait_seconds - (own - starved)
         if owed > 0.001:
-            loop.call_later(owed, self._expire, future, sent_at, lag_at_send, wait_seconds, waits)
-        elif waits is not None and (now - sent_at) - lag < 2 * wait_seconds and waits.runnable_now():
+            loop.call_later(owed, self._expire, pending, wait_seconds, waits)
+        elif waits is not None and own < 2 * wait_seconds and waits.runnable_now():
             # Ready to run but not answered: shut out from the CPU now (its count of that wait is
             # updated only when it runs again), so look again shortly.
-            loop.call_later(
-                RUNNABLE_RECHECK_S, self._expire, future, sent_at, lag_at_send, wait_seconds, waits
-            )
+            loop.call_later(RUNNABLE_RECHECK_S, self._expire, pending, wait_seconds, waits)
         else:
             _settle(future, None)
 

@@ -19,12 +19,13 @@ from kingmaker.ladder.db import open_database
 from kingmaker.server.execution.ray_cluster import LocalRayCluster
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
-pytestmark = pytest.mark.slow
+# Its own waits (a server joining the cluster, a match starting on a worker, its reader) add up to
+# minutes on a loaded machine: more than the default 300 s may be needed.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 WEB_PORT = 8765
 """The website's port, in the cluster's own network namespace (nothing else listens there)."""
-# A random bot that thinks 100 ms per move: a Kingdoms match stays in play for over ten seconds,
-# time enough for the reader to start in the namespace on a loaded machine.
+# A random bot that thinks 100 ms per move: a Kingdoms match stays in play for several seconds.
 SLOW_BOT = (
     "import time\n"
     "from kingmaker.sample_bots.random_bot import RandomBot\n"
@@ -35,11 +36,16 @@ SLOW_BOT = (
     "        return super().act(request)\n"
     "run(Slow())\n"
 )
-# Reads the live stream from inside the namespace and prints each event as a JSON line.
+# Reads the live stream from inside the namespace and prints each event as a JSON line. It starts
+# (an interpreter in the namespace: seconds on a loaded machine) before the league does, says it
+# is ready, and connects as soon as it reads the running match's id: the match cannot be over
+# before its reader has even started.
 READ_LIVE = (
     "import json, sys\n"
     "from web_support import events\n"
-    "for kind, data, _ in events(sys.argv[1]):\n"
+    "print('ready', flush=True)\n"
+    "url = sys.argv[1] % int(sys.stdin.readline())\n"
+    "for kind, data, _ in events(url):\n"
     "    print(json.dumps([kind, data]), flush=True)\n"
 )
 TOKEN = METADATA[0][1].removeprefix("Bearer ")
@@ -59,7 +65,7 @@ def test_a_match_on_a_worker_node_streams_its_public_board_to_the_website(
     ray_cluster: LocalRayCluster, tmp_path: Path
 ) -> None:
     server = ClusterServer(ray_cluster, tmp_path, "--web", str(WEB_PORT))
-    league = None
+    league = reader = None
     try:
         with grpc.insecure_channel(server.address) as channel:
             stub = admin_pb2_grpc.AdminStub(channel)
@@ -72,30 +78,31 @@ def test_a_match_on_a_worker_node_streams_its_public_board_to_the_website(
                 name="watched", game="kingdoms", bots=["slow-a", "slow-b"], seed=3
             )
             stub.CreateLeague(request, metadata=METADATA)
+        reader = subprocess.Popen(
+            ray_cluster.inside([sys.executable, "-c", READ_LIVE, f"http://127.0.0.1:{WEB_PORT}/api/matches/%d/live"]),
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "web")},
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert reader.stdout is not None and reader.stdout.readline() == "ready\n", "the reader did not start"
         league = subprocess.Popen(
             [sys.executable, "-m", "kingmaker.server.cli", "league", "run", "watched",
              "--server", server.address, "--admin-token", TOKEN],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         match_id = running_match(server.database)
-        reader = subprocess.run(
-            ray_cluster.inside(
-                [sys.executable, "-c", READ_LIVE, f"http://127.0.0.1:{WEB_PORT}/api/matches/{match_id}/live"]
-            ),
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "web")},
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        assert reader.returncode == 0, reader.stderr[-3000:]
+        read, errors = reader.communicate(f"{match_id}\n", timeout=300)
+        assert reader.returncode == 0, errors[-3000:]
         assert league.wait(timeout=300) == 0, league.stderr.read() if league.stderr else ""
     finally:
-        if league is not None and league.poll() is None:
-            league.kill()
-            league.wait(timeout=30)
+        for process in (reader, league):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.communicate(timeout=30)
         server.stop()
     log = server.log.read_text()
     assert "playing it on the central server" not in log, "the match was played on a worker node"
 
-    received = [json.loads(line) for line in reader.stdout.splitlines()]
+    received = [json.loads(line) for line in read.splitlines()]
     assert received[-1] == ["end", {"status": "finished"}]
     frames = [data for kind, data in received if kind == "frame"]
     steps = [frame["step"] for frame in frames]

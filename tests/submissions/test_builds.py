@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kingmaker.server.building import builds
 from kingmaker.server.building.build_store import BuildStore
 from kingmaker.server.building.builds import BuildResult, build_folder
 from kingmaker.server.building.submission_limits import BUILD_LIMITS, BuildLimits
@@ -144,5 +145,19 @@ def test_a_build_that_runs_past_its_time_is_stopped(tmp_path: Path) -> None:
     limits = dataclasses.replace(SMALL, seconds=2)
     result = manifest_build(tmp_path, "echo started; sleep 600", limits)
     assert not result.ok
+    assert result.reason == "the build ran past its time limit (2 s) and was stopped"
+    assert "started" in result.log
+
+
+def test_a_builds_time_counts_from_its_commands_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The jail's step starting slowly (here it sleeps 3 s first, as a loaded machine can make
+    it) takes nothing from a 2 s build limit. Before, the limit ran from the jail's start: such a
+    build was stopped before its command began, its log empty."""
+    slow_step = ("/bin/sh", "-c", 'sleep 3; exec "$0" "$@"', *builds.STEP)
+    monkeypatch.setattr(builds, "STEP", slow_step)
+    limits = dataclasses.replace(SMALL, seconds=2)
+    result = manifest_build(tmp_path, "echo started; sleep 600", limits)
     assert result.reason == "the build ran past its time limit (2 s) and was stopped"
     assert "started" in result.log

@@ -93,9 +93,30 @@ def sign_in(driver: Any, site: str, token: str) -> None:
 
 
 def wait_for(driver: Any, condition: Any) -> Any:
+    """Until ``condition`` holds; an element it found that a page's script or a reload replaced
+    meanwhile is looked for again."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT, poll_frequency=0.2).until(condition)
+    waiting = WebDriverWait(
+        driver, WAIT, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return waiting.until(condition)
+
+
+def log_showing(text: str) -> Any:
+    """A condition: the version's page shows ``text`` in its build log; it gives the status and
+    the log as read at one instant (the page's script changes both as the build goes on)."""
+
+    def condition(driver: Any) -> tuple[str, str] | None:
+        status, log = driver.execute_script(
+            "const status = document.getElementById('version-status');"
+            "const log = document.getElementById('build-log');"
+            "return status && log ? [status.textContent, log.textContent] : ['', ''];"
+        )
+        return (status, log) if text in log else None
+
+    return condition
 
 
 def json_of(driver: Any, site: str, path: str) -> tuple[int, Any]:
@@ -132,12 +153,14 @@ def test_two_authors_in_the_console(world: dict[str, Any]) -> None:
         driver.find_element(By.ID, "upload-bot").send_keys("annbot")
         driver.find_element(By.ID, "upload-folder").send_keys(str(world["folder"]))
         driver.find_element(By.ID, "upload-send").click()
-        wait_for(driver, lambda d: "compiling part 1" in d.find_element(By.ID, "build-log").text)
-        assert driver.find_element(By.ID, "version-status").text == "building"
-        written = driver.find_element(By.ID, "build-log").text.splitlines()
-        assert "linked" not in written, "it came as it was written"
+        status, log = wait_for(driver, log_showing("compiling part 1"))
+        assert status == "building"
+        assert "linked" not in log.splitlines(), "it came as it was written"
         screenshot(driver, "build")
-        wait_for(driver, lambda d: d.find_element(By.ID, "version-status").text == "active")
+        # Once the version is final the page reloads itself to show its whole record: wait for
+        # that page, not for elements of the live one, which the reload throws away.
+        wait_for(driver, lambda d: d.find_element(By.ID, "live").get_attribute("data-final") == "yes")
+        assert driver.find_element(By.ID, "version-status").text == "active"
         assert "linked" in driver.find_element(By.ID, "build-log").text.splitlines()
         validated = driver.find_elements(By.CSS_SELECTOR, "#validation tbody tr")
         assert validated and all(" finished " in f" {row.text} " for row in validated), "its validation"
