@@ -28,7 +28,7 @@ import asyncio
 import concurrent.futures
 import functools
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -101,10 +101,10 @@ class _Forwarder:
     handed: int = 0
     """Calls handed to the main loop so far."""
 
-    def _hand(self, work: Awaitable[T]) -> concurrent.futures.Future[T]:
-        handed = asyncio.run_coroutine_threadsafe(work, self.main)  # type: ignore[arg-type]
+    def _hand(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        forwarded = asyncio.run_coroutine_threadsafe(work, self.main)
         self.handed += 1
-        return handed
+        return forwarded
 
     async def call(self, behaviour: Callable[..., Awaitable[T]], request: Any, context: Any) -> T:
         """A unary reply, made on the main loop."""
