@@ -18,11 +18,11 @@ A call that fails counts as its timeout (``CALL_TIMEOUT_S``); failures are count
 clients' CPU (the swarm processes) and the server's (``serve`` and its workers) are read from
 /proc, so what the clients took from the machine is on the table.
 
-With ``--before PATH`` (a folder holding a ``kingmaker`` package of another tree, put first on
-``PYTHONPATH``: see ``--help``), a second server of that tree runs beside, with its own home, and
-each of its windows alternates with this tree's, so both are measured in the same run.
+With ``--before PYTHON`` (a Python whose ``kingmaker`` is another tree's, e.g. a virtualenv of
+that tree), a second server of that tree runs beside, with its own home, and each of its windows
+alternates with this tree's, so both are measured in the same run.
 
-    python bench/admin_under_load.py [--quick] [--bots N] [--database-url URL] [--before PATH]
+    python bench/admin_under_load.py [--quick] [--bots N] [--database-url URL] [--before PYTHON]
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ class Bench:
     """One ``kingmaker serve`` (of this tree, or of ``before``) and the windows measured on it."""
 
     def __init__(
-        self, size: int, database_url: str | None, archives: list[str], before: Path | None = None
+        self, size: int, database_url: str | None, archives: list[str], python: str = sys.executable
     ) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="km-admin-load-"))
         self.home = self.folder / "home"
@@ -206,17 +206,14 @@ class Bench:
         self.archives = archives
         self.address = f"127.0.0.1:{free_port()}"
         environment = dict(os.environ, KINGMAKER_HOME=str(self.home))
-        if before is not None:  # that tree's kingmaker first, for `serve` and the command line
-            environment["PYTHONPATH"] = os.pathsep.join(
-                filter(None, (str(before), os.environ.get("PYTHONPATH")))
-            )
         self.log = open(self.folder / "serve.log", "wb")  # noqa: SIM115  # closed in close()
         self.serve = subprocess.Popen(
-            [sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
+            [python, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
              "--database-url", self.url, "--admin-token", TOKEN],
             env=environment, stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.environment = environment
+        self.python = python
         self.metadata = (("authorization", f"Bearer {TOKEN}"),)
         channel = grpc.insecure_channel(self.address)
         grpc.channel_ready_future(channel).result(timeout=120)
@@ -358,7 +355,7 @@ class Bench:
         """``kingmaker league create`` as a user types it; whether it worked, and what it said."""
         self.leagues += 1
         done = subprocess.run(
-            [sys.executable, "-m", "kingmaker.server.cli", "league", "create", f"cli-{self.leagues}",
+            [self.python, "-m", "kingmaker.server.cli", "league", "create", f"cli-{self.leagues}",
              "--game", GAME, "--bot", "remote-0002", "--bot", "remote-0003",
              "--server", self.address, "--admin-token", TOKEN],
             env=self.environment, capture_output=True, text=True, timeout=300,
@@ -413,7 +410,7 @@ def measure(benches: dict[str, Bench], runs: int, loads: list[float]) -> dict[st
     return found
 
 
-def rows(runs: int, size: int, database_url: str | None, before: Path | None = None) -> list[Row]:
+def rows(runs: int, size: int, database_url: str | None, before: str | None = None) -> list[Row]:
     folder = Path(tempfile.mkdtemp(prefix="km-admin-archives-"))
     benches: dict[str, Bench] = {}
     loads: list[float] = []
@@ -550,9 +547,8 @@ def main() -> None:
     parser.add_argument("--database-url", help="default: SQLite in the server's home")
     parser.add_argument(
         "--before",
-        type=Path,
-        help="a folder holding the `kingmaker` package of another tree (its layers linked in as the "
-        "editable install maps them, its protos generated): its server runs beside, alternating",
+        help="a Python whose kingmaker is another tree's (a virtualenv of it): its server runs beside, "
+        "its windows alternating with this tree's",
     )
     args = parser.parse_args()
     runs = args.runs or (3 if args.quick else 5)
