@@ -136,9 +136,11 @@ class _Forwarder:
             while True:
                 taking = asyncio.ensure_future(handed.get())
                 await asyncio.wait((taking, made), return_when=asyncio.FIRST_COMPLETED)
-                if not taking.done():  # it failed, or ended without its last word
+                if not taking.done():  # it ended (or failed): what it handed over is all there is
                     taking.cancel()
                     made.result()
+                    while not handed.empty() and (message := handed.get_nowait()) is not _END:
+                        yield message
                     return
                 message = taking.result()
                 if message is _END:
