@@ -265,11 +265,11 @@ async def _serve(
         fail(str(error))
     console.print(f"kingmaker serving on [bold]{address}[/]", soft_wrap=True)
     console.print(f"database {server.db.url}; admin token in {admin_token_path()}", soft_wrap=True)
-    if server.lane_addresses:  # the Admin API on a thread of its own, beside `address`
-        console.print(f"admin lane on {', '.join(server.lane_addresses)}", soft_wrap=True, markup=False)
     # Loud when managed bots run unjailed or are refused: the operator must not miss it.
     style = "green" if server.confinement.startswith("jailed") else "bold red"
     console.print(f"managed bots: {server.confinement}", style=style, soft_wrap=True, markup=False)
+    if server.lane_addresses:  # the Admin API on a thread of its own, beside `address`
+        console.print(f"admin lane on {', '.join(server.lane_addresses)}", soft_wrap=True, markup=False)
     if config.executor == "ray":
         console.print(
             f"matches of managed bots play on the Ray cluster at {config.ray_address}", soft_wrap=True
