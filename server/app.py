@@ -53,7 +53,7 @@ from kingmaker.server.seats.presence import AWAY_GRACE_S
 from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
 from kingmaker.server.seats.token_checks import TokenChecks
-from kingmaker.server.services.admin import AdminService, new_admin_token
+from kingmaker.server.services.admin import READ_ON_THE_LANE, AdminService, new_admin_token
 from kingmaker.server.services.host_paths import remember_home
 from kingmaker.server.services.lane import AdminLane, Listening
 from kingmaker.server.services.submissions import SubmissionService
@@ -383,7 +383,7 @@ class KingmakerServer:
         if not places:
             return
         lane = AdminLane(places, options)
-        lane.add(admin_pb2_grpc.add_AdminServicer_to_server, admin)
+        lane.add(admin_pb2_grpc.add_AdminServicer_to_server, admin, on_lane=READ_ON_THE_LANE)
         try:
             await lane.start()
         except RuntimeError:

@@ -19,6 +19,11 @@ Forwarding is generic, by the method handlers the generated ``add_*Servicer_to_s
   status, what it reads (metadata, peer, deadline) is the lane call's;
 - a call the client cancels cancels its main-loop task, and the reverse.
 
+Measured while 1,000 bots connect, the hand-over still waits for the main loop, once to start and
+once after each database read (its iterations are long while streams start): so the methods that
+read only the database and values fixed at start (``add(..., on_lane=...)``) run on the lane's own
+loop, with its own thread pool, and never wait for the main one.
+
 May run only what the main server runs: the lane adds no service of its own but Health.
 """
 
@@ -226,7 +231,7 @@ class AdminLane:
         self.options = list(options)
         self.ports: list[int] = []
         """The port each of ``listening`` took (0 for a Unix socket), once started."""
-        self._added: list[tuple[Callable[[Any, Any], None], Any]] = []
+        self._added: list[tuple[Callable[[Any, Any], None], Any, frozenset[str]]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
@@ -239,9 +244,15 @@ class AdminLane:
         """Calls the lane has handed to the main loop so far."""
         return self._forwarder.handed if self._forwarder is not None else 0
 
-    def add(self, add_to_server: Callable[[Any, Any], None], servicer: Any) -> None:
-        """Serve ``servicer`` (``add_to_server`` is its generated ``add_*Servicer_to_server``)."""
-        self._added.append((add_to_server, servicer))
+    def add(
+        self, add_to_server: Callable[[Any, Any], None], servicer: Any, on_lane: frozenset[str] = frozenset()
+    ) -> None:
+        """Serve ``servicer`` (``add_to_server`` is its generated ``add_*Servicer_to_server``).
+
+        The methods named in ``on_lane`` run on the lane's own loop (and its own thread pool),
+        not the main one: only those that read the database and values fixed at start, never
+        state the main loop changes, may be named."""
+        self._added.append((add_to_server, servicer, on_lane))
 
     async def start(self) -> None:
         main = asyncio.get_running_loop()
@@ -266,11 +277,14 @@ class AdminLane:
             self._stopped = asyncio.Event()
             server = grpc.aio.server(options=self.options)
             forwarder = self._forwarder = _Forwarder(main, self._loop)
-            for add_to_server, servicer in self._added:
+            for add_to_server, servicer, on_lane in self._added:
                 collected = _Collected()
                 add_to_server(servicer, collected)
                 for service, handlers in collected.services.items():
-                    forwarded = {name: forwarder.handler(handler) for name, handler in handlers.items()}
+                    forwarded = {
+                        name: handler if name in on_lane else forwarder.handler(handler)
+                        for name, handler in handlers.items()
+                    }
                     server.add_generic_rpc_handlers(
                         (grpc.method_handlers_generic_handler(service, forwarded),)
                     )

@@ -23,10 +23,9 @@ from kingmaker.ladder import bots
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.services.lane import AdminLane, Listening
-from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2_grpc
+from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 ADMIN = (("authorization", "Bearer admin"),)
-STREAMS = 500
 
 
 @pytest.fixture
@@ -64,61 +63,6 @@ def test_the_lane_listens_in_the_home_and_the_home_lock_says_so(
     with grpc.insecure_channel(lane_of(running)) as channel:
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=60)
     assert health.status == health_pb2.HealthCheckResponse.SERVING
-
-
-def test_an_admin_call_on_the_lane_is_answered_before_one_queued_behind_many_streams(
-    running: BackgroundServer,
-) -> None:
-    """The main loop is held while ``STREAMS`` bot streams and then an Admin call arrive on the
-    main address, and an Admin call on the lane; once it is let go, the lane's call is answered
-    first: it waits for the main loop once, not for the streams' turns in gRPC's accept queue."""
-    lane = running.server.lane
-    assert lane is not None
-    held, let_go = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        held.set()
-        let_go.wait(300)
-
-    answered: list[str] = []
-
-    async def scenario() -> None:
-        main_channel = grpc.aio.insecure_channel(running.address)
-        lane_channel = grpc.aio.insecure_channel(lane_of(running))
-        request = admin_pb2.ListGamesRequest()
-        main_admin, lane_admin = (
-            admin_pb2_grpc.AdminStub(main_channel),
-            admin_pb2_grpc.AdminStub(lane_channel),
-        )
-        await main_admin.ListGames(request, timeout=120)  # both connected before the main loop is held
-        await lane_admin.ListGames(request, timeout=120)
-        running.loop.call_soon_threadsafe(hold)
-        assert await asyncio.to_thread(held.wait, 120)
-        arena = arena_pb2_grpc.ArenaStub(main_channel)
-        streams = [arena.Play() for _ in range(STREAMS)]  # (on one connection: in this order)
-        await asyncio.sleep(0.5)
-        calls = {
-            "main": asyncio.ensure_future(main_admin.ListGames(request, metadata=ADMIN, timeout=300)),
-            "lane": asyncio.ensure_future(lane_admin.ListGames(request, metadata=ADMIN, timeout=300)),
-        }
-        handed = lane.handed
-        for name, call in calls.items():
-            call.add_done_callback(lambda _, name=name: answered.append(name))
-        # The lane has handed its call to the held loop before the loop is let go.
-        await asyncio.to_thread(wait_for, lambda: lane.handed > handed, "the lane to hand its call over")
-        let_go.set()
-        replies = await asyncio.gather(*calls.values())
-        assert all(reply.games for reply in replies)
-        for stream in streams:
-            stream.cancel()
-        await main_channel.close()
-        await lane_channel.close()
-
-    try:
-        asyncio.run(scenario())
-    finally:
-        let_go.set()
-    assert answered == ["lane", "main"]
 
 
 def test_the_lane_asks_for_the_token_and_shows_what_the_main_address_shows(running: BackgroundServer) -> None:
@@ -229,3 +173,35 @@ def test_stop_stops_the_lane(kingmaker_home: Path) -> None:
     with grpc.insecure_channel(lane) as channel, pytest.raises(grpc.RpcError) as gone:
         admin_pb2_grpc.AdminStub(channel).ListGames(admin_pb2.ListGamesRequest(), timeout=5)
     assert gone.value.code() == grpc.StatusCode.UNAVAILABLE
+
+
+def test_reads_of_the_database_are_answered_on_the_lane_while_the_main_loop_is_held(
+    running: BackgroundServer,
+) -> None:
+    """``READ_ON_THE_LANE`` run on the lane's own loop: answered while the main loop is held; a
+    call that needs the main loop (ListLeagues) is answered only once it is let go."""
+    bots.register_bot(running.server.db, "alpha", ["kingdoms"])
+    held, let_go = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        held.set()
+        let_go.wait(300)
+
+    answered: list[str] = []
+    with grpc.insecure_channel(lane_of(running)) as channel:
+        stub = admin_pb2_grpc.AdminStub(channel)
+        stub.ListGames(admin_pb2.ListGamesRequest(), timeout=120)  # connected first
+        running.loop.call_soon_threadsafe(hold)
+        try:
+            assert held.wait(120)
+            waiting = stub.ListLeagues.future(admin_pb2.ListLeaguesRequest(), metadata=ADMIN, timeout=300)
+            waiting.add_done_callback(lambda _: answered.append("ListLeagues"))
+            listed = stub.ListBots(admin_pb2.ListBotsRequest(), metadata=ADMIN, timeout=120)
+            answered.append("ListBots")
+            standings = stub.GetStandings(admin_pb2.GetStandingsRequest(game="kingdoms"), timeout=120)
+            answered.append("GetStandings")
+        finally:
+            let_go.set()
+        waiting.result()
+    assert [bot.name for bot in listed.bots] == ["alpha"] and standings.game == "kingdoms"
+    assert answered == ["ListBots", "GetStandings", "ListLeagues"]
