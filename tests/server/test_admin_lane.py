@@ -1,6 +1,6 @@
-"""The admin lane (``server/services/lane.py``): the Admin API on a gRPC server of its own thread,
-whose calls run on the main loop without waiting in the main server's accept queue (issue 35:
-Admin calls waited behind 1,000 connecting bots). No time is asserted: orders and outcomes."""
+"""The admin lane (``server/services/lane.py``): the Admin API on a gRPC server of its own thread
+(issue 35: Admin calls waited behind 1,000 connecting bots). Its reads of the database run on its
+own loop; the other calls are handed to the main loop. No time is asserted: orders and outcomes."""
 
 from __future__ import annotations
 
