@@ -3,7 +3,9 @@
 
 A real ``kingmaker serve`` (default executor and jail) with 1,000 registered bots. From this
 process, Admin calls in turn (ListBots, GetLeague, CreateLeague, GetStandings), one after another
-with 20 ms between them; their p50 and p99 in three kinds of window, alternating:
+with 20 ms between them, where the local command line sends them (the admin lane's socket, that
+the home lock names, ``server/services/lane.py``) and, alternating call by call, on the server's
+public address; their p50 and p99 in three kinds of window, alternating:
 
 - **swarm**: the 1,000 bots connect at once (``remote_swarm.py``: a few client processes, each
   holding many grpc.aio streams), from their start until every bot is welcomed (and at least
@@ -16,7 +18,11 @@ A call that fails counts as its timeout (``CALL_TIMEOUT_S``); failures are count
 clients' CPU (the swarm processes) and the server's (``serve`` and its workers) are read from
 /proc, so what the clients took from the machine is on the table.
 
-    python bench/admin_under_load.py [--quick] [--bots N] [--database-url URL]
+With ``--before PYTHON`` (a Python whose ``kingmaker`` is another tree's, e.g. a virtualenv of
+that tree), a second server of that tree runs beside, with its own home, and each of its windows
+alternates with this tree's, so both are measured in the same run.
+
+    python bench/admin_under_load.py [--quick] [--bots N] [--database-url URL] [--before PYTHON]
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from table import Row, Spread, print_rows
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import open_database
 from kingmaker.server.building.submission_limits import ArchiveLimits
+from kingmaker.server.locations import admin_lane
+from kingmaker.server.services.admin import READ_ON_THE_LANE
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 HERE = Path(__file__).parent
@@ -140,24 +148,49 @@ def upload_all(address: str, paths: list[str], names: list[str]) -> None:
         raise SystemExit(f"an upload failed: {errors[0]}")
 
 
+READS = "lane: its reads (ListBots, GetStandings)"
+HANDED = "lane: calls it hands to the main loop (CreateLeague, GetLeague)"
+ROUTES = ("lane", READS, HANDED, "address")
+"""Where Admin calls go: the admin lane (what the local command line uses; also split into the
+calls it reads on its own loop, ``READ_ON_THE_LANE``, and the others), the public address."""
+
+
 @dataclass
 class Window:
-    """The Admin calls timed in one window."""
+    """The Admin calls timed in one window, by route."""
 
-    times_ms: list[float] = field(default_factory=list)
+    times_ms: dict[str, list[float]] = field(default_factory=lambda: {route: [] for route in ROUTES})
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     server_cpu: float = 0.0
     client_cpu: float = 0.0
     refused: int = 0
 
-    def percentile(self, share: float) -> float:
-        ordered = sorted(self.times_ms)
+    def percentile(self, share: float, route: str) -> float:
+        ordered = sorted(self.times_ms[route])
         return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+    def calls(self) -> int:
+        return sum(len(times) for times in self.times_ms.values())
+
+
+def make_archives(folder: Path) -> tuple[list[str], float]:
+    """``UPLOADS`` archives of the largest size, each its own (the same bytes are stored once)."""
+    paths = []
+    for number in range(UPLOADS):
+        payload = largest_archive()
+        path = folder / f"archive-{number}.tar.gz"
+        path.write_bytes(payload)
+        paths.append(str(path))
+    return paths, len(payload) / MiB
 
 
 class Bench:
-    def __init__(self, size: int, database_url: str | None) -> None:
+    """One ``kingmaker serve`` (of this tree, or of ``before``) and the windows measured on it."""
+
+    def __init__(
+        self, size: int, database_url: str | None, archives: list[str], python: str = sys.executable
+    ) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="km-admin-load-"))
         self.home = self.folder / "home"
         self.home.mkdir(mode=0o700)
@@ -174,64 +207,91 @@ class Bench:
             path = self.folder / f"tokens-{number}.json"
             path.write_text(json.dumps(tokens[number * share : (number + 1) * share]))
             self.token_files.append(path)
-        self.archives = []
-        for number in range(UPLOADS):  # each its own: the same bytes would be stored once
-            payload = largest_archive()
-            path = self.folder / f"archive-{number}.tar.gz"
-            path.write_bytes(payload)
-            self.archives.append(str(path))
-        self.archive_mib = len(payload) / MiB
+        self.archives = archives
         self.address = f"127.0.0.1:{free_port()}"
         environment = dict(os.environ, KINGMAKER_HOME=str(self.home))
         self.log = open(self.folder / "serve.log", "wb")  # noqa: SIM115  # closed in close()
         self.serve = subprocess.Popen(
-            [sys.executable, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
+            [python, "-m", "kingmaker.server.cli", "serve", "--address", self.address,
              "--database-url", self.url, "--admin-token", TOKEN],
             env=environment, stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.environment = environment
-        self.channel = grpc.insecure_channel(self.address)
-        self.stub = admin_pb2_grpc.AdminStub(self.channel)
+        self.python = python
         self.metadata = (("authorization", f"Bearer {TOKEN}"),)
-        grpc.channel_ready_future(self.channel).result(timeout=120)
-        self.stub.ListGames(admin_pb2.ListGamesRequest(), timeout=120)  # serving, workers up
+        channel = grpc.insecure_channel(self.address)
+        grpc.channel_ready_future(channel).result(timeout=120)
+        admin_pb2_grpc.AdminStub(channel).ListGames(admin_pb2.ListGamesRequest(), timeout=120)  # serving
+        # Where the local command line would send its calls (the lane the home lock names, if
+        # this server has one), and the public address.
+        previous = os.environ.get("KINGMAKER_HOME")
+        os.environ["KINGMAKER_HOME"] = str(self.home)
+        try:
+            lane = admin_lane(self.address)
+        finally:
+            if previous is None:
+                del os.environ["KINGMAKER_HOME"]
+            else:
+                os.environ["KINGMAKER_HOME"] = previous
+        self.channels = {"address": channel}
+        if lane is not None:
+            self.channels["lane"] = grpc.insecure_channel(lane)
         self.leagues = 0
         self.rounds = 0
-        self.calls = self._calls()
+        self.calls = {
+            route: self._calls(admin_pb2_grpc.AdminStub(channel), route)
+            for route, channel in self.channels.items()
+        }
 
-    def _calls(self) -> Iterator[Callable[[], object]]:
-        stub, metadata, timeout = self.stub, self.metadata, CALL_TIMEOUT_S
+    def _calls(
+        self, stub: admin_pb2_grpc.AdminStub, route: str
+    ) -> Iterator[tuple[str, Callable[[], object]]]:
+        metadata, timeout = self.metadata, CALL_TIMEOUT_S
         while True:
             self.leagues += 1
             request = admin_pb2.CreateLeagueRequest(
-                name=f"league-{self.leagues}",
+                name=f"league-{route}-{self.leagues}",
                 game=GAME,
                 format="round_robin",
                 bots=["remote-0000", "remote-0001"],
             )
-            yield functools.partial(stub.CreateLeague, request, metadata=metadata, timeout=timeout)
+            yield (
+                "CreateLeague",
+                functools.partial(stub.CreateLeague, request, metadata=metadata, timeout=timeout),
+            )
             listing = admin_pb2.ListBotsRequest(limit=100)
-            yield functools.partial(stub.ListBots, listing, metadata=metadata, timeout=timeout)
+            yield "ListBots", functools.partial(stub.ListBots, listing, metadata=metadata, timeout=timeout)
             league = admin_pb2.GetLeagueRequest(name=request.name)
-            yield functools.partial(stub.GetLeague, league, metadata=metadata, timeout=timeout)
+            yield "GetLeague", functools.partial(stub.GetLeague, league, metadata=metadata, timeout=timeout)
             ladder = admin_pb2.GetStandingsRequest(game=GAME)
-            yield functools.partial(stub.GetStandings, ladder, metadata=metadata, timeout=timeout)
+            yield (
+                "GetStandings",
+                functools.partial(stub.GetStandings, ladder, metadata=metadata, timeout=timeout),
+            )
 
     def _server_cpu(self) -> float:
         return sum(cpu_seconds(pid) for pid in tree(self.serve.pid))
 
     def _time_calls(self, window: Window, until: Callable[[], bool]) -> None:
+        """Calls until ``until``, alternating between the routes this server has."""
         started, cpu = time.perf_counter(), self._server_cpu()
+        routes = list(self.calls)
+        turn = 0
         while not until():
-            call = next(self.calls)
+            route = routes[turn % len(routes)]
+            turn += 1
+            method, call = next(self.calls[route])
             began = time.perf_counter()
             try:
                 call()
             except grpc.RpcError as error:
-                window.failures.append(error.code().name)
-                window.times_ms.append(CALL_TIMEOUT_S * 1000)
+                window.failures.append(f"{route}: {error.code().name}")
+                took = CALL_TIMEOUT_S * 1000
             else:
-                window.times_ms.append(1000 * (time.perf_counter() - began))
+                took = 1000 * (time.perf_counter() - began)
+            window.times_ms[route].append(took)
+            if route == "lane":
+                window.times_ms[READS if method in READ_ON_THE_LANE else HANDED].append(took)
             time.sleep(PAUSE_S)
         window.seconds = time.perf_counter() - started
         window.server_cpu = self._server_cpu() - cpu
@@ -310,7 +370,7 @@ class Bench:
         """``kingmaker league create`` as a user types it; whether it worked, and what it said."""
         self.leagues += 1
         done = subprocess.run(
-            [sys.executable, "-m", "kingmaker.server.cli", "league", "create", f"cli-{self.leagues}",
+            [self.python, "-m", "kingmaker.server.cli", "league", "create", f"cli-{self.leagues}",
              "--game", GAME, "--bot", "remote-0002", "--bot", "remote-0003",
              "--server", self.address, "--admin-token", TOKEN],
             env=self.environment, capture_output=True, text=True, timeout=300,
@@ -318,7 +378,8 @@ class Bench:
         return done.returncode == 0, (done.stderr.strip().splitlines() or [""])[-1]
 
     def close(self) -> None:
-        self.channel.close()
+        for channel in self.channels.values():
+            channel.close()
         self.serve.send_signal(signal.SIGINT)
         try:
             self.serve.wait(timeout=60)
@@ -333,68 +394,162 @@ def spread(windows: list[Window], of: Callable[[Window], float]) -> Spread:
     return Spread.of([of(window) for window in windows])
 
 
-def rows(runs: int, size: int, database_url: str | None) -> list[Row]:
-    bench = Bench(size, database_url)
-    swarms: list[Window] = []
-    quiet: list[Window] = []
-    uploads: list[Window] = []
-    quiet_after_uploads: list[Window] = []
+@dataclass
+class Measured:
+    """One server's windows: while the bots connect, while the archives arrive, and the quiet
+    window after each."""
+
+    swarms: list[Window] = field(default_factory=list)
+    quiet: list[Window] = field(default_factory=list)
+    uploads: list[Window] = field(default_factory=list)
+    quiet_after_uploads: list[Window] = field(default_factory=list)
+    cli: list[tuple[bool, str]] = field(default_factory=list)
+
+
+def measure(benches: dict[str, Bench], runs: int, loads: list[float]) -> dict[str, Measured]:
+    """Each kind of window on each server in turn, ``runs`` times, alternating."""
+    found = {name: Measured() for name in benches}
+    for _ in range(runs):
+        for name, bench in benches.items():
+            loads.append(os.getloadavg()[0])
+            found[name].swarms.append(bench.swarm())
+            found[name].quiet.append(bench.quiet())
+    for _ in range(runs):
+        for name, bench in benches.items():
+            loads.append(os.getloadavg()[0])
+            found[name].uploads.append(bench.uploads())
+            found[name].quiet_after_uploads.append(bench.quiet())
+    for _ in range(runs):  # the command line beside the swarm: a user's `league create`
+        for name, bench in benches.items():
+            bench.swarm(found[name].cli)
+    return found
+
+
+def rows(runs: int, size: int, database_url: str | None, before: str | None = None) -> list[Row]:
+    folder = Path(tempfile.mkdtemp(prefix="km-admin-archives-"))
+    benches: dict[str, Bench] = {}
     loads: list[float] = []
-    cli: list[tuple[bool, str]] = []
     try:
-        for _ in range(runs):
-            loads.append(os.getloadavg()[0])
-            swarms.append(bench.swarm())
-            quiet.append(bench.quiet())
-        for _ in range(runs):
-            loads.append(os.getloadavg()[0])
-            uploads.append(bench.uploads())
-            quiet_after_uploads.append(bench.quiet())
-        for _ in range(runs):  # the command line beside the swarm: a user's `league create`
-            bench.swarm(cli)
+        archives, archive_mib = make_archives(folder)
+        benches["this tree"] = Bench(size, database_url, archives)
+        if before is not None:
+            benches["before"] = Bench(size, database_url, archives, before)
+        measured = measure(benches, runs, loads)
     finally:
-        bench.close()
+        for bench in benches.values():
+            bench.close()
+        shutil.rmtree(folder, ignore_errors=True)
     load = Spread.of(loads)
     found = []
-    for kind, ours, theirs in (
-        (f"while {size:,} bots connect", swarms, quiet),
-        (f"while {UPLOADS} archives of {bench.archive_mib:.1f} MiB arrive", uploads, quiet_after_uploads),
-    ):
-        for share, name in ((0.5, "p50"), (0.99, "p99")):
-            value = spread(ours, lambda window, share=share: window.percentile(share))
-            reference = spread(theirs, lambda window, share=share: window.percentile(share))
-            goal = "< 200 ms" if name == "p99" else ""
-            met = value.median < 200 if name == "p99" else None
-            found.append(
-                Row("admin", f"Admin call {name} {kind}", "ms", value, "nothing else", reference,
-                    goal=goal, met=met, load=load)
-            )  # fmt: skip
-        failed = spread(ours, lambda window: len(window.failures))
-        found += [
-            Row("admin", f"failed Admin calls {kind}", "calls", failed, goal="0", met=failed.high == 0),
-            Row("admin", f"Admin calls per window {kind}", "calls", spread(ours, lambda w: len(w.times_ms)),
-                "nothing else", spread(theirs, lambda w: len(w.times_ms))),
-            Row("admin", f"window {kind}", "s", spread(ours, lambda w: w.seconds)),
-            Row("admin", f"server CPU (serve + workers) {kind}", "s", spread(ours, lambda w: w.server_cpu),
-                "nothing else", spread(theirs, lambda w: w.server_cpu)),
-        ]  # fmt: skip
-    found.append(Row("admin", f"swarm clients' CPU ({SWARM_PROCESSES} processes)", "s",
-                     spread(swarms, lambda w: w.client_cpu)))  # fmt: skip
-    found.append(Row("admin", "streams refused and retried while connecting", "streams",
-                     spread(swarms, lambda w: w.refused)))  # fmt: skip
-    worked = sum(ok for ok, _ in cli)
-    said = "; ".join(sorted({text for ok, text in cli if not ok}))[:200]
-    what = f"`league create` (CLI) while {size:,} bots connect: worked" + (f" ({said})" if said else "")
-    found.append(
-        Row(
-            "admin",
-            what,
-            "runs",
-            Spread.of([worked]),
-            goal=f"{len(cli)} of {len(cli)}",
-            met=worked == len(cli),
+    for server, results in measured.items():
+        routes = [route for route in ROUTES if results.swarms[0].times_ms[route]]
+        for kind, ours, theirs in (
+            (f"while {size:,} bots connect", results.swarms, results.quiet),
+            (
+                f"while {UPLOADS} archives of {archive_mib:.1f} MiB arrive",
+                results.uploads,
+                results.quiet_after_uploads,
+            ),
+        ):
+            for route in routes:
+                for share, name in ((0.5, "p50"), (0.99, "p99")):
+                    value = spread(ours, lambda w, share=share, route=route: w.percentile(share, route))
+                    reference = spread(theirs, lambda w, share=share, route=route: w.percentile(share, route))
+                    goal = "< 200 ms" if name == "p99" else ""
+                    met = value.median < 200 if name == "p99" else None
+                    found.append(
+                        Row(
+                            f"admin ({server})",
+                            f"Admin call {name} {kind}, on the {route}",
+                            "ms",
+                            value,
+                            "nothing else",
+                            reference,
+                            goal=goal,
+                            met=met,
+                            load=load,
+                        )
+                    )
+            failed = spread(ours, lambda window: len(window.failures))
+            found += [
+                Row(
+                    f"admin ({server})",
+                    f"failed Admin calls {kind}",
+                    "calls",
+                    failed,
+                    goal="0",
+                    met=failed.high == 0,
+                ),
+                Row(
+                    f"admin ({server})",
+                    f"Admin calls per window {kind}",
+                    "calls",
+                    spread(ours, Window.calls),
+                    "nothing else",
+                    spread(theirs, Window.calls),
+                ),
+                Row(f"admin ({server})", f"window {kind}", "s", spread(ours, lambda w: w.seconds)),
+                Row(
+                    f"admin ({server})",
+                    f"server CPU (serve + workers) {kind}",
+                    "s",
+                    spread(ours, lambda w: w.server_cpu),
+                    "nothing else",
+                    spread(theirs, lambda w: w.server_cpu),
+                ),
+            ]
+        found.append(
+            Row(
+                f"admin ({server})",
+                f"swarm clients' CPU ({SWARM_PROCESSES} processes)",
+                "s",
+                spread(results.swarms, lambda w: w.client_cpu),
+            )
         )
-    )
+        found.append(
+            Row(
+                f"admin ({server})",
+                "streams refused and retried while connecting",
+                "streams",
+                spread(results.swarms, lambda w: w.refused),
+            )
+        )
+        worked = sum(ok for ok, _ in results.cli)
+        said = "; ".join(sorted({text for ok, text in results.cli if not ok}))[:200]
+        what = f"`league create` (CLI) while {size:,} bots connect: worked" + (f" ({said})" if said else "")
+        found.append(
+            Row(
+                f"admin ({server})",
+                what,
+                "runs",
+                Spread.of([worked]),
+                goal=f"{len(results.cli)} of {len(results.cli)}",
+                met=worked == len(results.cli),
+            )
+        )
+    if "before" in measured:  # side by side: this tree's local route against the tree before
+        ours, theirs = measured["this tree"], measured["before"]
+        routes = [route for route in ROUTES if ours.swarms[0].times_ms[route]]
+        for kind, mine, before_windows in (
+            (f"while {size:,} bots connect", ours.swarms, theirs.swarms),
+            (f"while {UPLOADS} archives arrive", ours.uploads, theirs.uploads),
+        ):
+            for route in routes:
+                value = spread(mine, lambda w, route=route: w.percentile(0.99, route))
+                reference = spread(before_windows, lambda w: w.percentile(0.99, "address"))
+                found.append(
+                    Row(
+                        "admin: this tree against before",
+                        f"Admin call p99 {kind} (this tree on the {route})",
+                        "ms",
+                        value,
+                        "before, on its address",
+                        reference,
+                        goal="< 200 ms",
+                        met=value.median < 200,
+                        load=load,
+                    )
+                )
     return found
 
 
@@ -406,10 +561,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, help="runs of each (overrides --quick)")
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--database-url", help="default: SQLite in the server's home")
-    args = parser.parse_args()
-    print_rows(
-        rows(args.runs or (3 if args.quick else 5), args.bots, args.database_url), "the Admin API under load"
+    parser.add_argument(
+        "--before",
+        help="a Python whose kingmaker is another tree's (a virtualenv of it): its server runs beside, "
+        "its windows alternating with this tree's",
     )
+    args = parser.parse_args()
+    runs = args.runs or (3 if args.quick else 5)
+    print_rows(rows(runs, args.bots, args.database_url, args.before), "the Admin API under load")
     print(f"load average (1/5/15 min): {'/'.join(f'{value:.1f}' for value in os.getloadavg())}")
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import resource
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +33,13 @@ from kingmaker.server.jail.launcher import Limits, confinement
 from kingmaker.server.jail.run_folder import make_run_folder
 from kingmaker.server.jail.sandbox import SandboxPolicy, exposed_secret, shown_paths
 from kingmaker.server.live import LiveHub
-from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, default_database_url, home_directory
+from kingmaker.server.locations import (
+    DEFAULT_ADDRESS,
+    admin_socket_path,
+    admin_token_path,
+    default_database_url,
+    home_directory,
+)
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.new_versions.submissions import SubmissionPipeline
 from kingmaker.server.refereeing.archive import MemoryArchive
@@ -45,12 +53,16 @@ from kingmaker.server.seats.presence import AWAY_GRACE_S
 from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
 from kingmaker.server.seats.token_checks import TokenChecks
-from kingmaker.server.services.admin import AdminService, new_admin_token
+from kingmaker.server.services.admin import READ_ON_THE_LANE, AdminService, new_admin_token
 from kingmaker.server.services.host_paths import remember_home
+from kingmaker.server.services.lane import AdminLane, Listening
 from kingmaker.server.services.submissions import SubmissionService
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+UNIX_PATH_MAX = 107
+"""The longest path a Unix socket may have (108 bytes with its final NUL, on Linux)."""
+log = logging.getLogger(__name__)
 
 
 def load_or_create_admin_token(explicit: str | None = None) -> str:
@@ -125,6 +137,9 @@ class ServerConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     """With both, the server speaks TLS on ``address`` (PEM files)."""
+    admin_address: str | None = None
+    """Where the admin lane listens too, besides its Unix socket in the home (host:port, TLS as
+    ``address``): for remote organisers whose Admin calls should not wait behind the bots."""
     executor: str = "local"
     """Where league matches are played: "local" (this process), "processes" (local worker
     processes, see ``process_executor``) or "ray" (see ``ray_executor``). `serve` passes
@@ -205,6 +220,10 @@ class KingmakerServer:
         self.submissions: SubmissionPipeline | None = None
         self._jail_door: grpc.aio.Server | None = None
         """The server on the Unix socket launched bots reach: the Arena only."""
+        self.lane: AdminLane | None = None
+        """The Admin API (and Health) on a thread of its own (``services.lane``)."""
+        self.lane_addresses: list[str] = []
+        """Where the admin lane listens: its Unix socket in the home, and ``admin_address``."""
         self._trimming: asyncio.Task[None] | None = None
         self._competitions: asyncio.Task[None] | None = None
 
@@ -322,13 +341,14 @@ class KingmakerServer:
         )
         reflection.enable_server_reflection(names, server)
         await server.start()
+        self._server = server
         await jail_door.start()
         self._jail_door = jail_door
+        await self._start_lane(admin, options)
         self.loop_lag.start()
         self._trimming = asyncio.create_task(malloc.trim_now_and_then(), name="malloc trim")
         for name in ("", *names[:2]):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        self._server = server
         # A one-off match a dead server left behind has no caller waiting for it any more.
         await asyncio.to_thread(void_interrupted_one_offs, self.db)
         await asyncio.to_thread(fail_interrupted, self.db)  # nothing will finish their builds now
@@ -341,6 +361,44 @@ class KingmakerServer:
                 keep_competitions(self.db, self.leagues), name="competitions"
             )
         return self.address
+
+    async def _start_lane(self, admin: AdminService, options: Sequence[tuple[str, object]]) -> None:
+        """Serve the Admin API on the admin lane too (``services.lane``): on a private Unix socket
+        in the home, which the local command line prefers (the home lock says where it is), and
+        on ``admin_address`` if given. The home is hidden from jailed bots, socket and all."""
+        places = []
+        socket = admin_socket_path()
+        if len(str(socket)) <= UNIX_PATH_MAX:
+            places.append(Listening(f"unix:{socket}"))
+        else:
+            log.warning("the home's path is too long for the admin lane's socket: %s", socket)
+        config = self.config
+        if config.admin_address is not None:
+            credentials = None
+            if config.tls_cert is not None and config.tls_key is not None:
+                credentials = grpc.ssl_server_credentials(
+                    [(config.tls_key.read_bytes(), config.tls_cert.read_bytes())]
+                )
+            places.append(Listening(config.admin_address, credentials))
+        if not places:
+            return
+        lane = AdminLane(places, options)
+        lane.add(admin_pb2_grpc.add_AdminServicer_to_server, admin, on_lane=READ_ON_THE_LANE)
+        try:
+            await lane.start()
+        except RuntimeError:
+            where = config.admin_address or str(socket)
+            raise ListenError(
+                bind_problem(where)
+                or f"cannot listen on {where}: the address is in use or not available here"
+            ) from None
+        self.lane = lane
+        for place, port in zip(places, lane.ports, strict=True):
+            if place.address.startswith("unix:"):
+                self.lane_addresses.append(place.address)
+            else:
+                self.lane_addresses.append(f"{place.address.rsplit(':', 1)[0]}:{port}")
+        self.home_lock.record(self.address, lane=self.lane_addresses[0])
 
     async def _executor(self, local: LocalExecutor) -> MatchExecutor:
         """The executor the config names, started (a Ray one joins its cluster here)."""
@@ -408,8 +466,11 @@ class KingmakerServer:
                 "the server is shutting down; matches in play will be replayed",
             )
         await asyncio.gather(
-            self._server.stop(grace), *([self._jail_door.stop(grace)] if self._jail_door is not None else [])
+            self._server.stop(grace),
+            *([self._jail_door.stop(grace)] if self._jail_door is not None else []),
+            *([self.lane.stop(grace)] if self.lane is not None else []),
         )
+        self.lane = None
         self._server = None
         self.token_checks.close()
         self.db.close()

@@ -123,9 +123,12 @@ class HomeLock:
             raise
         self._database = (holder, connection)
 
-    def record(self, address: str) -> None:
-        """Say in the lock files (and the database hold) who holds them, for a second server's refusal."""
-        said = json.dumps({"pid": os.getpid(), "address": address}).encode()
+    def record(self, address: str, lane: str | None = None) -> None:
+        """Say in the lock files (and the database hold) who holds them, for a second server's
+        refusal, and where its admin lane listens, for the local command line."""
+        said = json.dumps(
+            {"pid": os.getpid(), "address": address, **({"lane": lane} if lane else {})}
+        ).encode()
         for descriptor in self._held:
             os.ftruncate(descriptor, 0)
             os.pwrite(descriptor, said, 0)

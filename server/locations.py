@@ -28,6 +28,11 @@ def default_database_url() -> str:
     return os.environ.get("KINGMAKER_DATABASE_URL") or f"sqlite:///{home_directory() / 'kingmaker.db'}"
 
 
+def admin_socket_path() -> Path:
+    """The admin lane's Unix socket (``services.lane``): in the home, which only its user enters."""
+    return home_directory() / "admin.sock"
+
+
 def home_lock_path() -> Path:
     """The lock a running server holds on its home (``server.home.HomeLock``)."""
     return home_directory() / "server.lock"
@@ -89,5 +94,30 @@ def server_coming_up(address: str) -> bool:
         return False  # nobody holds it: a server that has stopped
     except (OSError, ValueError, AttributeError):
         return False
+    finally:
+        os.close(descriptor)
+
+
+def admin_lane(address: str) -> str | None:
+    """The admin lane (``unix:`` its socket) of the live server of this home listening on
+    ``address``, or None: a command run where `serve` runs talks to it there, where its calls do
+    not wait behind the bots' (``services.lane``)."""
+    try:
+        descriptor = os.open(home_lock_path(), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:  # held: a server is running on this home
+            said = json.loads(os.pread(descriptor, 4096, 0) or b"{}")
+            lane = said.get("lane")
+            if said.get("address") == address and isinstance(lane, str):
+                return lane
+            return None
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        return None  # nobody holds it: a server that has stopped
+    except (OSError, ValueError, AttributeError):
+        return None
     finally:
         os.close(descriptor)

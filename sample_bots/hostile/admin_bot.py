@@ -5,7 +5,8 @@ Usage: ``admin_bot.py HOME TCP_ADDRESS [ADMIN_TOKEN] [VICTIM]``. It reports, eac
 
 - ``HOME/admin-token`` and ``HOME/kingmaker.db``: ``read <n> bytes`` or the errno;
 - for each address it can find (``$KINGMAKER_SERVER``, every Unix socket under ``/tmp``, ``/run``
-  and ``HOME``, and the server's ``TCP_ADDRESS``), the gRPC
+  and ``HOME``, the admin lane's socket ``HOME/admin.sock`` whether it is seen or not, and the
+  server's ``TCP_ADDRESS``), the gRPC
   status of ``Admin.ListBots``, ``Admin.AddBot`` (planting a bot named ``planted``) and
   ``Admin.SetBotEnabled`` (disabling ``VICTIM``), called with the token it read, else the one it
   was handed (a test hands it the real one, as if it had leaked), else a guess:
@@ -72,7 +73,13 @@ def attack(address: str, token: str, victim: str) -> None:
 def main(home: str, tcp_address: str, handed: str = "", victim: str = "victim") -> None:
     token = read(os.path.join(home, "admin-token"))
     read(os.path.join(home, "kingmaker.db"))
-    addresses = [os.environ.get("KINGMAKER_SERVER", ""), *sockets_under(["/tmp", "/run", home]), tcp_address]
+    lane = f"unix:{os.path.join(home, 'admin.sock')}"
+    addresses = [
+        os.environ.get("KINGMAKER_SERVER", ""),
+        *sockets_under(["/tmp", "/run", home]),
+        lane,
+        tcp_address,
+    ]
     for address in dict.fromkeys(a for a in addresses if a):
         attack(address, token or handed or "guess", victim)
     report("done")

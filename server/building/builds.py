@@ -18,11 +18,12 @@ NAME=DIR``, the starter kits' tests); ``build_archive`` builds a submitted archi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import shlex
 import tempfile
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,11 +86,22 @@ async def build_folder(
     """Build a folder of this machine: packed as ``submit`` packs it (its ignore files apply),
     checked and unpacked as a submission is, then built in the jail."""
     checks = archive_limits or ArchiveLimits()
-    with tempfile.TemporaryDirectory(prefix="kingmaker-build-", dir=temp_root) as staging:
+    async with _staging("kingmaker-build-", temp_root) as staging:
         archive = Path(staging) / "folder.tar.gz"
         with archive.open("wb") as output:
             pack_folder(folder, output)
         return await build_archive(archive, "tar.gz", store, sandbox, limits, temp_root, checks)
+
+
+@contextlib.asynccontextmanager
+async def _staging(prefix: str, temp_root: Path | None) -> AsyncIterator[str]:
+    """A temporary folder, removed in a thread: an unpacked archive's removal is tens of ms,
+    which four uploads at once took from the event loop (issue 35)."""
+    folder = tempfile.TemporaryDirectory(prefix=prefix, dir=temp_root)
+    try:
+        yield folder.name
+    finally:
+        await asyncio.to_thread(folder.cleanup)
 
 
 async def build_archive(
@@ -105,7 +117,7 @@ async def build_archive(
     """Build a submitted archive (checked again: it may come from the blob store). ``progress``
     is given the build's process once it runs (its stderr is the build log), and None at its end."""
     checks = archive_limits or ArchiveLimits()
-    with tempfile.TemporaryDirectory(prefix="kingmaker-unpacked-", dir=temp_root) as staging:
+    async with _staging("kingmaker-unpacked-", temp_root) as staging:
         source = Path(staging) / "submission"
         source.mkdir()
         Path(staging).chmod(0o755)  # (the jailed users reach the folder through it)

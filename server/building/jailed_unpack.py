@@ -126,21 +126,22 @@ async def run_step(
     jailed = policy.isolate and bubblewrap().usable
     where = OUTPUT_FOLDER if jailed else str(output)
     command = [*STEP, *(where if arg == OUT else arg for arg in args)]
-    with _opened(archive) as stdin, memory_file("kingmaker-step-output") as answer:
-        process = await BotProcess.start(
-            command, {}, sandbox=policy, temp_root=temp_root, stdout=answer, stdin=stdin
-        )
-        timed_out = False
-        try:
-            await asyncio.wait_for(process.process.wait(), seconds)
-        except TimeoutError:
-            timed_out = True
-        finally:
-            await process.stop(grace=0)
-            log = process.stderr_tail(4000)
-            process.discard_logs()
-        answer.seek(0)
-        lines = answer.read(1 << 20).decode(errors="replace").splitlines()
+    async with _opened(archive) as stdin:
+        with memory_file("kingmaker-step-output") as answer:
+            process = await BotProcess.start(
+                command, {}, sandbox=policy, temp_root=temp_root, stdout=answer, stdin=stdin
+            )
+            timed_out = False
+            try:
+                await asyncio.wait_for(process.process.wait(), seconds)
+            except TimeoutError:
+                timed_out = True
+            finally:
+                await process.stop(grace=0)
+                log = process.stderr_tail(4000)
+                process.discard_logs()
+            answer.seek(0)
+            lines = answer.read(1 << 20).decode(errors="replace").splitlines()
     if timed_out:
         raise StepFailed(f"unpacking took longer than {seconds:g} s and was stopped")
     parsed = last_json(lines)
@@ -162,17 +163,23 @@ def last_json(lines: list[str]) -> dict[str, Any] | None:
     return None
 
 
-@contextlib.contextmanager
-def _opened(archive: Path | None) -> Any:
+@contextlib.asynccontextmanager
+async def _opened(archive: Path | None) -> Any:
     if archive is None:
         yield asyncio.subprocess.DEVNULL
         return
     # A copy in memory: the step's /proc/self/fd/0 then names no host path (the blob's is
-    # under the home); at most an archive's size, while the step runs.
-    with archive.open("rb") as source, memory_file("kingmaker-archive") as handle:
-        shutil.copyfileobj(source, handle, 1 << 20)
-        handle.seek(0)
+    # under the home); at most an archive's size, while the step runs. Copied in a thread: 64 MiB
+    # is tens of ms, which four uploads at once took from the event loop (issue 35).
+    with memory_file("kingmaker-archive") as handle:
+        await asyncio.to_thread(_copy, archive, handle)
         yield handle
+
+
+def _copy(archive: Path, handle: Any) -> None:
+    with archive.open("rb") as source:
+        shutil.copyfileobj(source, handle, 1 << 20)
+    handle.seek(0)
 
 
 def _limits(limits: ArchiveLimits) -> str:

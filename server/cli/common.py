@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from kingmaker.server.addresses import AddressError, check_host, parse_address
 from kingmaker.server.cli.credentials import load_login
-from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, server_coming_up
+from kingmaker.server.locations import DEFAULT_ADDRESS, admin_lane, admin_token_path, server_coming_up
 
 if TYPE_CHECKING:
     import grpc
@@ -49,6 +49,15 @@ def server_option(value: str | None) -> str | None:
 def listen_option(value: str) -> str:
     """``serve --address``: where to listen (port 0: a free one)."""
     return _checked(lambda text: parse_address(text, listening=True), value)
+
+
+def tcp_listen_option(value: str | None) -> str | None:
+    """A TCP address to listen on (``serve --admin-address``; port 0: a free one)."""
+    return (
+        None
+        if value is None
+        else _checked(lambda text: parse_address(text, listening=True, unix=False), value)
+    )
 
 
 def tcp_option(value: str | None) -> str | None:
@@ -186,12 +195,16 @@ def admin_client(server: str | None, token: str | None) -> Iterator[AdminClient]
         credentials = tls_credentials()
     except OSError as error:
         fail(f"cannot read the CA in KINGMAKER_TLS_CA: {error.strerror or error}")
-    if credentials is None:
+    # The server of this home: its admin lane, a private socket no bot's calls queue in.
+    lane = admin_lane(address)
+    if lane is not None:
+        channel = grpc.insecure_channel(lane, options=RECONNECT_OPTIONS)
+    elif credentials is None:
         channel = grpc.insecure_channel(address, options=RECONNECT_OPTIONS)
     else:
         channel = grpc.secure_channel(address, credentials, options=RECONNECT_OPTIONS)
     with channel:
-        wait_until_listening(channel, address)
+        wait_until_listening(channel, lane or address)
         yield AdminClient(channel, caller_token(token, address), address)
 
 

@@ -21,7 +21,14 @@ import typer
 from kingmaker.ladder import bounds
 from kingmaker.server.addresses import MAX_PORT
 from kingmaker.server.bind_check import bind_problem
-from kingmaker.server.cli.common import console, fail, host_option, listen_option, tcp_option
+from kingmaker.server.cli.common import (
+    console,
+    fail,
+    host_option,
+    listen_option,
+    tcp_listen_option,
+    tcp_option,
+)
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, claim_home, drop_claims
 from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S
 
@@ -38,6 +45,14 @@ def serve(
         callback=listen_option,
         help="host:port to listen on (port 0: a free one), [ipv6]:port, or unix:/path (the address the "
         "other commands reach).",
+    ),
+    admin_address: str | None = typer.Option(
+        None,
+        "--admin-address",
+        callback=tcp_listen_option,
+        help="Also serve the Admin API on this host:port (TLS as --address), on a thread of its own: "
+        "for remote organisers whose calls should not wait behind the bots'. The local commands "
+        "reach that lane on a socket in the server's home anyway.",
     ),
     database_url: str | None = typer.Option(
         None,
@@ -164,8 +179,9 @@ def serve(
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
     # An address the server cannot listen on is said before anything is made (home, database,
     # admin token): one line, and nothing to clean up.
-    if (problem := bind_problem(address)) is not None:
-        fail(problem)
+    for place in (address, admin_address):
+        if place is not None and (problem := bind_problem(place)) is not None:
+            fail(problem)
     # The website's port is taken first: if it is in use, that is one line and nothing has
     # started (no database opened, no gRPC server listening); then the site serves on it.
     site_socket = None if web is None else _website_socket(web_host, web)
@@ -190,6 +206,7 @@ def serve(
             tls_cert=tls_cert,
             tls_key=tls_key,
             address=address,
+            admin_address=admin_address,
             admin_token=admin_token,
             database_url=database_url,
             time_control=TimeControl(decision_ms, bank_ms, increment_ms, max_strikes),
@@ -251,6 +268,8 @@ async def _serve(
     # Loud when managed bots run unjailed or are refused: the operator must not miss it.
     style = "green" if server.confinement.startswith("jailed") else "bold red"
     console.print(f"managed bots: {server.confinement}", style=style, soft_wrap=True, markup=False)
+    if server.lane_addresses:  # the Admin API on a thread of its own, beside `address`
+        console.print(f"admin lane on {', '.join(server.lane_addresses)}", soft_wrap=True, markup=False)
     if config.executor == "ray":
         console.print(
             f"matches of managed bots play on the Ray cluster at {config.ray_address}", soft_wrap=True

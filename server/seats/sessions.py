@@ -399,7 +399,8 @@ class SessionPool:
 
     def sessions_of(self, bot_id: int | None) -> list[BotSession]:
         """This bot's open streams (a list: a caller may end them as it goes)."""
-        return [session for session in self.sessions if session.identity.bot_id == bot_id]
+        # (over a copy, made at once: the Admin lane's thread reads it while the loop changes it)
+        return [session for session in list(self.sessions) if session.identity.bot_id == bot_id]
 
     def remove(self, session: BotSession) -> None:
         self.sessions.discard(session)

@@ -170,6 +170,11 @@ def test_an_unpacking_step_reads_its_archive_from_memory_not_from_the_home(tmp_p
     blob = tmp_path / "server-home" / "blobs" / ("a" * 64)
     blob.parent.mkdir(parents=True)
     blob.write_bytes(b"archive bytes" * 1000)
-    with jailed_unpack._opened(blob) as stdin:
-        assert os.readlink(f"/proc/self/fd/{stdin.fileno()}").startswith("/memfd:")
-        assert stdin.read() == blob.read_bytes()
+
+    async def read() -> tuple[str, bytes]:
+        async with jailed_unpack._opened(blob) as stdin:
+            return os.readlink(f"/proc/self/fd/{stdin.fileno()}"), stdin.read()
+
+    named, read_back = asyncio.run(read())
+    assert named.startswith("/memfd:")
+    assert read_back == blob.read_bytes()

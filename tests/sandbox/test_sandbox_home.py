@@ -59,6 +59,7 @@ def assert_refused_everywhere(
     calls = [line for line in seen if len(line.split(" ")) == 3 and line.split(" ")[1] in methods]
     addresses = {line.split(" ")[0] for line in calls}
     assert tcp_address in addresses and any(address.startswith("unix:") for address in addresses), seen
+    assert f"unix:{home}/admin.sock" in addresses, "the admin lane's socket was tried"
     assert len(calls) == 3 * len(addresses)
     for line in calls:
         assert line.endswith(("UNIMPLEMENTED", "UNAVAILABLE")), f"an Admin call got through: {line}"
@@ -87,6 +88,7 @@ def test_a_root_servers_jailed_bot_in_the_home_folder_reaches_neither_home_nor_a
         token = server.admin_token
         command = [PYTHON, str(script), str(home), server.address, token]
         seen, names, victim = attack(server.address, token, command)
+        assert server.server.lane_addresses == [f"unix:{home}/admin.sock"], "the lane listened there"
     finally:
         server.stop()
     assert (home / "admin-token").exists() and (home / "kingmaker.db").exists()

@@ -18,6 +18,11 @@ from kingmaker.server.services.admin.matches import MatchRpcs
 from kingmaker.server.services.admin.versions import VersionRpcs
 from kingmaker.v1 import admin_pb2_grpc
 
+READ_ON_THE_LANE = frozenset({"ListGames", "ListBots", "GetBotStats", "GetStandings", "GetRatingHistory"})
+"""Methods the admin lane runs on its own loop (``lane.AdminLane.add``): they read the database
+and values fixed at start only (ListBots reads which bots are connected from the pool's set, copied
+at once), so they need not wait for the main loop, busy with the bots' streams."""
+
 
 class AdminService(
     MatchRpcs, BotRpcs, VersionRpcs, LeagueRpcs, AuthorRpcs, CompetitionRpcs, admin_pb2_grpc.AdminServicer
