@@ -77,47 +77,39 @@ def drop_claims() -> None:
         os.close(_claimed.popitem()[1])
 
 
-def server_coming_up(address: str) -> bool:
-    """Whether a live server holds this home and listens, or is about to, on ``address``: a
-    command run right after `kingmaker serve &` then waits for it rather than give up."""
+def _live_record() -> dict[str, object] | None:
+    """What the live server holding this home's lock recorded, or None when none holds it."""
     try:
         descriptor = os.open(home_lock_path(), os.O_RDONLY)
     except OSError:
-        return False
+        return None
     try:
         try:
             fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:  # held: a server is running on this home
             said = json.loads(os.pread(descriptor, 4096, 0) or b"{}")
-            return bool(said.get("address") in ("starting", address))
+            return said if isinstance(said, dict) else None
         fcntl.flock(descriptor, fcntl.LOCK_UN)
-        return False  # nobody holds it: a server that has stopped
-    except (OSError, ValueError, AttributeError):
-        return False
+        return None  # nobody holds it: a server that has stopped
+    except (OSError, ValueError):
+        return None
     finally:
         os.close(descriptor)
+
+
+def server_coming_up(address: str) -> bool:
+    """Whether a live server holds this home and listens, or is about to, on ``address``: a
+    command run right after `kingmaker serve &` then waits for it rather than give up."""
+    said = _live_record()
+    return said is not None and said.get("address") in ("starting", address)
 
 
 def admin_lane(address: str) -> str | None:
     """The admin lane (``unix:`` its socket) of the live server of this home listening on
     ``address``, or None: a command run where `serve` runs talks to it there, where its calls do
     not wait behind the bots' (``services.lane``)."""
-    try:
-        descriptor = os.open(home_lock_path(), os.O_RDONLY)
-    except OSError:
+    said = _live_record()
+    if said is None or said.get("address") != address:
         return None
-    try:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:  # held: a server is running on this home
-            said = json.loads(os.pread(descriptor, 4096, 0) or b"{}")
-            lane = said.get("lane")
-            if said.get("address") == address and isinstance(lane, str):
-                return lane
-            return None
-        fcntl.flock(descriptor, fcntl.LOCK_UN)
-        return None  # nobody holds it: a server that has stopped
-    except (OSError, ValueError, AttributeError):
-        return None
-    finally:
-        os.close(descriptor)
+    lane = said.get("lane")
+    return lane if isinstance(lane, str) else None
