@@ -44,3 +44,17 @@ def server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture
+def admin_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
+    """A real server for tests of the Admin API under many bots: admin token "admin", no jail, no
+    league resumed, and hellos given all the time a crowd of them needs."""
+    config = ServerConfig(
+        address="127.0.0.1:0", admin_token="admin", jail=False, resume_leagues=False, hello_timeout=300
+    )
+    running = BackgroundServer(config)
+    try:
+        yield running
+    finally:
+        running.stop()

@@ -6,31 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 
 import grpc
-import pytest
 
 from kingmaker.ladder import bots
-from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.token_checks import TokenChecks
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
 BOTS = 200
 GAME = "kingdoms"
-
-
-@pytest.fixture
-def server(kingmaker_home: object) -> Iterator[BackgroundServer]:
-    config = ServerConfig(
-        address="127.0.0.1:0", admin_token="admin", jail=False, resume_leagues=False, hello_timeout=300
-    )
-    running = BackgroundServer(config)
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 class Swarm:
@@ -81,7 +66,8 @@ class Swarm:
         self.thread.join(timeout=60)
 
 
-def test_admin_calls_are_answered_while_200_bots_say_hello(server: BackgroundServer) -> None:
+def test_admin_calls_are_answered_while_200_bots_say_hello(admin_server: BackgroundServer) -> None:
+    server = admin_server
     db = server.server.db
     tokens = [bots.register_bot(db, f"remote-{number:03d}", [GAME])[1] for number in range(BOTS)]
     checks = server.server.token_checks

@@ -12,7 +12,6 @@ import stat
 import tarfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -28,18 +27,6 @@ from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 ADMIN = (("authorization", "Bearer admin"),)
 
 
-@pytest.fixture
-def running(kingmaker_home: Path) -> Iterator[BackgroundServer]:
-    config = ServerConfig(
-        address="127.0.0.1:0", admin_token="admin", jail=False, resume_leagues=False, hello_timeout=300
-    )
-    server = BackgroundServer(config)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def lane_of(server: BackgroundServer) -> str:
     [address] = server.server.lane_addresses
     return address
@@ -53,23 +40,25 @@ def wait_for(condition: object, what: str, within: float = 120.0) -> None:
 
 
 def test_the_lane_listens_in_the_home_and_the_home_lock_says_so(
-    running: BackgroundServer, kingmaker_home: Path
+    admin_server: BackgroundServer, kingmaker_home: Path
 ) -> None:
     socket = kingmaker_home / "admin.sock"
-    assert lane_of(running) == f"unix:{socket}"
+    assert lane_of(admin_server) == f"unix:{socket}"
     assert stat.S_ISSOCK(socket.stat().st_mode)
     said = json.loads((kingmaker_home / "server.lock").read_text())
-    assert said["address"] == running.address and said["lane"] == f"unix:{socket}"
-    with grpc.insecure_channel(lane_of(running)) as channel:
+    assert said["address"] == admin_server.address and said["lane"] == f"unix:{socket}"
+    with grpc.insecure_channel(lane_of(admin_server)) as channel:
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=60)
     assert health.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_the_lane_asks_for_the_token_and_shows_what_the_main_address_shows(running: BackgroundServer) -> None:
-    db = running.server.db
+def test_the_lane_asks_for_the_token_and_shows_what_the_main_address_shows(
+    admin_server: BackgroundServer,
+) -> None:
+    db = admin_server.server.db
     bots.register_bot(db, "alpha", ["kingdoms"], command=["python3", "secret_bot.py"])
     seen = []
-    for address in (running.address, lane_of(running)):
+    for address in (admin_server.address, lane_of(admin_server)):
         with grpc.insecure_channel(address) as channel:
             stub = admin_pb2_grpc.AdminStub(channel)
             with pytest.raises(grpc.RpcError) as refused:
@@ -103,7 +92,7 @@ def test_the_lane_asks_for_the_token_and_shows_what_the_main_address_shows(runni
     )
 
 
-def test_streams_both_ways_go_through_the_lane(running: BackgroundServer) -> None:
+def test_streams_both_ways_go_through_the_lane(admin_server: BackgroundServer) -> None:
     """A client-streamed upload (Submit) and a server-streamed reply (WatchVersion) over the lane."""
     data = io.BytesIO()
     with tarfile.open(fileobj=data, mode="w:gz") as packed:
@@ -123,7 +112,7 @@ def test_streams_both_ways_go_through_the_lane(running: BackgroundServer) -> Non
         admin_pb2.SubmitChunk(header=header),
         *(admin_pb2.SubmitChunk(data=payload[i : i + 7]) for i in range(0, len(payload), 7)),
     ]
-    with grpc.insecure_channel(lane_of(running)) as channel:
+    with grpc.insecure_channel(lane_of(admin_server)) as channel:
         stub = admin_pb2_grpc.AdminStub(channel)
         version = stub.Submit(iter(chunks), metadata=ADMIN, timeout=300)
         assert version.bot == "uploaded"
@@ -176,11 +165,11 @@ def test_stop_stops_the_lane(kingmaker_home: Path) -> None:
 
 
 def test_reads_of_the_database_are_answered_on_the_lane_while_the_main_loop_is_held(
-    running: BackgroundServer,
+    admin_server: BackgroundServer,
 ) -> None:
     """``READ_ON_THE_LANE`` run on the lane's own loop: answered while the main loop is held; a
     call that needs the main loop (ListLeagues) is answered only once it is let go."""
-    bots.register_bot(running.server.db, "alpha", ["kingdoms"])
+    bots.register_bot(admin_server.server.db, "alpha", ["kingdoms"])
     held, let_go = threading.Event(), threading.Event()
 
     def hold() -> None:
@@ -188,10 +177,10 @@ def test_reads_of_the_database_are_answered_on_the_lane_while_the_main_loop_is_h
         let_go.wait(300)
 
     answered: list[str] = []
-    with grpc.insecure_channel(lane_of(running)) as channel:
+    with grpc.insecure_channel(lane_of(admin_server)) as channel:
         stub = admin_pb2_grpc.AdminStub(channel)
         stub.ListGames(admin_pb2.ListGamesRequest(), timeout=120)  # connected first
-        running.loop.call_soon_threadsafe(hold)
+        admin_server.loop.call_soon_threadsafe(hold)
         try:
             assert held.wait(120)
             waiting = stub.ListLeagues.future(admin_pb2.ListLeaguesRequest(), metadata=ADMIN, timeout=300)
