@@ -22,7 +22,6 @@ import itertools
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -32,6 +31,8 @@ import psycopg
 from psycopg import sql
 
 from kingmaker.ladder.db import open_database
+
+from support import free_port
 
 SUPERUSER = "kingmaker"
 BINDIR_VARIABLE = "KINGMAKER_TEST_POSTGRES_BIN"
@@ -61,12 +62,6 @@ def find_bindir() -> Path:
         if (folder / "initdb").exists() and (folder / "pg_ctl").exists():
             return folder
     raise PostgresUnavailable("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class PostgresServer:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -15,6 +16,13 @@ from kingmaker.server.seats.roster import Entrant, Roster
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on now (for a server a test starts)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def bot_command(relative_path: str) -> tuple[str, ...]:

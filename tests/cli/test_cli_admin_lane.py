@@ -5,7 +5,6 @@ TCP too."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,13 +18,9 @@ from kingmaker.server.cli import app
 from kingmaker.server.locations import admin_lane
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
+from support import free_port
+
 runner = CliRunner()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from support import free_port
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -19,12 +20,6 @@ def block(after_heading: str, language: str) -> str:
     text = README.read_text()
     section = text[text.index(after_heading) :]
     return re.search(rf"```{language}\n(.*?)```", section, re.DOTALL).group(1)  # type: ignore[union-attr]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.mark.slow
