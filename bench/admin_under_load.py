@@ -36,7 +36,6 @@ import multiprocessing
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tarfile
@@ -48,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+from proc_stats import cpu_seconds, free_port
 from table import Row, Spread, print_rows
 
 from kingmaker.ladder import bots
@@ -71,15 +71,6 @@ MiB = 1024 * 1024
 TOKEN = "bench"
 
 
-def cpu_seconds(pid: int) -> float:
-    """A process's user + system CPU so far, and its reaped children's (0 if it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
 def tree(pid: int) -> list[int]:
     """The process and its descendants."""
     found, todo = [], [pid]
@@ -92,12 +83,6 @@ def tree(pid: int) -> list[int]:
             continue
         todo.extend(int(child) for child in children)
     return found
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def largest_archive() -> bytes:
@@ -270,7 +255,7 @@ class Bench:
             )
 
     def _server_cpu(self) -> float:
-        return sum(cpu_seconds(pid) for pid in tree(self.serve.pid))
+        return sum(cpu_seconds(pid, reaped_children=True) for pid in tree(self.serve.pid))
 
     def _time_calls(self, window: Window, until: Callable[[], bool]) -> None:
         """Calls until ``until``, alternating between the routes this server has."""
@@ -332,7 +317,7 @@ class Bench:
         user.join()
         if not all(welcomed):
             window.failures.append("not all bots were welcomed")
-        window.client_cpu = sum(cpu_seconds(client.pid) for client in clients)
+        window.client_cpu = sum(cpu_seconds(client.pid, reaped_children=True) for client in clients)
         for client in clients:
             client.send_signal(signal.SIGTERM)
         for client in clients:

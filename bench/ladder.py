@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from proc_stats import cpu_seconds
 from referee import INSTANT, ServedReferee
 from sqlmodel import select
 from table import Row, alternate, alternate_with_load
@@ -42,7 +43,6 @@ CONCURRENCY = 4
 WARM_UP_S = 3.0
 SWARM = Path(__file__).with_name("remote_swarm.py")
 TESTS = Path(__file__).resolve().parent.parent / "tests"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 class RemoteLadder:
@@ -134,9 +134,9 @@ class ServerCpu:
 
     def ms_per_match(self, matches: int) -> float:
         pid = self.served.server.process.pid
-        before, finished = _cpu_s(pid), self._finished()
+        before, finished = cpu_seconds(pid), self._finished()
         self.served.play(matches)
-        return 1000 * (_cpu_s(pid) - before) / (self._finished() - finished)
+        return 1000 * (cpu_seconds(pid) - before) / (self._finished() - finished)
 
     def _finished(self) -> int:
         with self.served.db.read() as session:
@@ -144,12 +144,6 @@ class ServerCpu:
 
     def close(self) -> None:
         self.served.close()
-
-
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of one process (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def postgres_rows(runs: int = 3, matches: int = 120) -> list[Row]:

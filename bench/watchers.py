@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import grpc
+from proc_stats import cpu_seconds, free_port
 from table import Row, Spread
 
 from kingmaker.server.background import ServerProcess
@@ -94,17 +94,6 @@ asyncio.run(main())
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -142,7 +131,7 @@ class WatchedLadder:
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="km-watchers-"))
         database = self.folder / "ladder.db"
-        self.port = _free_port()
+        self.port = free_port()
         extra = ["--web", str(self.port)]
         self.server = ServerProcess(self.folder / "home", self.folder / "server.sock", database, TOKEN, extra)
         threading.Thread(target=self._drain, daemon=True).start()
@@ -191,9 +180,9 @@ class WatchedLadder:
         workers = self.workers or _children(self.server.process.pid)
         self.workers = workers  # the worker processes live as long as the server
         return Cpu(
-            _cpu_s(self.server.process.pid),
-            sum(_cpu_s(pid) for pid in workers),
-            _cpu_s(self.watchers.pid),
+            cpu_seconds(self.server.process.pid),
+            sum(cpu_seconds(pid) for pid in workers),
+            cpu_seconds(self.watchers.pid),
         )
 
     def window(self, watchers: int, seconds: float, settle: float) -> Window:
