@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import io
 import json
 import multiprocessing
@@ -49,6 +48,7 @@ from pathlib import Path
 import grpc
 from proc_stats import cpu_seconds, free_port
 from table import Row, Spread, print_rows
+from uploads_beside_calls import chunks
 
 from kingmaker.ladder import bots
 from kingmaker.ladder.db import open_database
@@ -99,16 +99,6 @@ def largest_archive() -> bytes:
     return payload
 
 
-def _chunks(bot: str, payload: bytes) -> Iterator[admin_pb2.SubmitChunk]:
-    chunk = ArchiveLimits().chunk_bytes
-    header = admin_pb2.SubmitHeader(
-        bot=bot, games=[GAME], format="tar.gz", size=len(payload), sha256=hashlib.sha256(payload).hexdigest()
-    )
-    yield admin_pb2.SubmitChunk(header=header)
-    for start in range(0, len(payload), chunk):
-        yield admin_pb2.SubmitChunk(data=payload[start : start + chunk])
-
-
 def upload_all(address: str, paths: list[str], names: list[str]) -> None:
     """(In a process of its own.) Send the archives at once, each on its own channel."""
     errors: list[BaseException] = []
@@ -119,7 +109,7 @@ def upload_all(address: str, paths: list[str], names: list[str]) -> None:
         with grpc.insecure_channel(address, options=options) as channel:
             try:
                 admin_pb2_grpc.AdminStub(channel).Submit(
-                    _chunks(name, payload), metadata=(("authorization", f"Bearer {TOKEN}"),), timeout=600
+                    chunks(name, payload), metadata=(("authorization", f"Bearer {TOKEN}"),), timeout=600
                 )
             except grpc.RpcError as error:
                 errors.append(error)
