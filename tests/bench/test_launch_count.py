@@ -14,22 +14,26 @@ import time
 from bench_modules import BENCH, load_bench
 
 SLEEPER = "import time; time.sleep(60)"
-JAILED = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {SLEEPER!r}, 'km-bot'])"
+# The marks come from the environment, so that only a process that has exec'd shows one: a child
+# forked but not yet exec'd shows its parent's command line, as serve's own children do.
+JAILED = f"import os, subprocess, sys; subprocess.run([sys.executable, '-c', {SLEEPER!r}, os.environ['BOT']])"
 TREE = f"""
-import subprocess, sys, time
+import os, subprocess, sys, time
 sys.stdin.readline()  # started once the test is watching
-bots = [subprocess.Popen([sys.executable, '-c', {JAILED!r}, 'km-bot']) for _ in range(2)]
-bots += [subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, 'km-bot'])]
-others = [subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, 'not-a-bot'])]
+bot, other = os.environ['BOT'], os.environ['OTHER']
+bots = [subprocess.Popen([sys.executable, '-c', {JAILED!r}, bot]) for _ in range(2)]
+bots += [subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, bot])]
+others = [subprocess.Popen([sys.executable, '-c', {SLEEPER!r}, other])]
 time.sleep(60)
 """
+MARKS = {"BOT": "km-bot", "OTHER": "not-a-bot"}
 
 
 def test_each_bot_started_under_the_server_counts_once() -> None:
     sys.path.insert(0, str(BENCH))  # the bench's own imports (rates, table)
     referee = load_bench("referee")
     outsider = subprocess.Popen([sys.executable, "-c", SLEEPER, "km-bot"])
-    root = subprocess.Popen([sys.executable, "-c", TREE], stdin=subprocess.PIPE)
+    root = subprocess.Popen([sys.executable, "-c", TREE], stdin=subprocess.PIPE, env={**os.environ, **MARKS})
     launches = referee.Launches(root.pid, b"km-bot")
     assert root.stdin is not None
     root.stdin.write(b"go\n")
@@ -37,7 +41,11 @@ def test_each_bot_started_under_the_server_counts_once() -> None:
     tree: list[int] = []
     try:
         deadline = time.monotonic() + 60
-        while len(tree) < 6 and time.monotonic() < deadline:  # 3 bots, 2 inside jails, 1 other
+        # 3 bots, 2 inside jails, 1 other; and each of root's children past its exec
+        started = referee._command_line(root.pid)
+        while time.monotonic() < deadline and (
+            len(tree) < 6 or started in map(referee._command_line, referee._children(root.pid))
+        ):
             time.sleep(0.1)
             tree = descendants(referee, root.pid)
         assert len(tree) == 6
