@@ -38,7 +38,21 @@ SDK_RANDOM = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
 TOKEN = "bench"
 METADATA = (("authorization", f"Bearer {TOKEN}"),)
 BOTS, AT_ONCE = 8, 4
-CROWDS = (0, 50, 200)
+
+
+class Crowd(NamedTuple):
+    watchers: int
+    keep_alive: bool
+    """Each watcher opens its next stream on the connection its last one used, as a browser
+    does; else on a new connection, which it closes when the stream ends."""
+
+    def text(self) -> str:
+        how = "a connection kept" if self.keep_alive else "a connection per stream"
+        return f"{self.watchers} live-stream watchers ({how})"
+
+
+NOBODY = Crowd(0, False)
+CROWDS = (NOBODY, Crowd(50, False), Crowd(200, False), Crowd(200, True))
 
 WATCHERS = r"""
 import asyncio, sqlite3, sys
@@ -51,30 +65,56 @@ async def poll():
         running[:] = [row[0] for row in connection.execute("SELECT id FROM match WHERE status = 'running'")]
         await asyncio.sleep(0.2)
 
-async def watcher(number):
-    ended = set()  # the matches whose stream ended: over, though the list may still say running
+async def response(reader):  # one chunked response to its end; the connection stays open
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass  # the status line and headers
     while True:
-        choices = [match_id for match_id in running if match_id not in ended]
-        if not choices:
-            await asyncio.sleep(0.05)
-            continue
-        match_id = choices[number % len(choices)]
-        if len(ended) > 100:
-            ended &= set(running)
-        writer = None
-        try:
-            reader, writer = await asyncio.open_connection(host, port)
-            request = f"GET /api/matches/{match_id}/live HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
-            writer.write(request.encode())
-            while await reader.read(1 << 16):
-                pass
-        except OSError:
-            await asyncio.sleep(0.1)
-        finally:
-            if writer is not None:
-                writer.close()
-        ended.add(match_id)
-        await asyncio.sleep(0.05)  # its match is over: on to the next running one
+        size = int((await reader.readline()).split(b";")[0], 16)
+        await reader.readexactly(size + 2)
+        if size == 0:
+            return
+
+
+async def watcher(number, keep_alive):
+    ended = set()  # the matches whose stream ended: over, though the list may still say running
+    connection = []  # the kept connection's (reader, writer), if there is one
+    try:
+        while True:
+            choices = [match_id for match_id in running if match_id not in ended]
+            if not choices:
+                await asyncio.sleep(0.05)
+                continue
+            match_id = choices[number % len(choices)]
+            if len(ended) > 100:
+                ended &= set(running)
+            try:
+                await stream(match_id, keep_alive, connection)
+            except (OSError, ValueError, asyncio.IncompleteReadError):
+                while connection:
+                    connection.pop()[1].close()
+                await asyncio.sleep(0.1)
+            ended.add(match_id)
+            await asyncio.sleep(0.05)  # its match is over: on to the next running one
+    finally:  # cancelled: the crowd changed
+        while connection:
+            connection.pop()[1].close()
+
+
+async def stream(match_id, keep_alive, connection):
+    if not connection:
+        connection.append(await asyncio.open_connection(host, port))
+    reader, writer = connection[0]
+    if keep_alive:  # as a browser does: the next stream goes on the same connection
+        writer.write(f"GET /api/matches/{match_id}/live HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+        await response(reader)
+        return
+    request = f"GET /api/matches/{match_id}/live HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"
+    writer.write(request.encode())
+    while await reader.read(1 << 16):
+        pass
+    connection.clear()
+    writer.close()
+
 
 async def main():
     asyncio.get_running_loop().create_task(poll())
@@ -83,11 +123,11 @@ async def main():
     loop = asyncio.get_running_loop()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     while line := await reader.readline():
-        wanted = int(line)
-        while len(tasks) < wanted:
-            tasks.append(asyncio.get_running_loop().create_task(watcher(len(tasks))))
-        while len(tasks) > wanted:
+        wanted, keep_alive = (int(word) for word in line.split())
+        while tasks:
             tasks.pop().cancel()
+        while len(tasks) < wanted:
+            tasks.append(loop.create_task(watcher(len(tasks), keep_alive)))
         print("ok", flush=True)
 
 asyncio.run(main())
@@ -170,9 +210,9 @@ class WatchedLadder:
         except grpc.RpcError:
             pass  # cancelled at the end
 
-    def crowd(self, watchers: int) -> None:
+    def crowd(self, crowd: Crowd) -> None:
         assert self.watchers.stdin is not None and self.watchers.stdout is not None
-        self.watchers.stdin.write(f"{watchers}\n")
+        self.watchers.stdin.write(f"{crowd.watchers} {int(crowd.keep_alive)}\n")
         self.watchers.stdin.flush()
         assert self.watchers.stdout.readline().strip() == "ok"
 
@@ -185,9 +225,9 @@ class WatchedLadder:
             cpu_seconds(self.watchers.pid),
         )
 
-    def window(self, watchers: int, seconds: float, settle: float) -> Window:
-        """The ladder over ``seconds`` with ``watchers``."""
-        self.crowd(watchers)
+    def window(self, crowd: Crowd, seconds: float, settle: float) -> Window:
+        """The ladder over ``seconds`` with ``crowd``."""
+        self.crowd(crowd)
         time.sleep(settle)
         started, cpu = time.monotonic(), self.cpu()
         time.sleep(seconds)
@@ -208,10 +248,10 @@ class WatchedLadder:
 def rows(quick: bool) -> list[Row]:
     rounds, seconds, settle = (3, 10.0, 3.0) if quick else (5, 20.0, 4.0)
     ladder = WatchedLadder()
-    windows: dict[int, list[Window]] = {crowd: [] for crowd in CROWDS}
+    windows: dict[Crowd, list[Window]] = {crowd: [] for crowd in CROWDS}
     loads: list[float] = []
     try:
-        ladder.window(0, seconds, settle)  # warm-up: every bot process started
+        ladder.window(NOBODY, seconds, settle)  # warm-up: every bot process started
         for round_ in range(rounds):
             loads.append(os.getloadavg()[0])
             order = CROWDS if round_ % 2 == 0 else tuple(reversed(CROWDS))
@@ -221,25 +261,25 @@ def rows(quick: bool) -> list[Row]:
         ladder.close()
     load = Spread.of(loads)
     rates = {crowd: [window.rate for window in found] for crowd, found in windows.items()}
-    bare = Spread.of(rates[0])
+    bare = Spread.of(rates[NOBODY])
     what = f"Kingdoms ladder, {BOTS} SDK random bots, {AT_ONCE} at once, default serve --web"
     found = []
     for crowd in CROWDS[1:]:
         rate = Spread.of(rates[crowd])
-        found.append(Row("watchers", f"{what}, {crowd} live-stream watchers", "matches/min", rate,
+        found.append(Row("watchers", f"{what}, {crowd.text()}", "matches/min", rate,
                          "nobody watching", bare, goal="≥ 0.9 of nobody watching",
                          met=rate.median >= 0.9 * bare.median, load=load))  # fmt: skip
-        whole, whole_bare = _whole_run(windows[crowd]), _whole_run(windows[0])
-        found.append(Row("watchers", f"the same, all {crowd} watchers' windows as one run", "matches/min",
+        whole, whole_bare = _whole_run(windows[crowd]), _whole_run(windows[NOBODY])
+        found.append(Row("watchers", f"the same, all windows of {crowd.text()} as one run", "matches/min",
                          Spread.of([whole]), "all windows of nobody watching", Spread.of([whole_bare]),
                          goal="≥ 0.9 of nobody watching", met=whole >= 0.9 * whole_bare,
                          load=load))  # fmt: skip
         for part, who in enumerate(("server process", "worker processes", "watchers' own process")):
             cost = Spread.of([window.cost[part] for window in windows[crowd]])
-            bare_cost = Spread.of([window.cost[part] for window in windows[0]])
-            found.append(Row("watchers", f"{who} CPU per match, {crowd} watchers", "ms", cost,
+            bare_cost = Spread.of([window.cost[part] for window in windows[NOBODY]])
+            found.append(Row("watchers", f"{who} CPU per match, {crowd.text()}", "ms", cost,
                              "nobody watching", bare_cost, load=load))  # fmt: skip
-    assert statistics.median(rates[0]) > 0, "the ladder played nothing"
+    assert statistics.median(rates[NOBODY]) > 0, "the ladder played nothing"
     return found
 
 
