@@ -1,16 +1,21 @@
 """The crowd's door (issue 35): a live stream goes straight to the server (uvicorn) past
 Starlette, and everything else (no such match, a bad id, another method or address) to the site; a
-crowd coming to a match at once reads its facts once; and a watcher who goes away mid-stream
-stops its events (their ``finally``: it leaves its channel) while the request ends normally."""
+crowd coming to a match at once reads its facts once; a watcher who goes away mid-stream
+stops its events (their ``finally``: it leaves its channel) while the request ends normally; and a
+stream that ends leaves its connection open for the next, as a browser expects of HTTP/1.1."""
 
 from __future__ import annotations
 
 import asyncio
+import http.client
 import threading
 from collections.abc import AsyncGenerator
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from test_live_boards import Site
 
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.server.web import live_feed
@@ -133,3 +138,33 @@ def test_a_watcher_who_goes_away_stops_its_events() -> None:
     happened, client = asyncio.run(run())
     assert happened == ["waiting", "left its channel", "ended"]
     assert client.bodies() == b"event: frame\ndata: {}\n\n"
+
+
+def test_one_connection_carries_one_stream_after_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator's browser opens its next stream on the connection the last one used: the
+    server must end each stream's body and keep the connection, not close it."""
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    site = Site(tmp_path, "local")
+    try:
+        played = site.league("kept")
+        match_id = site.running_match("kept")
+        address = urlsplit(site.url)
+        connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=120)
+        try:
+            bodies, sockets = [], []
+            for _ in range(2):  # the running match to its end, then the same match, over
+                connection.request("GET", f"/api/matches/{match_id}/live")
+                response = connection.getresponse()
+                assert response.status == 200 and not response.will_close
+                bodies.append(response.read().decode())
+                sockets.append(connection.sock)
+        finally:
+            connection.close()
+        played.result(timeout=120)
+    finally:
+        site.stop()
+    assert "event: frame" in bodies[0] and bodies[0].rstrip().endswith('data: {"status":"finished"}')
+    assert bodies[1] == 'event: end\ndata: {"status":"finished"}\n\n'
+    assert sockets[0] is not None and sockets[1] is sockets[0]  # one connection for both
