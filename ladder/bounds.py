@@ -84,6 +84,7 @@ PLOTTED_BOTS = Bound("bots in a rating plot", 1, 20)
 CONNECT_TIMEOUT_S = Bound("the connect timeout", 0.1, 3600.0)
 BUSY_TIMEOUT_S = Bound("the busy timeout", 0.1, 24 * 3600.0)
 KEEP_BOTS_S = Bound("the time idle bot processes are kept", 0.0, 24 * 3600.0)
+KEEP_BOTS_MAX = Bound("idle bot processes kept", 0, 100_000)
 KEEP_VERSIONS = Bound("versions kept", 0, 1000)
 """Retention: versions of each bot kept beside the active one and those still needed."""
 WORKERS = Bound("workers", 0, 256)

@@ -48,7 +48,7 @@ from kingmaker.server.scheduling.scheduler import LeagueRunner
 from kingmaker.server.seats.admission import Admission
 from kingmaker.server.seats.arena import HELLO_TIMEOUT_SECONDS, ArenaService
 from kingmaker.server.seats.barred import barred
-from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S, TimeControl
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
 from kingmaker.server.seats.presence import AWAY_GRACE_S
 from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import Identity, SessionPool
@@ -156,6 +156,10 @@ class ServerConfig:
     keep_bots_s: float = KEEP_IDLE_S
     """How long a managed bot's idle process is kept after its last match, for the next league
     or round to find it warm (``Roster.keep_idle_s``; 0: stopped when its match ends)."""
+    keep_bots_max: int = KEEP_BOTS_MAX
+    """The most idle managed bot processes kept on this machine, the server's and its worker
+    processes' together (each worker keeps its share; a Ray node keeps as many of its own); to keep
+    one more, the one idle longest is stopped (``Roster.kept_in_all``)."""
 
 
 class KingmakerServer:
@@ -300,6 +304,7 @@ class KingmakerServer:
             live=self.live,
             builds=self.builds,
             keep_idle_s=config.keep_bots_s,
+            kept_in_all=config.keep_bots_max,
         )
         control = config.time_control
         self.admission = Admission(self.loop_lag, control.decision_ms) if config.admission_control else None
@@ -413,6 +418,7 @@ class KingmakerServer:
             hidden_paths=self.hidden_paths,
             build_root=str(self.builds.root),
             keep_idle_s=config.keep_bots_s,
+            keep_bots_max=config.keep_bots_max,
         )
         if config.executor == "processes":
             from kingmaker.server.execution.process_executor import ProcessExecutor

@@ -30,7 +30,7 @@ from kingmaker.server.cli.common import (
     tcp_option,
 )
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, claim_home, drop_claims
-from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S
 
 if TYPE_CHECKING:
     from kingmaker.server.app import ServerConfig
@@ -152,6 +152,14 @@ def serve(
         help="Seconds a managed bot's idle process is kept after its last match, so that the next "
         "league finds it started (0: stopped as each match ends).",
     ),
+    keep_bots_max: int = typer.Option(
+        KEEP_BOTS_MAX,
+        "--keep-bots-max",
+        min=bounds.KEEP_BOTS_MAX.low,
+        max=bounds.KEEP_BOTS_MAX.high,
+        help="The most idle bot processes kept on this machine, of all bots together; to keep one "
+        "more, the one idle longest is stopped (0: none kept).",
+    ),
     keep_versions: int = typer.Option(
         3,
         "--keep-versions",
@@ -220,6 +228,7 @@ def serve(
             workers=workers,
             submission_limits=SubmissionLimits(keep_versions=keep_versions),
             keep_bots_s=keep_bots,
+            keep_bots_max=keep_bots_max,
         )
         try:
             asyncio.run(_serve(config, site_socket, web_host))

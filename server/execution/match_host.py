@@ -39,7 +39,7 @@ from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.seats.arena import ArenaService
-from kingmaker.server.seats.deadlines import KEEP_IDLE_S, TimeControl
+from kingmaker.server.seats.deadlines import KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
 from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
@@ -66,6 +66,8 @@ class HostSettings:
     store of this host's own, which the executor fills (a Ray node, see ``add_build``)."""
     keep_idle_s: float = KEEP_IDLE_S
     """How long an idle bot process is kept after its last match (``Roster.keep_idle_s``)."""
+    keep_bots_max: int = KEEP_BOTS_MAX
+    """The most idle bot processes this host keeps (``Roster.kept_in_all``)."""
 
 
 class MatchHost:
@@ -119,6 +121,7 @@ class MatchHost:
                 live=self.live,
                 builds=self.builds,
                 keep_idle_s=self.settings.keep_idle_s,
+                kept_in_all=self.settings.keep_bots_max,
             )
         return f"{socket.gethostname()}:{os.getpid()}"
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import pickle
@@ -41,7 +42,7 @@ from kingmaker.server.execution.executors import ExecutorError, LocalExecutor, W
 from kingmaker.server.execution.match_host import HostSettings
 from kingmaker.server.live import LiveHub
 from kingmaker.server.refereeing.referee import MatchReport
-from kingmaker.server.seats.deadlines import TimeControl
+from kingmaker.server.seats.deadlines import KEEP_BOTS_MAX, TimeControl
 from kingmaker.server.seats.roster import KEPT_PER_BOT, Entrant
 
 log = logging.getLogger("kingmaker.server")
@@ -85,9 +86,11 @@ async def receive_message(reader: asyncio.StreamReader) -> Any:
 @dataclass
 class _Warm:
     """The idle processes a worker keeps, as the server knows them: per bot, when each became
-    idle (its roster keeps at most ``KEPT_PER_BOT`` a bot, each for ``keep_s``)."""
+    idle (its roster keeps at most ``KEPT_PER_BOT`` a bot, each for ``keep_s``, and ``most`` in
+    all, stopping the one idle longest to keep another)."""
 
     keep_s: float
+    most: int = KEEP_BOTS_MAX
     idle: dict[int, list[float]] = field(default_factory=dict)
     pruned_at: float = 0.0
 
@@ -107,8 +110,19 @@ class _Warm:
                 self._live(bot, now)
         for bot in bot_ids:
             times = self.idle.setdefault(bot, [])
-            if len(times) < KEPT_PER_BOT:
+            if len(times) < KEPT_PER_BOT and self.most > 0:
+                if sum(map(len, self.idle.values())) >= self.most:
+                    self._drop_longest_idle()
+                    times = self.idle.setdefault(bot, [])  # (it may have been this bot's last)
                 times.append(now)
+            elif not times:
+                del self.idle[bot]
+
+    def _drop_longest_idle(self) -> None:
+        bot = min((bot for bot, times in self.idle.items() if times), key=lambda bot: self.idle[bot][0])
+        del self.idle[bot][0]  # each bot's times are in the order its processes became idle
+        if not self.idle[bot]:
+            del self.idle[bot]
 
     def forget(self, bot_ids: Iterable[int]) -> None:
         for bot in bot_ids:
@@ -168,7 +182,8 @@ class ProcessExecutor:
         if workers < 1:
             raise ExecutorError("the processes executor needs at least one worker")
         self.count = workers
-        self.settings = settings
+        # The workers share one machine, and so its most idle bot processes.
+        self.settings = dataclasses.replace(settings, keep_bots_max=-(-settings.keep_bots_max // workers))
         self.local = local
         self.workers: list[_Worker] = []
         self._ids = itertools.count(LAG_NOTICE + 1)
@@ -217,7 +232,12 @@ class ProcessExecutor:
             limit=2**26,  # a report with its whole log is one message
         )
         assert process.stdin is not None and process.stdout is not None
-        worker = _Worker(process, process.stdin, process.stdout, _Warm(self.settings.keep_idle_s))
+        worker = _Worker(
+            process,
+            process.stdin,
+            process.stdout,
+            _Warm(self.settings.keep_idle_s, self.settings.keep_bots_max),
+        )
         try:
             await send_message(worker.writer, self.settings)
             await asyncio.wait_for(receive_message(worker.reader), START_TIMEOUT_S)  # the host is up

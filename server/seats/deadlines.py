@@ -41,6 +41,10 @@ not in ``roster``, so that `serve` shows it as its option's default without load
 KEEP_IDLE_S = 30.0
 """How long an idle managed bot process is kept after its last match before it is stopped (a
 `serve` option's default too)."""
+KEEP_BOTS_MAX = 64
+"""The most idle managed bot processes kept on a machine (a `serve` option's default too). Each
+is a running program (an idle Python bot holds ~17 MiB of its own, a JVM far more), and a ladder of
+many bots would otherwise keep one or more of every bot that played in the last ``KEEP_IDLE_S``."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ given for one match. Managed bots stay running between matches, so the cost of s
 process (~120 ms for Python with gRPC, ~0.2 s of CPU in the jail) is paid once, not once per
 match: an idle process is kept for ``keep_idle_s`` after its last match (so the next league, or
 a ladder's next round, finds it warm), and a bot keeps at most ``kept_per_bot`` idle processes
-(more run only while it plays several matches at once). A process whose seat ended in a fault is
+(more run only while it plays several matches at once); at most ``kept_in_all`` are kept in all,
+so that a ladder of a thousand bots does not keep a thousand programs in memory: past it, the
+process idle longest is stopped to make room. A process whose seat ended in a fault is
 stopped rather than trusted with another match; ``retire`` stops a bot's idle processes at once
 (a new version, a bot edited or removed, the server stopping).
 
@@ -37,7 +39,7 @@ from kingmaker.server.building.manifest import Manifest, launch_command
 from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
-from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_IDLE_S
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S
 from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 KEPT_PER_BOT = 2
@@ -128,9 +130,13 @@ class Roster:
     """How long an idle process is kept (0: stopped as soon as its match ends)."""
     kept_per_bot: int = KEPT_PER_BOT
     """The most idle processes kept per bot and version; one more is stopped when its match ends."""
+    kept_in_all: int = KEEP_BOTS_MAX
+    """The most idle processes kept, of every bot; to keep one more, the one idle longest is stopped."""
     _idle: dict[tuple[int, int | None], list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
     _reaper: asyncio.Task[None] | None = field(default=None, repr=False)
+    _stopping: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
+    """Processes made room for, stopping (the match that made room does not wait for them)."""
 
     async def lease_all(self, entrants: list[Entrant], game: str, match_id: str) -> list[Lease]:
         """A lease per seat: the remote seats all at once, then the managed bots (concurrently)."""
@@ -163,7 +169,13 @@ class Roster:
         alive = session is not None and session.takes_matches and process.returncode is None
         if reusable and alive and lease.entrant.bot_id is not None and session is not None:
             key = _warm_key(lease.entrant)
-            if len(self._idle.get(key, ())) < self.kept_per_bot and self.keep_idle_s > 0:
+            if (
+                len(self._idle.get(key, ())) < self.kept_per_bot
+                and self.keep_idle_s > 0
+                and self.kept_in_all > 0
+            ):
+                if self.kept() >= self.kept_in_all:
+                    self._make_room()
                 self._idle[key].append(_Kept(process, session, asyncio.get_running_loop().time()))
                 self._reap_later()
                 stderr, written = process.stderr_since(lease.stderr_start, MATCH_STDERR_BYTES)
@@ -195,6 +207,20 @@ class Roster:
     def kept(self) -> int:
         """How many idle processes are kept now."""
         return sum(len(items) for items in self._idle.values())
+
+    def _make_room(self) -> None:
+        """Stop the process idle longest, of any bot (in the background: stopping one may take
+        seconds, and the match whose bot is kept instead must not wait for it)."""
+        key = min(
+            (found for found, items in self._idle.items() if items),
+            key=lambda found: self._idle[found][0].since,
+        )
+        oldest = self._idle[key].pop(0)  # each list is in the order its processes became idle
+        if not self._idle[key]:
+            del self._idle[key]
+        task = asyncio.create_task(self._stop_kept([oldest]), name="idle bot process made room for")
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
 
     async def _stop_kept(self, kept: list[_Kept]) -> None:
         for item in kept:
@@ -232,6 +258,7 @@ class Roster:
             await asyncio.gather(self._reaper, return_exceptions=True)
             self._reaper = None
         await self.retire()
+        await asyncio.gather(*self._stopping, return_exceptions=True)
         busy = list(self._busy)
         self._busy.clear()
         await asyncio.gather(*(process.stop() for process in busy))

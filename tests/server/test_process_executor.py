@@ -378,3 +378,28 @@ def _idle_worker() -> _Worker:
     return _Worker(
         process, cast(Any, None), cast(Any, None), _Warm(HostSettings().keep_idle_s), listener=listener
     )
+
+
+def test_the_server_knows_a_worker_stops_its_longest_idle_bot_to_keep_another() -> None:
+    """A worker keeps at most its share of the machine's ``keep_bots_max`` idle processes, and to
+    keep one more stops the one idle longest: the server's picture of it does the same."""
+    warm = _Warm(keep_s=60.0, most=3)
+    warm.give_back([1], 0.0)
+    warm.give_back([2], 1.0)
+    warm.give_back([3], 1.5)
+    assert warm.starts([1, 2, 3], 2.0) == 0
+    warm.give_back([4], 2.0)  # a fourth: bot 1's, idle longest, is stopped
+    assert warm.starts([1], 3.0) == 1 and warm.starts([2, 3, 4], 3.0) == 0
+    warm.give_back([2], 3.0)  # bot 2's second: bot 2's first, idle longest now, makes room
+    assert warm.starts([2], 4.0) == 0 and warm.starts([2, 2], 4.0) == 1
+    assert warm.starts([3, 4], 4.0) == 0
+    none = _Warm(keep_s=60.0, most=0)
+    none.give_back([1, 2], 0.0)
+    assert not none.idle and none.starts([1], 0.0) == 1
+
+
+def test_the_workers_share_the_machines_most_idle_bots() -> None:
+    executor = ProcessExecutor(
+        3, HostSettings(keep_bots_max=64), LocalExecutor(Roster(SessionPool(), "unused"))
+    )
+    assert executor.settings.keep_bots_max == 22  # each worker its share, rounded up

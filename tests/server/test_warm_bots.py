@@ -1,7 +1,8 @@
 """Managed bots stay started between leagues: a league's end does not stop them, so the next league
 of the same bots (or a ladder's next round) starts almost none; each worker keeps a bounded number
-idle, stops them once idle for the server's keep time, and stops a bot's at once where it must (an
-edit, a disable, the server stopping). Launches are counted by the bots themselves: each writes
+idle, and no more than the machine's most in all (stopping the one idle longest to keep another),
+stops them once idle for the server's keep time, and stops a bot's at once where it must (an edit,
+a disable, the server stopping). Launches are counted by the bots themselves: each writes
 its name and pid to a file as it starts."""
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def log(tmp_path: Path) -> Path:
     return tmp_path / "launches.txt"
 
 
-def start(folder: Path, log: Path, keep_bots_s: float) -> BackgroundServer:
+def start(folder: Path, log: Path, keep_bots_s: float, keep_bots_max: int = 64) -> BackgroundServer:
     config = ServerConfig(
         address="127.0.0.1:0",
         database_url=f"sqlite:///{folder / 'k.db'}",
@@ -45,6 +46,7 @@ def start(folder: Path, log: Path, keep_bots_s: float) -> BackgroundServer:
         workers=WORKERS,
         concurrency=AT_ONCE,
         keep_bots_s=keep_bots_s,
+        keep_bots_max=keep_bots_max,
     )
     server = BackgroundServer(config)
     for name in NAMES:
@@ -133,6 +135,22 @@ def test_editing_or_disabling_a_bot_stops_its_kept_processes_in_every_worker(
     assert settles(lambda: not {edited, disabled} & {name for name, _ in running(log)})
     others = {name for name, _ in running(log)}
     assert others == set(NAMES) - {edited, disabled}, "the other bots' processes are kept"
+
+
+def test_a_machine_keeps_no_more_idle_bots_than_its_most(
+    tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ladder of many bots kept one or two processes of every bot that had played lately, each a
+    program in memory; now the machine keeps at most ``keep_bots_max`` (here 4: 2 per worker)."""
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    server = start(tmp_path, log, keep_bots_s=600.0, keep_bots_max=4)
+    try:
+        play(server, "many")
+        assert len({name for name, _ in launches(log)}) == len(NAMES)
+        assert settles(lambda: len(running(log)) <= 4), running(log)
+        assert running(log), "the most recent are kept"
+    finally:
+        server.stop()
 
 
 def test_kept_bots_stop_once_idle_for_the_keep_time(
