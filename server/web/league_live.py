@@ -102,20 +102,25 @@ class LeagueBoard:
             pick = self.pick
             if pick is not None and self.age() < READ_S and pick.match_id not in self._gone:
                 return pick
-            if self._reading is None:
+            reading = self._reading
+            if reading is None:
                 self._read_at = time.monotonic()
                 self.reads += 1
                 gone, hidden = frozenset(self._gone), dict(self._hidden)
-                self._reading = asyncio.ensure_future(
+                reading = asyncio.ensure_future(
                     asyncio.to_thread(read_pick, self.db, self.league_id, gone, hidden)
                 )
-                self._reading.add_done_callback(self._read)
-            await asyncio.shield(self._reading)
+                self._reading = reading
+            try:
+                await asyncio.shield(reading)
+            finally:  # the first follower back takes the reading in (a done one is not waited for)
+                if self._reading is reading and reading.done():
+                    self._take(reading)
 
-    def _read(self, reading: asyncio.Future[Pick]) -> None:
+    def _take(self, reading: asyncio.Future[Pick]) -> None:
         self._reading = None
         if reading.cancelled() or reading.exception() is not None:
-            self._read_at = float("-inf")  # the next follower asking reads again (and sees the error)
+            self._read_at = float("-inf")  # the next follower asking reads again
             return
         self.pick = reading.result()
         for match_id, text in self.pick.hidden:
@@ -128,13 +133,20 @@ class LeagueBoards:
     def __init__(self, watch: LiveWatch) -> None:
         self.watch = watch
         self.boards: dict[str, LeagueBoard] = {}
+        self._reading: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def board(self, name: str) -> LeagueBoard:
+        """The league's board (``NotFoundError``); a crowd arriving at once waits for one read."""
         found = self.boards.get(name)
-        if found is None:
-            league_id = (await asyncio.to_thread(league_facts, self.watch.db, name))["league_id"]
-            found = self.boards.setdefault(name, LeagueBoard(self.watch.db, league_id))
-        return found
+        if found is not None:
+            return found
+        reading = self._reading.get(name)
+        if reading is None:
+            reading = asyncio.ensure_future(asyncio.to_thread(league_facts, self.watch.db, name))
+            self._reading[name] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(name, None))
+        league_id = (await asyncio.shield(reading))["league_id"]
+        return self.boards.setdefault(name, LeagueBoard(self.watch.db, league_id))
 
 
 async def league_follow(boards: LeagueBoards, name: str) -> AsyncGenerator[str | bytes, None]:

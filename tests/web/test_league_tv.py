@@ -6,6 +6,8 @@ of a league's followers, not once per follower."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -194,3 +196,23 @@ def test_the_followers_of_a_league_share_one_reading(monkeypatch: pytest.MonkeyP
     first, after = asyncio.run(run())
     assert {pick.match_id for pick in first} == {11} and {pick.match_id for pick in after} == {12}
     assert reads == [frozenset(), frozenset({11})]
+
+
+def test_a_reading_done_but_not_yet_taken_in_is_taken_by_the_next_follower() -> None:
+    """A follower that asks after the reading finished, before anyone took it in, takes it in
+    itself (awaiting a done future does not yield to the loop: waiting for a callback would spin
+    the loop for ever, and with it the server; a bench's league crowd did that)."""
+    got: list[Pick] = []
+
+    async def run() -> None:
+        board = LeagueBoard(None, 1)  # type: ignore[arg-type]  # nothing is read here
+        done: asyncio.Future[Pick] = asyncio.get_running_loop().create_future()
+        done.set_result(Pick(False, 21, ()))
+        board._reading = done
+        board._read_at = time.monotonic()
+        got.append(await board.current())
+
+    runner = threading.Thread(target=asyncio.run, args=(run(),), daemon=True)
+    runner.start()
+    runner.join(timeout=60)
+    assert got == [Pick(False, 21, ())]
