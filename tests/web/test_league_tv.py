@@ -216,3 +216,26 @@ def test_a_reading_done_but_not_yet_taken_in_is_taken_by_the_next_follower() -> 
     runner.start()
     runner.join(timeout=60)
     assert got == [Pick(False, 21, ())]
+
+
+def test_a_league_delay_holds_its_followers_board_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    served = Site(tmp_path, "local")
+    try:
+        played = served.league("late", delay=2.0)
+        served.running_match("late")
+        opened = time.monotonic()
+        stream = events(f"{served.url}/api/leagues/late/live")
+        kind, _, _ = next(stream)
+        assert kind == "match"
+        kind, note, _ = next(stream)
+        assert kind == "note" and "2 s late" in note["text"]  # type: ignore[index]
+        kind, _, arrived = next(stream)
+        assert kind == "frame" and arrived - opened >= 2.0  # never before the delay
+        for _ in stream:
+            pass
+        played.result(timeout=120)
+    finally:
+        served.stop()
