@@ -4,7 +4,8 @@ process keeps 0, 50 or 200 live-stream watchers (``/api/matches/ID/live``) on it
 matches, each watcher opening a new stream on another running match as soon as its match ends
 (never again on one whose stream ended: the list of running matches it reads lags the ladder,
 and a watcher that opened the same finished match again and again would cost more the faster
-the server says it is over).
+the server says it is over), or 200 followers of the league (``/api/leagues/watched/live``,
+league TV: one stream each, which moves from match to match by itself).
 Windows of each count take turns, several rounds; the ladder's matches per minute in each
 window (its finishes, as the league's progress stream reports them), and the CPU per match of
 the server process, of its worker processes (which build the frames of watched matches) and of
@@ -45,14 +46,19 @@ class Crowd(NamedTuple):
     keep_alive: bool
     """Each watcher opens its next stream on the connection its last one used, as a browser
     does; else on a new connection, which it closes when the stream ends."""
+    league: bool = False
+    """Each follows the league (``/api/leagues/watched/live``: the match it shows, then the
+    next) on one stream on one connection, instead of a stream per match."""
 
     def text(self) -> str:
+        if self.league:
+            return f"{self.watchers} followers of the league (one stream each)"
         how = "a connection kept" if self.keep_alive else "a connection per stream"
         return f"{self.watchers} live-stream watchers ({how})"
 
 
 NOBODY = Crowd(0, False)
-CROWDS = (NOBODY, Crowd(50, False), Crowd(200, False), Crowd(200, True))
+CROWDS = (NOBODY, Crowd(50, False), Crowd(200, False), Crowd(200, True), Crowd(200, True, league=True))
 
 WATCHERS = r"""
 import asyncio, sqlite3, sys
@@ -100,6 +106,21 @@ async def watcher(number, keep_alive):
             connection.pop()[1].close()
 
 
+async def follower():  # the league's stream, on one connection, for as long as it lasts
+    while True:
+        try:
+            reader, writer = await asyncio.open_connection(host, port)
+            try:
+                writer.write(b"GET /api/leagues/watched/live HTTP/1.1\r\nHost: bench\r\n\r\n")
+                while await reader.read(1 << 16):
+                    pass
+            finally:
+                writer.close()
+        except OSError:
+            pass
+        await asyncio.sleep(0.1)
+
+
 async def stream(match_id, keep_alive, connection):
     if not connection:
         connection.append(await asyncio.open_connection(host, port))
@@ -123,11 +144,11 @@ async def main():
     loop = asyncio.get_running_loop()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     while line := await reader.readline():
-        wanted, keep_alive = (int(word) for word in line.split())
+        wanted, keep_alive, league = (int(word) for word in line.split())
         while tasks:
             tasks.pop().cancel()
         while len(tasks) < wanted:
-            tasks.append(loop.create_task(watcher(len(tasks), keep_alive)))
+            tasks.append(loop.create_task(follower() if league else watcher(len(tasks), keep_alive)))
         print("ok", flush=True)
 
 asyncio.run(main())
@@ -212,7 +233,7 @@ class WatchedLadder:
 
     def crowd(self, crowd: Crowd) -> None:
         assert self.watchers.stdin is not None and self.watchers.stdout is not None
-        self.watchers.stdin.write(f"{crowd.watchers} {int(crowd.keep_alive)}\n")
+        self.watchers.stdin.write(f"{crowd.watchers} {int(crowd.keep_alive)} {int(crowd.league)}\n")
         self.watchers.stdin.flush()
         assert self.watchers.stdout.readline().strip() == "ok"
 

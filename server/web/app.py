@@ -32,8 +32,9 @@ from kingmaker.server.web.console import NotSignedIn, console_routes
 from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
 from kingmaker.server.web.console_upload import UploadRefused
+from kingmaker.server.web.league_live import LeagueBoards, league_door, league_facts, league_follow
 from kingmaker.server.web.live_channels import LiveWatch
-from kingmaker.server.web.live_feed import crowd_door, league_stream, match_stream
+from kingmaker.server.web.live_feed import crowd_door, league_stream, match_stream, stream
 from kingmaker.server.web.own_output import own_output
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
@@ -57,6 +58,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     templates.globals["rating_plot"] = rating_plot
     templates.globals["board_facts"] = board_facts
     watch = LiveWatch(db, live)
+    boards = LeagueBoards(watch)
     client = ConsoleClient(admin_address) if admin_address else None
     sessions = SessionStore()
 
@@ -104,6 +106,13 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             return templates.get_template("league_live.html").render(request=request, data=data)
 
         return league_stream(db, name, render)
+
+    def league_watch(request: Request) -> Response:
+        data = league_facts(db, request.path_params["name"])
+        return page(request, "league_watch.html", data=data, live=live is not None)
+
+    async def api_league_live(request: Request) -> Response:  # on the loop, as a match's stream
+        return stream(await league_follow(boards, request.path_params["name"]))
 
     async def api_match_live(request: Request) -> Response:  # on the loop: a watched match costs no thread
         return await match_stream(watch, _match_id(request))
@@ -182,12 +191,14 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/bots/{name}", bot),
         Route("/leagues/{name}", league),
         Route("/leagues/{name}/events", league_events),
+        Route("/leagues/{name}/watch", league_watch),
         Route("/competitions/{name}", competition),
         Route("/matches/{match_id}", match),
         Route("/api", api_index),
         Route("/api/standings/{game}", api_standings),
         Route("/api/bots/{name}", api_bot),
         Route("/api/leagues/{name}", api_league),
+        Route("/api/leagues/{name}/live", api_league_live),
         Route("/api/competitions/{name}", api_competition),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
@@ -207,7 +218,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             HTTPException: http_error,
         },
     )
-    return crowd_door(site, watch)
+    return crowd_door(league_door(site, boards), watch)
 
 
 def _error(request: Request, status: int, message: str, page: Any) -> Response:

@@ -22,10 +22,12 @@ time its matches change, and ``finished`` once the league is.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func
@@ -38,7 +40,7 @@ from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
 from kingmaker.server.live import LiveFrame
-from kingmaker.server.web.live_channels import STATUS_S, LiveWatch
+from kingmaker.server.web.live_channels import STATUS_S, LiveWatch, MatchChannel
 from kingmaker.server.web.scores import running_scores
 
 HEARTBEAT_S = 10.0
@@ -81,9 +83,14 @@ async def match_events(watch: LiveWatch, match_id: int) -> AsyncGenerator[str | 
     """The events of a stream of ``match_id``, read if need be (``NotFoundError``)."""
     events = from_memory(watch, match_id)
     if events is None:
-        facts = await watch.read_facts(match_id, lambda: _match_facts(watch.db, match_id))
-        events = _match_events(watch, match_id, facts)
+        events = _match_events(watch, match_id, await read_match_facts(watch, match_id))
     return events
+
+
+async def read_match_facts(watch: LiveWatch, match_id: int) -> dict[str, Any]:
+    """What does not change while the match runs: game, bots, delay (``NotFoundError``), read
+    once for all its watchers."""
+    return await watch.read_facts(match_id, lambda: _match_facts(watch.db, match_id))
 
 
 def from_memory(watch: LiveWatch, match_id: int) -> AsyncGenerator[str | bytes, None] | None:
@@ -161,56 +168,87 @@ async def _match_events(
             yield event("hidden", {"text": verdict.reason})
         else:
             yield event("note", {"text": STANDALONE})
-            async for line in _until_over(watch, match_id, float("inf")):
+            outcome = Outcome()
+            async for line in until_over(watch, match_id, float("inf"), outcome):
                 yield line
+            yield event(outcome.kind, outcome.data)
         return
-    delay = facts["delay_s"]
-    channel = await watch.join(match_id, _encoder(facts), delay)
-    try:
-        if channel.status != MatchStatus.RUNNING:
-            yield event("end", {"status": channel.status})
-            return
-        if delay:
+    async with joined(watch, match_id, facts) as channel:
+        delay = channel.delay
+        if delay and channel.status == MatchStatus.RUNNING:
             late = f"this league shows its matches {delay:g} s late: the board follows"
             yield event("note", {"text": late})
-        beat = time.monotonic()
-        sent = -1
-        while True:
-            latest = channel.latest
-            if latest is not None and latest.step > sent:  # the same bytes for every stream
-                yield latest.data
-                sent, beat = latest.step, time.monotonic()
-                if latest.over:
-                    async for line in _until_over(watch, match_id, END_WAIT_S):
-                        yield line
-                    return
-                continue
-            if channel.status != MatchStatus.RUNNING and not channel.pending(sent):
-                yield event("end", {"status": channel.status})
-                return
-            if channel.status == MatchStatus.RUNNING and not channel.verdict.shown:
-                yield event("hidden", {"text": channel.verdict.reason})
-                return
-            await channel.wait()
-            if time.monotonic() - beat >= HEARTBEAT_S:
-                beat = time.monotonic()
-                yield ": still watching\n\n"
+        outcome = Outcome()
+        async for sent in channel_frames(watch, channel, outcome):
+            yield sent
+        yield event(outcome.kind, outcome.data)
+
+
+@contextlib.asynccontextmanager
+async def joined(watch: LiveWatch, match_id: int, facts: dict[str, Any]) -> AsyncIterator[MatchChannel]:
+    """The match's channel (``facts``: ``read_facts``'s), shared with all its watchers, left at the end."""
+    channel = await watch.join(match_id, _encoder(facts), facts["delay_s"])
+    try:
+        yield channel
     finally:
         watch.leave(channel)
+
+
+@dataclass
+class Outcome:
+    """How a match's frames ended, for the stream to say: ``end`` ``{"status"}`` or ``hidden``
+    ``{"text"}``."""
+
+    kind: str = "end"
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+async def channel_frames(
+    watch: LiveWatch, channel: MatchChannel, outcome: Outcome
+) -> AsyncIterator[str | bytes]:
+    """The frames of a joined channel, the same bytes for every stream, and heartbeats, until
+    the match is over (its result stored) or hidden: ``outcome`` then says which."""
+    if channel.status != MatchStatus.RUNNING:
+        outcome.kind, outcome.data = "end", {"status": channel.status}
+        return
+    beat = time.monotonic()
+    sent = -1
+    while True:
+        latest = channel.latest
+        if latest is not None and latest.step > sent:  # the same bytes for every stream
+            yield latest.data
+            sent, beat = latest.step, time.monotonic()
+            if latest.over:
+                async for line in until_over(watch, channel.match_id, END_WAIT_S, outcome):
+                    yield line
+                return
+            continue
+        if channel.status != MatchStatus.RUNNING and not channel.pending(sent):
+            outcome.kind, outcome.data = "end", {"status": channel.status}
+            return
+        if channel.status == MatchStatus.RUNNING and not channel.verdict.shown:
+            outcome.kind, outcome.data = "hidden", {"text": channel.verdict.reason}
+            return
+        await channel.wait()
+        if time.monotonic() - beat >= HEARTBEAT_S:
+            beat = time.monotonic()
+            yield ": still watching\n\n"
 
 
 async def _said(line: str) -> AsyncGenerator[str, None]:
     yield line
 
 
-async def _until_over(watch: LiveWatch, match_id: int, patience: float) -> AsyncIterator[str]:
-    """Wait for the match to stop running (its result stored), then say so."""
+async def until_over(
+    watch: LiveWatch, match_id: int, patience: float, outcome: Outcome
+) -> AsyncIterator[str]:
+    """Wait for the match to stop running (its result stored); ``outcome`` then holds its status."""
     deadline = time.monotonic() + patience
     beat = time.monotonic()
     while True:
         status = await watch.status(match_id)
         if status != MatchStatus.RUNNING or time.monotonic() > deadline:
-            yield event("end", {"status": status})
+            outcome.kind, outcome.data = "end", {"status": status}
             return
         await asyncio.sleep(STATUS_S)
         if time.monotonic() - beat >= HEARTBEAT_S:
