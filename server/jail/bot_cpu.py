@@ -62,7 +62,13 @@ class ProcessTreeClock:
             self._tree = _descendants(self.pid)
             self._clocks = _clock_ids(self._tree)
             self._read_at = now
-        return sum(_cpu_seconds(clock) for clock in self._clocks)
+        total = 0.0
+        for clock in self._clocks:  # (read twice a decision: no generator, no call per clock)
+            try:
+                total += time.clock_gettime(clock)
+            except OSError:
+                continue  # the process is gone since the tree was read
+        return total
 
     def note_request(self) -> None:
         """A request goes out now: keep a run-delay reading from no later than now (a fresh one
@@ -100,8 +106,7 @@ class ProcessTreeClock:
                 continue  # gone since the tree was read
             for thread in threads:
                 try:
-                    with open(f"/proc/{pid}/task/{thread}/{name}") as stat:
-                        yield stat.read()
+                    yield _read_proc(f"/proc/{pid}/task/{thread}/{name}").decode(errors="replace")
                 except OSError:
                     continue
 
@@ -132,11 +137,17 @@ def _clock_ids(pids: list[int]) -> list[int]:
     return found
 
 
-def _cpu_seconds(clock: int) -> float:
+def _read_proc(path: str) -> bytes:
+    """A small file of /proc, whole: a text-mode ``open`` costs a buffer and a decoder per file,
+    and the tree and its run delay are read file by file, every second, for every seat."""
+    descriptor = os.open(path, os.O_RDONLY)
     try:
-        return time.clock_gettime(clock)
-    except OSError:
-        return 0.0  # the process is gone since the tree was read
+        chunks = []
+        while chunk := os.read(descriptor, 4096):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -146,8 +157,8 @@ def _descendants(pid: int) -> list[int]:
         found.append(current)
         try:
             for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as listing:
-                    waiting.extend(int(child) for child in listing.read().split())
+                listing = _read_proc(f"/proc/{current}/task/{task}/children")
+                waiting.extend(int(child) for child in listing.split())
         except OSError:
             continue
     return found
