@@ -108,7 +108,9 @@ def test_a_faulty_bot_forfeits_and_the_others_finish(
 
 def test_a_bot_that_never_connects_is_played_by_the_fallback(server: BackgroundServer) -> None:
     sleeper = ad_hoc("sleeper", (bot_command("random_bot.py")[0], "-c", "import time; time.sleep(30)"))
-    report = play(server, "kingdoms", [ad_hoc("random", RANDOM), sleeper], 3, CONTROL, connect_timeout=1.0)
+    # Long enough for the random bot to start on a loaded machine (1 s was not, at load 30: it
+    # missed its hello too), short of the sleeper's 30 s.
+    report = play(server, "kingdoms", [ad_hoc("random", RANDOM), sleeper], 3, CONTROL, connect_timeout=8.0)
     assert report.seats[1].end_reason is EndReason.NEVER_CONNECTED
     assert "did not say hello" in report.seats[1].detail
     assert report.seats[0].end_reason is EndReason.FINISHED
