@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from test_live_boards import GAME, Site
@@ -26,31 +24,21 @@ return [window.sameDocument === true, live.dataset.state, live.dataset.match,
 """
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
-    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
-    running = Site(tmp_path, "processes")
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-def test_the_page_shows_a_board_then_another_matchs_board(site: Site) -> None:
+def test_the_page_shows_a_board_then_another_matchs_board(worker_site: Site) -> None:
     names = [f"tv-{letter}" for letter in "abc"]
     for name in names:
-        bots.register_bot(site.db, name, [GAME], command=PATIENT_BOT)
-    leagues.create_league(site.db, "tv", GAME, names, players=2, seed=5)  # three matches
+        bots.register_bot(worker_site.db, name, [GAME], command=PATIENT_BOT)
+    leagues.create_league(worker_site.db, "tv", GAME, names, players=2, seed=5)  # three matches
 
     async def run() -> None:
-        async for _ in site.server.server.leagues.watch("tv", 1):  # one at a time
+        async for _ in worker_site.server.server.leagues.watch("tv", 1):  # one at a time
             pass
 
     browser = start_chromium()
     try:
-        browser.get(f"{site.url}/leagues/tv/watch")
+        browser.get(f"{worker_site.url}/leagues/tv/watch")
         browser.execute_script("window.sameDocument = true;")  # gone if the page reloads
-        played = asyncio.run_coroutine_threadsafe(run(), site.server.loop)
+        played = asyncio.run_coroutine_threadsafe(run(), worker_site.server.loop)
         drawn: list[str] = []  # the matches whose board the page drew, in order
         states: list[str] = []
         deadline = time.monotonic() + 300
@@ -70,7 +58,7 @@ def test_the_page_shows_a_board_then_another_matchs_board(site: Site) -> None:
         browser.quit()
     assert states[-1] == "finished"
     played_ids = [
-        str(m.match_id) for m in sorted(list_matches(site.db, league="tv"), key=lambda m: m.match_id)
+        str(m.match_id) for m in sorted(list_matches(worker_site.db, league="tv"), key=lambda m: m.match_id)
     ]
     assert len(drawn) >= 2 and len(set(drawn)) == len(drawn), drawn  # a board, then another match's
     assert set(drawn) <= set(played_ids)

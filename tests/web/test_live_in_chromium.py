@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +22,6 @@ from kingmaker.server import web
 
 STATIC = Path(web.__file__).parent / "static"
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
-
-
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
-    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
-    running = Site(tmp_path, "processes")
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 LIVE_STATE = """
@@ -109,16 +98,16 @@ def board_cells(view: dict[str, Any]) -> list[str]:
     ]
 
 
-def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -> None:
+def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(worker_site: Site) -> None:
     browser = start_chromium(network_log=True)
     try:
         browser.execute_cdp_cmd("Network.enable", {})
-        played = site.league("show")
-        match_id = site.running_match("show")
-        browser.get(f"{site.url}/matches/{match_id}")
+        played = worker_site.league("show")
+        match_id = worker_site.running_match("show")
+        browser.get(f"{worker_site.url}/matches/{match_id}")
         seen: list[str] = []
         drawn: dict[int, list[str]] = {}
-        got = Received(site.url)
+        got = Received(worker_site.url)
         deadline = time.monotonic() + 120
         # Moves arrive: the step the page shows goes up while the match plays, then it reloads.
         while time.monotonic() < deadline:
@@ -141,12 +130,12 @@ def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -
         browser.quit()
     frames = [json.loads(data) for data in messages if data.startswith('{"step"')]
     assert len(frames) >= len(steps) and len(frames) == sum(1 for data in messages if '"view"' in data)
-    expected = spectator_views(site.db, match_id)
+    expected = spectator_views(worker_site.db, match_id)
     # The board drawn at each step the page showed is that step's: every tile and castle placed.
     assert len(drawn) >= 3
     for step, cells in drawn.items():
         assert cells == board_cells(expected[step]), step
-    hidden = hidden_values(site.db, match_id)
+    hidden = hidden_values(worker_site.db, match_id)
     assert sum(len(secret) > 1 for secret in hidden) > 0  # tiles were held face down: the check can fail
     for data, frame in zip([m for m in messages if m.startswith('{"step"')], frames, strict=True):
         assert frame["view"] == expected[frame["step"]]
@@ -161,4 +150,4 @@ def test_a_spectator_sees_moves_arrive_and_receives_nothing_hidden(site: Site) -
     for body in (body for body in bodies if body not in static):
         leaked = [secret for secret in ever_hidden if secret in body]
         assert not leaked, leaked
-    assert match_summary(site.db, match_id).status == "finished"
+    assert match_summary(worker_site.db, match_id).status == "finished"
