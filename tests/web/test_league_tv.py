@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 from test_live_boards import GAME, Site
-from web_support import PATIENT_BOT, events, play_and_record
+from web_support import events, play_and_record
 
-from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.history import list_matches
@@ -63,19 +62,11 @@ def test_a_league_followed_across_matches_on_one_connection(
     monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
     served = Site(tmp_path, "local")
     try:
-        names = [f"tv-{letter}" for letter in "abc"]
-        for name in names:
-            bots.register_bot(served.db, name, [GAME], command=PATIENT_BOT)
-        leagues.create_league(served.db, "tv", GAME, names, players=2, seed=3)  # three matches
-
-        async def run() -> None:
-            async for _ in served.server.server.leagues.watch("tv", 1):  # one at a time
-                pass
-
+        served.create_league("tv", entrants=3, seed=3)  # three matches
         stream = events(f"{served.url}/api/leagues/tv/live")
         kind, _, _ = next(stream)
         assert kind == "idle"  # nothing runs yet
-        played = asyncio.run_coroutine_threadsafe(run(), served.server.loop)
+        played = served.play("tv")
         received = [kind_data for *kind_data, _ in stream]
         played.result(timeout=300)
     finally:

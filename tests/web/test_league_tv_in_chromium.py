@@ -4,14 +4,12 @@ the league has finished."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
-from test_live_boards import GAME, Site
-from web_support import PATIENT_BOT, chromium_available, start_chromium
+from test_live_boards import Site
+from web_support import chromium_available, start_chromium
 
-from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.history import list_matches
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
@@ -25,20 +23,12 @@ return [window.sameDocument === true, live.dataset.state, live.dataset.match,
 
 
 def test_the_page_shows_a_board_then_another_matchs_board(worker_site: Site) -> None:
-    names = [f"tv-{letter}" for letter in "abc"]
-    for name in names:
-        bots.register_bot(worker_site.db, name, [GAME], command=PATIENT_BOT)
-    leagues.create_league(worker_site.db, "tv", GAME, names, players=2, seed=5)  # three matches
-
-    async def run() -> None:
-        async for _ in worker_site.server.server.leagues.watch("tv", 1):  # one at a time
-            pass
-
+    worker_site.create_league("tv", entrants=3, seed=5)  # three matches
     browser = start_chromium()
     try:
         browser.get(f"{worker_site.url}/leagues/tv/watch")
         browser.execute_script("window.sameDocument = true;")  # gone if the page reloads
-        played = asyncio.run_coroutine_threadsafe(run(), worker_site.server.loop)
+        played = worker_site.play("tv")
         drawn: list[str] = []  # the matches whose board the page drew, in order
         states: list[str] = []
         deadline = time.monotonic() + 300

@@ -52,10 +52,25 @@ class Site:
 
     def league(self, name: str, delay: float | None = None, command: list[str] = PATIENT_BOT) -> Future[None]:
         """Create a league of two patient bots (one match) and start playing it in the background."""
-        names = [f"{name}-a", f"{name}-b"]
+        self.create_league(name, delay=delay, command=command)
+        return self.play(name)
+
+    def create_league(
+        self,
+        name: str,
+        entrants: int = 2,
+        delay: float | None = None,
+        command: list[str] = PATIENT_BOT,
+        seed: int = 7,
+    ) -> None:
+        """A round robin of ``entrants`` patient bots (``NAME-a``, ``NAME-b``, ...), two a match."""
+        names = [f"{name}-{letter}" for letter in "abcdefgh"[:entrants]]
         for bot in names:
             bots.register_bot(self.db, bot, [GAME], command=command)
-        leagues.create_league(self.db, name, GAME, names, players=2, seed=7, live_delay_s=delay)
+        leagues.create_league(self.db, name, GAME, names, players=2, seed=seed, live_delay_s=delay)
+
+    def play(self, name: str) -> Future[None]:
+        """Play league ``name`` in the background, one match at a time."""
 
         async def run() -> None:
             async for _ in self.server.server.leagues.watch(name, 1):
