@@ -28,10 +28,10 @@ from kingmaker.server.web import queries
 from kingmaker.server.web.boards import board_facts
 from kingmaker.server.web.bot_page import FAULTS, bot_page
 from kingmaker.server.web.competition_page import competition_names, competition_page
-from kingmaker.server.web.console import NotSignedIn, console_routes
-from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
-from kingmaker.server.web.console_sessions import CsrfRefused, SessionStore
-from kingmaker.server.web.console_upload import UploadRefused
+from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console.routes import NotSignedIn, console_routes
+from kingmaker.server.web.console.sessions import CsrfRefused, SessionStore
+from kingmaker.server.web.console.upload import UploadRefused
 from kingmaker.server.web.league_live import LeagueBoards, league_door, league_facts, league_follow
 from kingmaker.server.web.live_channels import LiveWatch
 from kingmaker.server.web.live_feed import crowd_door, league_stream, match_stream, stream

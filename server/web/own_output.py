@@ -13,8 +13,8 @@ from typing import Any
 
 from starlette.requests import Request
 
-from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
-from kingmaker.server.web.console_sessions import SessionStore
+from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console.sessions import SessionStore
 from kingmaker.v1 import admin_pb2
 
 

@@ -2,7 +2,7 @@
 builds (the log as it is written), validation and A/B duels, and one's own seats' stderr and
 strikes in every match; upload an archive or a folder, roll back, enter or leave ladder leagues,
 rotate one's token. Pages and their JSON twins (``/api/console``) read and act through the Admin
-API with the author's own token (``console_client``); sessions and CSRF: ``console_sessions``."""
+API with the author's own token (``client``); sessions and CSRF: ``sessions``."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from kingmaker.server.web import console_data, console_upload
-from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
-from kingmaker.server.web.console_sessions import Session, SessionStore, check_csrf
+from kingmaker.server.web.console import data as console_data
+from kingmaker.server.web.console import upload as console_upload
+from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console.sessions import Session, SessionStore, check_csrf
 from kingmaker.v1 import admin_pb2
 
 Page = Callable[..., Response]

@@ -10,7 +10,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from kingmaker.server.web.console_client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.v1 import admin_pb2
 
 FINAL = ("build_failed", "rejected", "active", "retired")
