@@ -58,7 +58,7 @@ setup(
         "kingmaker.games": ["py.typed"],
         "kingmaker.sdk": ["py.typed"],
         "kingmaker.games.kingsville": ["*.json"],
-        "kingmaker.ladder.migrations": ["*.mako"],
+        "kingmaker.ladder.storage.migrations": ["*.mako"],
         "kingmaker.server.web": ["templates/*.html", "static/*"],
         # Each kit folder, dot-files included (glob's * skips them).
         "kingmaker.kits": ["*.md", "*/**/*", "*/.*", "*/**/.*"],

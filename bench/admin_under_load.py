@@ -51,7 +51,7 @@ from table import Row, Spread, print_rows
 from uploads_beside_calls import chunks
 
 from kingmaker.ladder import bots
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.building.submission_limits import ArchiveLimits
 from kingmaker.server.locations import admin_lane
 from kingmaker.server.services.admin import READ_ON_THE_LANE

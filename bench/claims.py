@@ -21,10 +21,10 @@ from pathlib import Path
 from table import Row, alternate
 
 from kingmaker.ladder.bots import register_bot
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.leagues import claim_matches, create_league
 from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.storage.db import Database, open_database
 
 GAME = "kingdoms"
 BATCH = 45

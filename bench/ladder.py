@@ -34,7 +34,7 @@ from table import Row, alternate, alternate_with_load
 
 from kingmaker.ladder import bots, league_lifecycle, leagues
 from kingmaker.ladder.league_counts import league_progress
-from kingmaker.ladder.models import Match, MatchStatus
+from kingmaker.ladder.storage.models import Match, MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 

@@ -54,9 +54,9 @@ from sqlmodel import select
 from table import Row, Spread, alternate_with_load
 
 from kingmaker.ladder import bots, history, leagues
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.models import League, Match
+from kingmaker.ladder.storage.db import Database, open_database
+from kingmaker.ladder.storage.models import League, Match
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.execution.executors import usable_cores

@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 from table import Row, Spread, alternate
 
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc

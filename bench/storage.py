@@ -28,7 +28,7 @@ from table import Row, Spread
 
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.league_counts import league_progress
-from kingmaker.ladder.migrate import alembic_config
+from kingmaker.ladder.storage.migrate import alembic_config
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 

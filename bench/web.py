@@ -25,7 +25,7 @@ from table import Row, alternate
 
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.web.serve import BackgroundWebServer
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"

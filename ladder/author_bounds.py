@@ -15,7 +15,7 @@ from sqlmodel import Session, col, func, select
 
 from kingmaker.ladder.bounds import Bound
 from kingmaker.ladder.errors import BoundReachedError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Author, Bot, BotVersion, utc_now
+from kingmaker.ladder.storage.models import Author, Bot, BotVersion, utc_now
 
 MiB = 1024 * 1024
 BUILDS_AT_ONCE = Bound("builds at once", 1, 64)

@@ -13,9 +13,9 @@ from sqlmodel import col, select
 
 from kingmaker.ladder.bots import find_bot
 from kingmaker.ladder.compact_logs import unpack_timings
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
 from kingmaker.ladder.think_times import ThinkTime, seat_samples, summarise
 
 THINK_MATCHES = 200

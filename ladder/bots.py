@@ -21,10 +21,13 @@ from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import game_names
 from kingmaker.ladder.authors import check_quota
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.league_pool import level_with_the_field
-from kingmaker.ladder.models import (
+from kingmaker.ladder.names import check_name
+from kingmaker.ladder.ratings import new_rating
+from kingmaker.ladder.records import BotInfo
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import (
     Author,
     Bot,
     BotGame,
@@ -35,9 +38,6 @@ from kingmaker.ladder.models import (
     Rating,
     utc_now,
 )
-from kingmaker.ladder.names import check_name
-from kingmaker.ladder.ratings import new_rating
-from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.tokens import hash_token, new_token, token_matches
 from kingmaker.ladder.version_activation import record_command_version
 

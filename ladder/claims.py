@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from kingmaker.ladder.bots import Runnable
-from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.leagues import claim_in, league_row
 from kingmaker.ladder.pinned_versions import pinned_in
 from kingmaker.ladder.records import MatchTicket
+from kingmaker.ladder.storage.db import Database, retrying
 
 
 def claim_with_runnables(

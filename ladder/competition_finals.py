@@ -32,7 +32,8 @@ from kingmaker.ladder.competition_results import finalists, finished_matches, pu
 from kingmaker.ladder.competition_rows import record
 from kingmaker.ladder.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
 from kingmaker.ladder.competition_tiers import tier_standings
-from kingmaker.ladder.models import (
+from kingmaker.ladder.ratings import conservative, rate, settings_for
+from kingmaker.ladder.storage.models import (
     Bot,
     Competition,
     CompetitionDecision,
@@ -42,7 +43,6 @@ from kingmaker.ladder.models import (
     League,
     LeagueBot,
 )
-from kingmaker.ladder.ratings import conservative, rate, settings_for
 
 Pair = tuple[int | None, int | None]
 

@@ -25,9 +25,10 @@ from kingmaker.ladder.competition_finals import (
 )
 from kingmaker.ladder.competition_rows import by_name, format_time, record
 from kingmaker.ladder.competitions import ensure_open_league
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
-from kingmaker.ladder.models import (
+from kingmaker.ladder.ratings import conservative
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import (
     Bot,
     Competition,
     CompetitionEntry,
@@ -36,7 +37,6 @@ from kingmaker.ladder.models import (
     League,
     LeagueBot,
 )
-from kingmaker.ladder.ratings import conservative
 
 
 @dataclass

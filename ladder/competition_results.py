@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots import names_in
 from kingmaker.ladder.competition_rows import record
-from kingmaker.ladder.models import (
+from kingmaker.ladder.storage.models import (
     Competition,
     CompetitionEntry,
     CompetitionPhase,

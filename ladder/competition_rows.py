@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from sqlmodel import Session, select
 
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Competition, CompetitionDecision, CompetitionPhase
+from kingmaker.ladder.storage.models import Competition, CompetitionDecision, CompetitionPhase
 
 
 def format_time(moment: datetime) -> str:

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder.bots import names_in
 from kingmaker.ladder.competition_results import finalists, finished_matches, publish_winner
 from kingmaker.ladder.competition_rows import record
-from kingmaker.ladder.models import Competition, CompetitionDecision, CompetitionStage
+from kingmaker.ladder.storage.models import Competition, CompetitionDecision, CompetitionStage
 
 Table = list[int | None]
 

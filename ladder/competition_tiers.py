@@ -25,10 +25,11 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder import bounds, leagues, membership
 from kingmaker.ladder.competition_records import StandingInfo
 from kingmaker.ladder.competition_rows import by_name, record
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import (
+from kingmaker.ladder.ratings import conservative
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import (
     Bot,
     Competition,
     CompetitionEntry,
@@ -39,7 +40,6 @@ from kingmaker.ladder.models import (
     MatchSeat,
     MatchStatus,
 )
-from kingmaker.ladder.ratings import conservative
 
 TIER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,20}$")
 MAX_TIERS = 10

@@ -23,11 +23,12 @@ from kingmaker.ladder import competition_tiers, leagues, membership
 from kingmaker.ladder.competition_finals import standings_and_stages
 from kingmaker.ladder.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
 from kingmaker.ladder.competition_rows import by_name, format_time, record, refuse_after_deadline
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.match_setup import check_game_setup
-from kingmaker.ladder.models import (
+from kingmaker.ladder.names import check_name
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import (
     Author,
     Bot,
     BotVersion,
@@ -39,7 +40,6 @@ from kingmaker.ladder.models import (
     LeagueBot,
     VersionStatus,
 )
-from kingmaker.ladder.names import check_name
 
 NAME_LENGTH = 40
 """Competition names are shorter than other names: their leagues are named after them

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from sqlmodel import Session, select
 
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Bot, BotGame
+from kingmaker.ladder.storage.models import Bot, BotGame
 
 
 def active_bots_for(session: Session, game: str, names: Sequence[str]) -> list[Bot]:

@@ -14,8 +14,8 @@ from sqlalchemy import case
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.models import BotFault, MatchSeat
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.storage.models import BotFault, MatchSeat
 
 
 def count_faults(session: Session, match_id: int, seats: Sequence[MatchSeat]) -> None:

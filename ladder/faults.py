@@ -20,8 +20,8 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots import withdraw_from_schedule
-from kingmaker.ladder.models import Bot, Match, MatchSeat, MatchStatus, utc_now
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.storage.models import Bot, Match, MatchSeat, MatchStatus, utc_now
 
 FAULT_WINDOW = 5
 FAULT_LIMIT = 3

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.leagues import league_row
 from kingmaker.ladder.matches import statuses_in
+from kingmaker.ladder.storage.db import Database
 
 
 def league_progress(db: Database, league_id: int) -> dict[str, int]:

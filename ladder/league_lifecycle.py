@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from sqlmodel import col, select
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
 from kingmaker.ladder.league_pool import new_entrant, note_planned
 from kingmaker.ladder.leagues import league_by_name, league_info, league_row
 from kingmaker.ladder.matches import schedule_match, ticket
-from kingmaker.ladder.models import League, LeagueBot, Match, MatchStatus
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.ladder.schedules import PlannedMatch
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import League, LeagueBot, Match, MatchStatus
 
 
 def prepare_run(db: Database, name: str, concurrency: int = 0) -> LeagueInfo:

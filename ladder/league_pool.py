@@ -22,12 +22,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, SQLModel, col, select
 
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Bot, League, LeagueBot, LeaguePair, Rating
 from kingmaker.ladder.ratings import settings_for
 from kingmaker.ladder.records import RatingChange
 from kingmaker.ladder.schedules import PlannedMatch
 from kingmaker.ladder.schedules.pool import Contender
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating
 
 UPSERT_ROWS = 1_000
 """Pair rows per INSERT (SQLite allows 32,766 parameters in one statement)."""

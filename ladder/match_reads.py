@@ -9,12 +9,12 @@ from typing import Any
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.compact_logs import unpack_actions, unpack_digests, unpack_timings
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches import match_row, seat_rows, ticket
-from kingmaker.ladder.models import MatchLog, MatchSeat
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchTicket
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchLog, MatchSeat
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 
 from kingmaker.games.api import OptionsError, OptionValue
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import schedule_match, ticket
 from kingmaker.ladder.records import MatchTicket
 from kingmaker.ladder.schedules.base import SEED_BITS
+from kingmaker.ladder.storage.db import Database
 
 
 def check_game_setup(

@@ -36,20 +36,10 @@ from kingmaker.ladder.compact_logs import (
     pack_digests,
     pack_timings,
 )
-from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.fault_counts import count_faults
 from kingmaker.ladder.faults import suspend_if_faulty
 from kingmaker.ladder.league_pool import note_rated
-from kingmaker.ladder.models import (
-    Bot,
-    League,
-    Match,
-    MatchLog,
-    MatchSeat,
-    MatchStatus,
-    utc_now,
-)
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.rating_rows import rate_seats
 from kingmaker.ladder.ratings import ladder_ranks
@@ -60,6 +50,16 @@ from kingmaker.ladder.records import (
     SeatOutcome,
 )
 from kingmaker.ladder.seat_logs import drop_old_stderr, seat_log
+from kingmaker.ladder.storage.db import Database, retrying
+from kingmaker.ladder.storage.models import (
+    Bot,
+    League,
+    Match,
+    MatchLog,
+    MatchSeat,
+    MatchStatus,
+    utc_now,
+)
 
 MAX_TRIES = 3
 """How many times a league match is played when the server keeps failing it (then it stays void)."""

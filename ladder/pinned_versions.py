@@ -11,9 +11,9 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots import Runnable, runnables_in
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.models import Bot, BotVersion, League
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Bot, BotVersion, League
 
 
 def league_pins(db: Database, league_id: int | None) -> dict[int, int]:

@@ -15,9 +15,9 @@ from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel
 
-from kingmaker.ladder.models import Match, MatchSeat, Rating, RatingHistory, utc_now
 from kingmaker.ladder.ratings import conservative, new_rating, rate
 from kingmaker.ladder.records import RatingChange
+from kingmaker.ladder.storage.models import Match, MatchSeat, Rating, RatingHistory, utc_now
 
 
 def rate_seats(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import trueskill
 
-from kingmaker.ladder.models import Rating
+from kingmaker.ladder.storage.models import Rating
 
 
 @dataclass(frozen=True)

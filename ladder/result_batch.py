@@ -24,12 +24,12 @@ from dataclasses import dataclass, fields
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session
 
-from kingmaker.ladder.db import Database, retrying
 from kingmaker.ladder.history import MatchSummary, summary_in, summary_of
 from kingmaker.ladder.league_counts import progress_in
 from kingmaker.ladder.matches import Recorded, record_in
-from kingmaker.ladder.models import Match
 from kingmaker.ladder.records import FinishReport, MatchOutcome
+from kingmaker.ladder.storage.db import Database, retrying
+from kingmaker.ladder.storage.models import Match
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Bot, Match, MatchSeat, SeatLog
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import SeatOutcome
 from kingmaker.ladder.step_output import StepOutput, pack_steps, unpack_steps
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Bot, Match, MatchSeat, SeatLog
 
 KEEP_STDERR_MATCHES = 500
 """Per bot, the newest matches whose stderr is kept."""

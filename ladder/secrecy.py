@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.models import Match, MatchStatus
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Match, MatchStatus
 
 NOT_OVER = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
 

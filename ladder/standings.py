@@ -13,8 +13,8 @@ from sqlalchemy import func
 from sqlalchemy import select as select_columns  # sqlmodel's select types at most four columns
 from sqlmodel import col, select
 
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Bot, Rating, RatingHistory
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Bot, Rating, RatingHistory
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,11 @@ from sqlmodel import Session, col, func, select
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder.author_bounds import check_submission_bounds
 from kingmaker.ladder.authors import check_quota
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.models import Author, Bot, BotVersion, LadderPolicy, VersionStatus, utc_now
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.records import BotInfo
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Author, Bot, BotVersion, LadderPolicy, VersionStatus, utc_now
 from kingmaker.ladder.version_activation import (
     DEFAULT_POLICY,
     activate_version,

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
-from kingmaker.ladder.db import shown_url
+from kingmaker.ladder.storage.db import shown_url
 from kingmaker.server.locations import adopt_claim, home_lock_path
 
 LOCK_NAME = home_lock_path().name

@@ -30,7 +30,7 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 
 from support import free_port
 

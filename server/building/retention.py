@@ -1,6 +1,6 @@
 """Retention on the host: remove the archives and built folders of pruned versions.
 
-The ladder chooses and marks the versions (``ladder/retention.py``); this removes their files
+The ladder chooses and marks the versions (``ladder/storage/retention.py``); this removes their files
 from the server's own stores, ``HOME/blobs/HASH`` and ``HOME/builds/HASH``, and nothing else. A
 built folder holds a stranger's files and links: it is removed with ``shutil.rmtree`` (which
 never follows a link, it unlinks it), after making its folders writable one by one with ``lstat``
@@ -19,9 +19,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from kingmaker.ladder import retention
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.retention import PrunedFiles
+from kingmaker.ladder.storage import retention
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.retention import PrunedFiles
 from kingmaker.server.building.build_store import BlobStore, BuildStore
 
 log = logging.getLogger("kingmaker.server")

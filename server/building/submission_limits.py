@@ -65,4 +65,4 @@ class SubmissionLimits:
     build: BuildLimits = field(default_factory=BuildLimits)
     keep_versions: int = 3
     """Retention: versions of a bot that keep their files beside the active one and those still
-    needed (the newest; ``ladder/retention.py``). The others are pruned."""
+    needed (the newest; ``ladder/storage/retention.py``). The others are pruned."""

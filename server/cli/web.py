@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 from sqlalchemy import make_url
 
-from kingmaker.ladder.db import open_database
 from kingmaker.ladder.errors import LadderError
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.addresses import MAX_PORT
 from kingmaker.server.cli.common import console, fail, host_option, server_option
 from kingmaker.server.locations import default_database_url

@@ -24,8 +24,8 @@ from typing import Any
 from kingmaker.games.registry import get_game
 from kingmaker.ladder import author_bounds, versions
 from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import VersionStatus
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import VersionStatus
 from kingmaker.ladder.versions import VersionRecord
 from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
 from kingmaker.server.building.build_progress import LiveBuildLogs

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.records import FinishReport, MatchOutcome
 from kingmaker.ladder.result_batch import finish_matches
+from kingmaker.ladder.storage.db import Database
 from kingmaker.server.refereeing.results import until_stored
 
 BATCH_LIMIT = 32

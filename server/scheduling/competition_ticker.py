@@ -11,8 +11,8 @@ import logging
 from kingmaker.ladder import league_lifecycle, leagues
 from kingmaker.ladder.competition_clock import competition_now
 from kingmaker.ladder.competition_phases import ClockWork, apply_clock
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import LadderError
+from kingmaker.ladder.storage.db import Database
 from kingmaker.server.scheduling.scheduler import LeagueRunner
 
 log = logging.getLogger("kingmaker.server")

@@ -24,11 +24,11 @@ from typing import cast
 
 from kingmaker.ladder import bots as ladder_bots
 from kingmaker.ladder import league_counts, league_lifecycle, leagues, membership
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.matches import void_match
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.ladder.result_batch import StoredResult
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.execution.executors import LocalExecutor, MatchExecutor
 from kingmaker.server.refereeing.result_writer import ResultWriter
 from kingmaker.server.refereeing.results import until_stored

@@ -20,9 +20,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from kingmaker.ladder.competition_clock import competition_now
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.secrecy import secrets_verdict
+from kingmaker.ladder.storage.db import Database
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web import queries
 from kingmaker.server.web.boards import board_facts

@@ -13,10 +13,11 @@ from typing import Any
 from sqlalchemy import select as select_columns  # sqlmodel's select types at most four columns
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.fault_counts import faults_by_reason
-from kingmaker.ladder.models import (
+from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import (
     Author,
     Bot,
     BotVersion,
@@ -26,7 +27,6 @@ from kingmaker.ladder.models import (
     Rating,
     RatingHistory,
 )
-from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.services.host_paths import neutral
 from kingmaker.server.services.privacy import public_version_reason
 from kingmaker.server.web.match_rows import match_rows

@@ -12,8 +12,8 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder.competition_rows import format_time
 from kingmaker.ladder.competitions import get_competition
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Competition, League, Match, MatchStatus
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Competition, League, Match, MatchStatus
 from kingmaker.server.web.match_rows import match_rows
 
 SHOWN_MATCHES = 200

@@ -33,10 +33,10 @@ from typing import Any, NamedTuple
 from sqlmodel import col, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.models import League, Match, MatchStatus
 from kingmaker.ladder.secrecy import live_verdict
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import League, Match, MatchStatus
 from kingmaker.server.web.live_channels import LiveWatch
 from kingmaker.server.web.live_feed import (
     HEARTBEAT_S,

@@ -36,9 +36,9 @@ from starlette.responses import StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kingmaker.games.registry import game_names, get_game
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Bot, League, Match, MatchSeat, MatchStatus
 from kingmaker.server.live import LiveFrame
 from kingmaker.server.web.live_channels import STATUS_S, LiveWatch, MatchChannel
 from kingmaker.server.web.scores import running_scores

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import select as select_columns  # sqlmodel's select types at most four columns
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.models import Bot, League, Match, MatchSeat, MatchStatus
+from kingmaker.ladder.storage.models import Bot, League, Match, MatchSeat, MatchStatus
 from kingmaker.server.services.host_paths import neutral
 
 

@@ -17,9 +17,11 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import UnknownGameError, game_names, get_game
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.models import (
+from kingmaker.ladder.secrecy import secrets_verdict
+from kingmaker.ladder.standings import ladder_size, standings
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import (
     Bot,
     League,
     LeagueBot,
@@ -28,8 +30,6 @@ from kingmaker.ladder.models import (
     MatchSeat,
     MatchStatus,
 )
-from kingmaker.ladder.secrecy import secrets_verdict
-from kingmaker.ladder.standings import ladder_size, standings
 from kingmaker.server.services.host_paths import neutral
 from kingmaker.server.web.match_rows import match_rows
 

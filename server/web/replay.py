@@ -17,11 +17,11 @@ from typing import Any
 from kingmaker.games import serial
 from kingmaker.games.api import Action, GameState
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.web.chance import describe_chance
 from kingmaker.server.web.scores import running_scores
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import uvicorn
 
-from kingmaker.ladder.db import Database
+from kingmaker.ladder.storage.db import Database
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web.app import create_app
 

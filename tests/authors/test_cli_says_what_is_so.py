@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kingmaker.ladder import authors, bots, versions
-from kingmaker.ladder.models import VersionStatus
+from kingmaker.ladder.storage.models import VersionStatus
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.cli.common import console

@@ -28,10 +28,10 @@ from kingmaker import sdk
 from kingmaker.ladder import authors, bots, versions
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import Bot
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.step_output import StepOutput
+from kingmaker.ladder.storage.models import Bot
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

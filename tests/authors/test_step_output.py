@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.matches import schedule_match, void_match
-from kingmaker.ladder.models import SeatLog
 from kingmaker.ladder.step_output import SEAT_BYTES, STEP_BYTES, unpack_steps
+from kingmaker.ladder.storage.models import SeatLog
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 

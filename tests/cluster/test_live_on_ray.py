@@ -15,7 +15,7 @@ import pytest
 from test_league_on_ray import METADATA, ClusterServer, rows
 from web.web_support import spectator_views
 
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.execution.ray_cluster import LocalRayCluster
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 

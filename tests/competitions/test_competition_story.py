@@ -12,7 +12,7 @@ import pytest
 from competition_support import add_authors, cli, move_clock, ok, status, submit, wait_for
 from sqlmodel import col, select
 
-from kingmaker.ladder.models import CompetitionStage, Match, MatchSeat, MatchStatus
+from kingmaker.ladder.storage.models import CompetitionStage, Match, MatchSeat, MatchStatus
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.jail.sandbox import bubblewrap
 
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not bubblewrap().usable, reas
 
 def finals_seats(server: BackgroundServer, name: str) -> list[tuple[str, int | None]]:
     """(bot name, version) of every seat of every finished finals match."""
-    from kingmaker.ladder.models import Bot, Competition
+    from kingmaker.ladder.storage.models import Bot, Competition
 
     with server.server.db.read() as session:
         competition = session.exec(select(Competition).where(Competition.name == name)).one()

@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from kingmaker.ladder import bots
-from kingmaker.ladder.db import Database
+from kingmaker.ladder.storage.db import Database
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 

@@ -17,7 +17,7 @@ from test_authentication import hello
 from typer.testing import CliRunner
 
 from kingmaker.ladder import bots
-from kingmaker.ladder.models import Bot
+from kingmaker.ladder.storage.models import Bot
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.seats.sessions import BotSession, Identity

@@ -10,7 +10,7 @@ import pytest
 from ladder_support import DICE_DUEL, TEST_GAME
 
 from kingmaker.games import registry
-from kingmaker.ladder.db import Database, open_database
+from kingmaker.ladder.storage.db import Database, open_database
 
 
 @pytest.fixture(autouse=True)

@@ -15,9 +15,9 @@ from sqlmodel import select
 
 from kingmaker.games.api import Game, GameSpec, OptionSpec
 from kingmaker.ladder.bots import register_bot
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import Bot
 from kingmaker.ladder.records import BotInfo
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Bot
 
 TEST_GAME = "dice_duel"
 

@@ -10,13 +10,13 @@ from ladder_support import TEST_GAME, make_bots
 from sqlalchemy import create_engine, text
 
 from kingmaker.ladder.bots import get_bot
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.fault_counts import faults_by_reason
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running, void_match
-from kingmaker.ladder.migrate import upgrade
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.migrate import upgrade
 
 
 def play(db: Database, names: tuple[str, str], reasons: tuple[EndReason, EndReason]) -> int:

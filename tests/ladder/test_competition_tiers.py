@@ -16,11 +16,11 @@ from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.competition_phases import apply_clock
 from kingmaker.ladder.competition_tiers import finished_counts, promote
 from kingmaker.ladder.competitions import create_competition, enter_competition, get_competition
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
 from kingmaker.ladder.matches import finish_match
-from kingmaker.ladder.models import LeagueBot
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import LeagueBot
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 DEADLINE = START + timedelta(hours=6)

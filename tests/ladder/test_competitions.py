@@ -18,11 +18,11 @@ from kingmaker.ladder.competitions import (
     parse_time,
     select_version,
 )
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.pinned_versions import pinned_runnables
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.storage.db import Database
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 DEADLINE = START + timedelta(hours=6)

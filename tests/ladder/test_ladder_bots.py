@@ -18,12 +18,12 @@ from kingmaker.ladder.bots import (
     token_holder,
     token_holders,
 )
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.match_reads import get_match
 from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.standings import standings
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 
 
 def test_a_managed_bot_is_registered_with_its_command(db: Database) -> None:

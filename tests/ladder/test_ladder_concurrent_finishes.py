@@ -17,13 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from ladder_support import TEST_GAME, make_bots
 from sqlmodel import col, select
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.leagues import claim_matches, create_league, get_league
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import Match, MatchSeat, MatchStatus, Rating, RatingHistory
 
 THREADS = 8
 

@@ -10,9 +10,9 @@ import pytest
 from postgres_server import Databases
 from sqlalchemy import text
 
-from kingmaker.ladder.db import URL_VARIABLE, open_database
 from kingmaker.ladder.errors import DatabaseUrlError
-from kingmaker.ladder.migrate import current_revision, head_revision
+from kingmaker.ladder.storage.db import URL_VARIABLE, open_database
+from kingmaker.ladder.storage.migrate import current_revision, head_revision
 
 
 def test_sqlite_file_gets_wal_foreign_keys_and_busy_timeout(tmp_path: Path) -> None:

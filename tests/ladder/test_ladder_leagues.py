@@ -10,17 +10,17 @@ from ladder_support import TEST_GAME, make_bots, snapshot
 
 from kingmaker.games.serial import action_from_data
 from kingmaker.ladder.bots import register_bot, set_enabled
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.league_lifecycle import rerun_league, resume_league
 from kingmaker.ladder.leagues import claim_matches, create_league, get_league, next_matches
 from kingmaker.ladder.match_reads import get_match, match_log
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.standings import standings
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 
 
 def finish(db: Database, ticket: MatchTicket, reason: EndReason = EndReason.FINISHED) -> None:

@@ -21,11 +21,11 @@ from postgres_server import Databases
 from kingmaker.games import serial
 from kingmaker.games.api import Result
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.migrate import alembic_config, current_revision, head_revision, upgrade
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.storage.db import Database, open_database
+from kingmaker.ladder.storage.migrate import alembic_config, current_revision, head_revision, upgrade
 from kingmaker.server.cli.replay import differences, run_again
 from kingmaker.server.refereeing.referee import final_ranks
 from kingmaker.server.services.convert import stored_record

@@ -11,18 +11,18 @@ from ladder_support import TEST_GAME, make_bots, snapshot
 
 from kingmaker.ladder.bot_stats import bot_record
 from kingmaker.ladder.bots import authenticate, get_bot, register_bot, reinstate
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import FAULT_LIMIT, FAULT_WINDOW
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.match_reads import get_match, match_log, match_seats
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running, void_match
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings import rate
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.ladder.standings import rating_history, standings
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 
 
 def outcome(

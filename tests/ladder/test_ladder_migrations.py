@@ -15,10 +15,10 @@ from postgres_server import Databases
 from sqlalchemy import Engine, create_engine, inspect, text
 from sqlmodel import SQLModel
 
-import kingmaker.ladder.models  # noqa: F401  (registers the tables)
+import kingmaker.ladder.storage.models  # noqa: F401  (registers the tables)
 from kingmaker.ladder.bots import register_bot
-from kingmaker.ladder.db import open_database
-from kingmaker.ladder.migrate import (
+from kingmaker.ladder.storage.db import open_database
+from kingmaker.ladder.storage.migrate import (
     MIGRATIONS,
     alembic_config,
     current_revision,

@@ -18,14 +18,14 @@ from sqlalchemy.exc import InternalError
 from sqlmodel import col, select
 
 from kingmaker.ladder.bots import list_bots
-from kingmaker.ladder.db import open_database
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.match_reads import get_match
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import Bot, Match, MatchStatus, Rating
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.standings import standings
+from kingmaker.ladder.storage.db import open_database
+from kingmaker.ladder.storage.models import Bot, Match, MatchStatus, Rating
 from kingmaker.server.refereeing.results import until_stored
 
 

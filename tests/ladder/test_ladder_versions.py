@@ -10,12 +10,12 @@ from ladder_support import TEST_GAME, snapshot
 from sqlmodel import select
 
 from kingmaker.ladder import bots, leagues, standings, versions
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import LeagueBot, Rating, RatingHistory, VersionStatus
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import LeagueBot, Rating, RatingHistory, VersionStatus
 from kingmaker.ladder.versions import WAITING_FOR_FIRST_VERSION
 
 HASH = "a" * 64

@@ -11,17 +11,17 @@ from ladder_support import TEST_GAME, make_bots
 from test_ladder_leagues import finish
 
 from kingmaker.ladder.bots import get_bot
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.faults import FAULT_LIMIT, recent_faults
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.leagues import create_league, get_league, next_matches
 from kingmaker.ladder.match_reads import get_match, match_seats
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import MAX_TRIES, finish_match, mark_running, void_interrupted_one_offs
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.standings import standings
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 
 
 def every_seat(ticket_bot_ids: tuple[int, ...], reason: EndReason) -> tuple[SeatOutcome, ...]:

@@ -16,14 +16,15 @@ from test_ladder_concurrent_finishes import check_every_update_counted, outcome
 
 from kingmaker.ladder import result_batch
 from kingmaker.ladder.claims import claim_with_runnables
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.errors import ConflictError
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.leagues import claim_matches, create_league
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
-from kingmaker.ladder.models import (
+from kingmaker.ladder.records import FinishReport, MatchOutcome
+from kingmaker.ladder.storage.db import Database, open_database
+from kingmaker.ladder.storage.models import (
     League,
     LeaguePair,
     Match,
@@ -33,7 +34,6 @@ from kingmaker.ladder.models import (
     Rating,
     RatingHistory,
 )
-from kingmaker.ladder.records import FinishReport, MatchOutcome
 from kingmaker.server.refereeing.result_writer import ResultWriter
 
 

@@ -8,11 +8,12 @@ import pytest
 from ladder_support import TEST_GAME
 from sqlmodel import select
 
-from kingmaker.ladder import author_bounds, authors, retention, versions
-from kingmaker.ladder.db import Database
+from kingmaker.ladder import author_bounds, authors, versions
 from kingmaker.ladder.errors import BoundReachedError, InvalidRequestError
 from kingmaker.ladder.matches import schedule_match
-from kingmaker.ladder.models import BotVersion, Competition, CompetitionEntry, MatchSeat, utc_now
+from kingmaker.ladder.storage import retention
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import BotVersion, Competition, CompetitionEntry, MatchSeat, utc_now
 
 
 def digest(text: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from ladder_support import TEST_GAME, make_bots
 
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.match_setup import create_match
@@ -14,6 +13,7 @@ from kingmaker.ladder.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.ladder.secrecy import live_verdict, secrets_verdict
+from kingmaker.ladder.storage.db import Database
 
 
 def finish(db: Database, ticket: MatchTicket) -> None:

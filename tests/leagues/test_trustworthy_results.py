@@ -15,12 +15,12 @@ import grpc
 import pytest
 
 from kingmaker.ladder import bots, leagues, standings
-from kingmaker.ladder.db import open_database
 from kingmaker.ladder.history import list_matches, match_summary
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.storage.db import open_database
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.scheduling.rated import play_ticket

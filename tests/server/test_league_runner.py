@@ -14,11 +14,11 @@ from sqlmodel import Session
 
 from kingmaker.ladder import claims, league_counts, leagues
 from kingmaker.ladder.bots import register_bot, set_enabled
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.matches import finish_match
-from kingmaker.ladder.models import League, MatchStatus
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
+from kingmaker.ladder.storage.db import Database, open_database
+from kingmaker.ladder.storage.models import League, MatchStatus
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.scheduling import scheduler
 from kingmaker.server.scheduling.scheduler import LeagueRunner, Progress

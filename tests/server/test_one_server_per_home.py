@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import KingmakerServer, ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.home import HomeInUse, HomeLock

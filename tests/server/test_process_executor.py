@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import bots, history, leagues
 from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess
 from kingmaker.server.cli import app

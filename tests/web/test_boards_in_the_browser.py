@@ -14,7 +14,7 @@ from web_support import chromium_available
 
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.web.boards import board_facts, draw_spectator_board
 from kingmaker.server.web.boards.svg import number
 from kingmaker.server.web.serve import BackgroundWebServer

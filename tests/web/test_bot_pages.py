@@ -17,11 +17,11 @@ from sqlalchemy import event
 
 from kingmaker.ladder.authors import add_author
 from kingmaker.ladder.bots import edit_bot, register_bot
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
+from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.web.bot_page import PAGE_SIZE, bot_page
 from kingmaker.server.web.serve import BackgroundWebServer
 

@@ -20,7 +20,7 @@ from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.competition_phases import apply_clock, start_finals
 from kingmaker.ladder.competitions import create_competition, enter_competition
-from kingmaker.ladder.db import Database, open_database
+from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.web.serve import BackgroundWebServer
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")

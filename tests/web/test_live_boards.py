@@ -17,9 +17,9 @@ import pytest
 from web_support import PATIENT_BOT, events, spectator_views
 
 from kingmaker.ladder import bots, leagues
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.execution.process_executor import ProcessExecutor

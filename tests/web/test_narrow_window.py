@@ -12,7 +12,7 @@ from web_support import chromium_available, one_match, start_chromium
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import register_bot
-from kingmaker.ladder.db import open_database
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.web.serve import BackgroundWebServer
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")

@@ -16,9 +16,9 @@ import pytest
 from web_support import events, play_and_record
 
 from kingmaker.ladder.bots import register_bot
-from kingmaker.ladder.db import open_database
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web.serve import BackgroundWebServer
 

@@ -76,7 +76,7 @@ def test_serve_with_web_shows_a_real_match_with_each_decisions_time(tmp_path: Pa
 
 
 def test_kingmaker_web_serves_a_database_and_refuses_a_taken_port(tmp_path: Path) -> None:
-    from kingmaker.ladder.db import open_database
+    from kingmaker.ladder.storage.db import open_database
 
     url = f"sqlite:///{tmp_path / 'ladder.db'}"
     open_database(url).close()

@@ -17,12 +17,12 @@ from web_support import chromium_available, one_match, play_and_record
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import register_bot
-from kingmaker.ladder.db import Database, open_database
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.match_reads import match_log, match_seats
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.standings import standings
+from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.web.scores import running_scores
 from kingmaker.server.web.serve import BackgroundWebServer
 
@@ -282,7 +282,7 @@ def test_every_page_is_served_from_the_package(site: dict[str, Any]) -> None:
 def test_standings_are_paged(site: dict[str, Any], browser: Any) -> None:
     from sqlmodel import select
 
-    from kingmaker.ladder.models import Rating
+    from kingmaker.ladder.storage.models import Rating
 
     db: Database = site["db"]
     extra = [register_bot(db, f"filler{i:02d}", ["kings_road"])[0] for i in range(55)]

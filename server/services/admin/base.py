@@ -15,7 +15,6 @@ import grpc
 from google.protobuf.message import Message
 
 from kingmaker.ladder import authors, bots
-from kingmaker.ladder.db import Database
 from kingmaker.ladder.errors import (
     BoundReachedError,
     ConflictError,
@@ -23,6 +22,7 @@ from kingmaker.ladder.errors import (
     LadderError,
     NotFoundError,
 )
+from kingmaker.ladder.storage.db import Database
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import jail_refusal
 from kingmaker.server.refereeing.archive import MemoryArchive

@@ -20,10 +20,10 @@ from kingmaker.ladder import (
     membership,
     standings,
 )
-from kingmaker.ladder.db import Database
-from kingmaker.ladder.models import MatchStatus
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.ladder.result_batch import StoredResult
+from kingmaker.ladder.storage.db import Database
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.scheduling.scheduler import Progress

@@ -8,7 +8,7 @@ import asyncio
 
 from kingmaker.ladder import bots, history, seat_logs, secrecy
 from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.models import MatchStatus
+from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.services import convert
 from kingmaker.server.services.admin.base import CALLER, AdminBase

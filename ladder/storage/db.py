@@ -97,7 +97,7 @@ class Database:
 
     def upgrade(self) -> None:
         """Bring the schema to the newest alembic revision (creating it in an empty database)."""
-        from kingmaker.ladder.migrate import upgrade
+        from kingmaker.ladder.storage.migrate import upgrade
 
         upgrade(self.engine)
 

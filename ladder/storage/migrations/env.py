@@ -1,15 +1,15 @@
-"""Alembic's entry point for the ladder schema. Run it through kingmaker.ladder.migrate only."""
+"""Alembic's entry point for the ladder schema. Run it through kingmaker.ladder.storage.migrate only."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlmodel import SQLModel
 
-import kingmaker.ladder.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import kingmaker.ladder.storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 connection = context.config.attributes.get("connection")
 if connection is None:
-    raise RuntimeError("run ladder migrations through kingmaker.ladder.migrate, with a connection")
+    raise RuntimeError("run ladder migrations through kingmaker.ladder.storage.migrate, with a connection")
 
 context.configure(
     connection=connection,

@@ -4,7 +4,8 @@ The alembic scripts live in the package (``migrations/env.py`` and ``migrations/
 alembic is configured here rather than by an ``alembic.ini``, so nothing but ``.py`` files ships.
 To add a revision after changing ``models.py``::
 
-    python -c "from kingmaker.ladder.migrate import new_revision; new_revision('sqlite:///x.db', 'why')"
+    python -c "from kingmaker.ladder.storage.migrate import new_revision
+    new_revision('sqlite:///x.db', 'why')"
 
 then read and tidy the generated file (autogenerate is a draft, not a promise).
 """

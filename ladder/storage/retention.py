@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.models import (
+from kingmaker.ladder.storage.models import (
     Author,
     Bot,
     BotVersion,
