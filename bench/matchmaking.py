@@ -1,6 +1,6 @@
 """Does a continuous ladder keep mixing? Bots of known strengths (spread evenly over 5 beta), 2 and 3
 seats, 1,000 matches, planned by the matchmaker and rated by the ladder's TrueSkill, outcomes
-drawn from TrueSkill's own model (``kingmaker.ladder.schedules.simulation``; no referee).
+drawn from TrueSkill's own model (``kingmaker.ladder.pairing.schedules.simulation``; no referee).
 
     .venv/bin/python bench/matchmaking.py [--seeds 12] [--matches 1000]
 
@@ -23,10 +23,10 @@ from rich.console import Console
 from rich.table import Table
 from table import Spread
 
+from kingmaker.ladder.pairing.schedules.base import Progress, Schedule, derive_seed
+from kingmaker.ladder.pairing.schedules.pool import MemoryPool
+from kingmaker.ladder.pairing.schedules.simulation import GAME, mixing, simulate, spearman, spread_strengths
 from kingmaker.ladder.ratings import settings_for
-from kingmaker.ladder.schedules.base import Progress, Schedule, derive_seed
-from kingmaker.ladder.schedules.pool import MemoryPool
-from kingmaker.ladder.schedules.simulation import GAME, mixing, simulate, spearman, spread_strengths
 
 WINDOW = 200
 CASES = ((6, 2), (6, 3), (30, 2), (30, 3))

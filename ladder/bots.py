@@ -22,8 +22,8 @@ from sqlmodel import Session, col, select
 from kingmaker.games.registry import game_names
 from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.league_pool import level_with_the_field
 from kingmaker.ladder.names import check_name
+from kingmaker.ladder.pairing.league_pool import level_with_the_field
 from kingmaker.ladder.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.storage.db import Database

@@ -9,12 +9,12 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
-from kingmaker.ladder.league_pool import new_entrant, note_planned
 from kingmaker.ladder.leagues import league_by_name, league_info, league_row
 from kingmaker.ladder.matches import schedule_match, ticket
 from kingmaker.ladder.names import check_name
+from kingmaker.ladder.pairing.league_pool import new_entrant, note_planned
+from kingmaker.ladder.pairing.schedules import PlannedMatch
 from kingmaker.ladder.records import LeagueInfo
-from kingmaker.ladder.schedules import PlannedMatch
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import League, LeagueBot, Match, MatchStatus
 

@@ -35,15 +35,15 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder import bounds
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.free_first import choose_free
-from kingmaker.ladder.league_pool import DatabasePool, new_entrant, note_planned
 from kingmaker.ladder.match_setup import check_game_setup
 from kingmaker.ladder.matches import close_league_if_done, lock_league, schedule_match, ticket
 from kingmaker.ladder.names import check_name
+from kingmaker.ladder.pairing.free_first import choose_free
+from kingmaker.ladder.pairing.league_pool import DatabasePool, new_entrant, note_planned
+from kingmaker.ladder.pairing.schedules import Gauntlet, Matchmaker, PlannedMatch, Progress, RoundRobin
+from kingmaker.ladder.pairing.schedules.base import SEED_BITS, FixedSchedule, check_entrants
+from kingmaker.ladder.pairing.schedules.matchmaking import PLAN_AHEAD
 from kingmaker.ladder.records import LeagueInfo, MatchTicket
-from kingmaker.ladder.schedules import Gauntlet, Matchmaker, PlannedMatch, Progress, RoundRobin
-from kingmaker.ladder.schedules.base import SEED_BITS, FixedSchedule, check_entrants
-from kingmaker.ladder.schedules.matchmaking import PLAN_AHEAD
 from kingmaker.ladder.storage.db import Database, retrying
 from kingmaker.ladder.storage.models import (
     Bot,

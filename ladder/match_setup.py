@@ -12,8 +12,8 @@ from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import schedule_match, ticket
+from kingmaker.ladder.pairing.schedules.base import SEED_BITS
 from kingmaker.ladder.records import MatchTicket
-from kingmaker.ladder.schedules.base import SEED_BITS
 from kingmaker.ladder.storage.db import Database
 
 

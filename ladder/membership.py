@@ -17,9 +17,9 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.league_pool import DatabasePool, new_entrant
 from kingmaker.ladder.leagues import league_by_name, league_info
 from kingmaker.ladder.matches import lock_league
+from kingmaker.ladder.pairing.league_pool import DatabasePool, new_entrant
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, Match, MatchSeat, MatchStatus, utc_now

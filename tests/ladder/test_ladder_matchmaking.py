@@ -8,8 +8,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from kingmaker.ladder.schedules import Matchmaker, Progress
-from kingmaker.ladder.schedules.pool import MemoryPool, pair
+from kingmaker.ladder.pairing.schedules import Matchmaker, Progress
+from kingmaker.ladder.pairing.schedules.pool import MemoryPool, pair
 
 SIGMA = 25.0 / 3
 

@@ -29,9 +29,8 @@ from collections import Counter
 
 import pytest
 
-from kingmaker.ladder.ratings import settings_for
-from kingmaker.ladder.schedules.pool import pair
-from kingmaker.ladder.schedules.simulation import (
+from kingmaker.ladder.pairing.schedules.pool import pair
+from kingmaker.ladder.pairing.schedules.simulation import (
     GAME,
     misordered,
     mixing,
@@ -40,6 +39,7 @@ from kingmaker.ladder.schedules.simulation import (
     spread_strengths,
     windows,
 )
+from kingmaker.ladder.ratings import settings_for
 
 BETA = settings_for(GAME).beta
 SPREAD_BETAS = 5.0

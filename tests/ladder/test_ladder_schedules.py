@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kingmaker.ladder.schedules import Gauntlet, RoundRobin, derive_seed
-from kingmaker.ladder.schedules.base import SEED_BITS
+from kingmaker.ladder.pairing.schedules import Gauntlet, RoundRobin, derive_seed
+from kingmaker.ladder.pairing.schedules.base import SEED_BITS
 
 sizes = st.integers(2, 5).flatmap(lambda k: st.tuples(st.just(k), st.integers(k, 9)))
 

@@ -11,7 +11,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from kingmaker.ladder.schedules.base import FixedSchedule
+from kingmaker.ladder.pairing.schedules.base import FixedSchedule
 
 
 class Gauntlet(FixedSchedule):

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kingmaker.ladder.schedules.pool import Pool
+from kingmaker.ladder.pairing.schedules.pool import Pool
 
 SEED_BITS = 62
 """Seeds fit a signed 64-bit column with room to spare."""

@@ -33,8 +33,8 @@ from __future__ import annotations
 import math
 import random
 
-from kingmaker.ladder.schedules.base import Progress, Schedule, derive_seed
-from kingmaker.ladder.schedules.pool import Contender
+from kingmaker.ladder.pairing.schedules.base import Progress, Schedule, derive_seed
+from kingmaker.ladder.pairing.schedules.pool import Contender
 
 SEED_POOL = 8
 """How many of the least-played bots a seed's coin may fall on (among those that tie)."""

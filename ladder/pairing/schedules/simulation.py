@@ -18,10 +18,10 @@ from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from kingmaker.ladder.pairing.schedules.base import Progress, Schedule
+from kingmaker.ladder.pairing.schedules.matchmaking import PLAN_AHEAD, Matchmaker
+from kingmaker.ladder.pairing.schedules.pool import MemoryPool, pair
 from kingmaker.ladder.ratings import conservative, rate, settings_for
-from kingmaker.ladder.schedules.base import Progress, Schedule
-from kingmaker.ladder.schedules.matchmaking import PLAN_AHEAD, Matchmaker
-from kingmaker.ladder.schedules.pool import MemoryPool, pair
 
 GAME = "simulated"
 """Rated with the default TrueSkill settings (no game overrides them)."""

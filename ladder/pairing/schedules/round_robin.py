@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from kingmaker.ladder.schedules.base import FixedSchedule
+from kingmaker.ladder.pairing.schedules.base import FixedSchedule
 
 
 class RoundRobin(FixedSchedule):

@@ -22,10 +22,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, SQLModel, col, select
 
+from kingmaker.ladder.pairing.schedules import PlannedMatch
+from kingmaker.ladder.pairing.schedules.pool import Contender
 from kingmaker.ladder.ratings import settings_for
 from kingmaker.ladder.records import RatingChange
-from kingmaker.ladder.schedules import PlannedMatch
-from kingmaker.ladder.schedules.pool import Contender
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating
 

@@ -5,10 +5,10 @@ Small classes on one base (``base.Schedule``), in the manner of cutechess-cli's 
 clock; the league store hands in the progress so far and writes the matches it gets back.
 """
 
-from kingmaker.ladder.schedules.base import PlannedMatch, Progress, Schedule, derive_seed
-from kingmaker.ladder.schedules.gauntlet import Gauntlet
-from kingmaker.ladder.schedules.matchmaking import Matchmaker
-from kingmaker.ladder.schedules.round_robin import RoundRobin
+from kingmaker.ladder.pairing.schedules.base import PlannedMatch, Progress, Schedule, derive_seed
+from kingmaker.ladder.pairing.schedules.gauntlet import Gauntlet
+from kingmaker.ladder.pairing.schedules.matchmaking import Matchmaker
+from kingmaker.ladder.pairing.schedules.round_robin import RoundRobin
 
 __all__ = [
     "Gauntlet",
