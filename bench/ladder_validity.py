@@ -7,7 +7,7 @@ search(4N), the search bot guided by the heuristic (N per game from
 ``kingmaker.sample_bots.search_bot.SMALL_BUDGETS`` unless given). Matches are drawn
 continuously (3 seats where the game allows, else 2): each match
 takes the bots that have played least, seated in a random order, and is rated by
-``kingmaker.ladder.ratings.rate`` exactly as the server rates a finished match. After each
+``kingmaker.ladder.ratings.ratings.rate`` exactly as the server rates a finished match. After each
 match the standings are sorted by conservative rating (mu - 3 sigma); the table reports the
 first match after which that order is the known order and stays so to the end ("never" when it
 does not settle within the run), the final conservative ratings, and the order the ladder ended
@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kingmaker.games.registry import game_names, get_game
-from kingmaker.ladder.ratings import conservative, rate, settings_for
+from kingmaker.ladder.ratings.ratings import conservative, rate, settings_for
 from kingmaker.sample_bots.search_bot import SMALL_BUDGETS
 from kingmaker.sdk import play_local
 from kingmaker.server.cli.duel import BotFactory, bot_factory

@@ -26,7 +26,7 @@ from table import Spread
 from kingmaker.ladder.pairing.schedules.base import Progress, Schedule, derive_seed
 from kingmaker.ladder.pairing.schedules.pool import MemoryPool
 from kingmaker.ladder.pairing.schedules.simulation import GAME, mixing, simulate, spearman, spread_strengths
-from kingmaker.ladder.ratings import settings_for
+from kingmaker.ladder.ratings.ratings import settings_for
 
 WINDOW = 200
 CASES = ((6, 2), (6, 3), (30, 2), (30, 3))

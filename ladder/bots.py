@@ -24,7 +24,7 @@ from kingmaker.ladder.authors import check_quota
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.pairing.league_pool import level_with_the_field
-from kingmaker.ladder.ratings import new_rating
+from kingmaker.ladder.ratings.ratings import new_rating
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (

@@ -32,7 +32,7 @@ from kingmaker.ladder.competition_results import finalists, finished_matches, pu
 from kingmaker.ladder.competition_rows import record
 from kingmaker.ladder.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
 from kingmaker.ladder.competition_tiers import tier_standings
-from kingmaker.ladder.ratings import conservative, rate, settings_for
+from kingmaker.ladder.ratings.ratings import conservative, rate, settings_for
 from kingmaker.ladder.storage.models import (
     Bot,
     Competition,

@@ -26,7 +26,7 @@ from kingmaker.ladder.competition_finals import (
 from kingmaker.ladder.competition_rows import by_name, format_time, record
 from kingmaker.ladder.competitions import ensure_open_league
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
-from kingmaker.ladder.ratings import conservative
+from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (
     Bot,

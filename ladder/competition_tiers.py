@@ -27,7 +27,7 @@ from kingmaker.ladder.competition_records import StandingInfo
 from kingmaker.ladder.competition_rows import by_name, record
 from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.ratings import conservative
+from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (
     Bot,

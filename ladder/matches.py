@@ -41,8 +41,8 @@ from kingmaker.ladder.fault_counts import count_faults
 from kingmaker.ladder.faults import suspend_if_faulty
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.pairing.league_pool import note_rated
-from kingmaker.ladder.rating_rows import rate_seats
-from kingmaker.ladder.ratings import ladder_ranks
+from kingmaker.ladder.ratings.rating_rows import rate_seats
+from kingmaker.ladder.ratings.ratings import ladder_ranks
 from kingmaker.ladder.records import (
     FinishReport,
     MatchOutcome,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from sqlmodel import Session, func, select
 
 from kingmaker.ladder.pairing.league_pool import level_with_the_field, note_ratings
-from kingmaker.ladder.ratings import conservative, settings_for
+from kingmaker.ladder.ratings.ratings import conservative, settings_for
 from kingmaker.ladder.storage.models import Bot, BotVersion, LadderPolicy, Rating, VersionStatus, utc_now
 
 DEFAULT_POLICY = "reset_sigma"

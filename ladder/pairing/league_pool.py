@@ -24,7 +24,7 @@ from sqlmodel import Session, SQLModel, col, select
 
 from kingmaker.ladder.pairing.schedules import PlannedMatch
 from kingmaker.ladder.pairing.schedules.pool import Contender
-from kingmaker.ladder.ratings import settings_for
+from kingmaker.ladder.ratings.ratings import settings_for
 from kingmaker.ladder.records import RatingChange
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating

@@ -13,9 +13,9 @@ from kingmaker.ladder.bot_stats import BotRecord
 from kingmaker.ladder.history import MatchSummary
 from kingmaker.ladder.match_reads import MatchLogRecord
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings.standings import HistoryPoint, Standing
 from kingmaker.ladder.records import BotInfo, LeagueInfo
 from kingmaker.ladder.seat_logs import SeatLogRecord
-from kingmaker.ladder.standings import HistoryPoint, Standing
 from kingmaker.ladder.step_output import StepOutput
 from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto

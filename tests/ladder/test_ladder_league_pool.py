@@ -18,7 +18,7 @@ from kingmaker.ladder.leagues import claim_matches, create_league
 from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.pairing.league_pool import league_pairs
 from kingmaker.ladder.pairing.schedules.simulation import simulate
-from kingmaker.ladder.ratings import settings_for
+from kingmaker.ladder.ratings.ratings import settings_for
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import LeagueBot, Rating

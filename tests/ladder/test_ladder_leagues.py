@@ -17,8 +17,8 @@ from kingmaker.ladder.leagues import claim_matches, create_league, get_league, n
 from kingmaker.ladder.match_reads import get_match, match_log
 from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
-from kingmaker.ladder.standings import standings
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus
 

@@ -18,9 +18,9 @@ from kingmaker.ladder.match_reads import get_match, match_log, match_seats
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.outcomes import EndReason
-from kingmaker.ladder.ratings import rate
+from kingmaker.ladder.ratings.ratings import rate
+from kingmaker.ladder.ratings.standings import rating_history, standings
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome
-from kingmaker.ladder.standings import rating_history, standings
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus
 

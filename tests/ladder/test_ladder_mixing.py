@@ -39,7 +39,7 @@ from kingmaker.ladder.pairing.schedules.simulation import (
     spread_strengths,
     windows,
 )
-from kingmaker.ladder.ratings import settings_for
+from kingmaker.ladder.ratings.ratings import settings_for
 
 BETA = settings_for(GAME).beta
 SPREAD_BETAS = 5.0

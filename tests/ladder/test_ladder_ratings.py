@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from ladder_support import TEST_GAME
 
-from kingmaker.ladder.ratings import conservative, environment, ladder_ranks, rate
+from kingmaker.ladder.ratings.ratings import conservative, environment, ladder_ranks, rate
 
 DEFAULT = (25.0, 25.0 / 3)
 

@@ -22,8 +22,8 @@ from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.match_reads import get_match
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
-from kingmaker.ladder.standings import standings
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.ladder.storage.models import Bot, Match, MatchStatus, Rating
 from kingmaker.server.refereeing.results import until_stored

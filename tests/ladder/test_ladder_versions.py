@@ -9,10 +9,11 @@ import pytest
 from ladder_support import TEST_GAME, snapshot
 from sqlmodel import select
 
-from kingmaker.ladder import bots, leagues, standings, versions
+from kingmaker.ladder import bots, leagues, versions
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import LeagueBot, Rating, RatingHistory, VersionStatus

@@ -18,8 +18,8 @@ from kingmaker.ladder.match_reads import get_match, match_seats
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import MAX_TRIES, finish_match, mark_running, void_interrupted_one_offs
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
-from kingmaker.ladder.standings import standings
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus
 

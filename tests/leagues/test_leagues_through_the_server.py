@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import inspect, text
 from typer.testing import CliRunner
 
-from kingmaker.ladder import leagues, standings
+from kingmaker.ladder import leagues
 from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.ratings import standings
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 

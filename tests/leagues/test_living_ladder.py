@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import leagues, standings
+from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import register_bot
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings import standings
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

@@ -14,11 +14,12 @@ from pathlib import Path
 import grpc
 import pytest
 
-from kingmaker.ladder import bots, leagues, standings
+from kingmaker.ladder import bots, leagues
 from kingmaker.ladder.history import list_matches, match_summary
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import authors, bots
 from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.standings import standings
+from kingmaker.ladder.ratings.standings import standings
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 

@@ -21,7 +21,7 @@ from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.match_reads import match_log, match_seats
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running
-from kingmaker.ladder.standings import standings
+from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.web.scores import running_scores
 from kingmaker.server.web.serve import BackgroundWebServer

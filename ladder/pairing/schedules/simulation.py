@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from kingmaker.ladder.pairing.schedules.base import Progress, Schedule
 from kingmaker.ladder.pairing.schedules.matchmaking import PLAN_AHEAD, Matchmaker
 from kingmaker.ladder.pairing.schedules.pool import MemoryPool, pair
-from kingmaker.ladder.ratings import conservative, rate, settings_for
+from kingmaker.ladder.ratings.ratings import conservative, rate, settings_for
 
 GAME = "simulated"
 """Rated with the default TrueSkill settings (no game overrides them)."""

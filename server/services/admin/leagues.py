@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import bots, bounds, league_counts, league_lifecycle, leagues, membership, standings
+from kingmaker.ladder import bots, bounds, league_counts, league_lifecycle, leagues, membership
 from kingmaker.ladder.pairing import league_pool
+from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.ladder.storage.db import Database

@@ -15,7 +15,7 @@ from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel
 
-from kingmaker.ladder.ratings import conservative, new_rating, rate
+from kingmaker.ladder.ratings.ratings import conservative, new_rating, rate
 from kingmaker.ladder.records import RatingChange
 from kingmaker.ladder.storage.models import Match, MatchSeat, Rating, RatingHistory, utc_now
 
