@@ -50,7 +50,7 @@ from proc_stats import cpu_seconds, free_port
 from table import Row, Spread, print_rows
 from uploads_beside_calls import chunks
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.building.submission_limits import ArchiveLimits
 from kingmaker.server.locations import admin_lane

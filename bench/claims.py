@@ -20,7 +20,7 @@ from pathlib import Path
 
 from table import Row, alternate
 
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import claim_matches, create_league
 from kingmaker.ladder.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome

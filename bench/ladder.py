@@ -32,7 +32,8 @@ from referee import INSTANT, ServedReferee
 from sqlmodel import select
 from table import Row, alternate, alternate_with_load
 
-from kingmaker.ladder import bots, league_lifecycle, leagues
+from kingmaker.ladder import league_lifecycle, leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.storage.models import Match, MatchStatus
 from kingmaker.server.app import ServerConfig

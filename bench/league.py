@@ -18,7 +18,8 @@ from pathlib import Path
 
 from table import Row, alternate
 
-from kingmaker.ladder import bots, leagues
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -26,7 +26,8 @@ from alembic import command
 from sqlalchemy import create_engine
 from table import Row, Spread
 
-from kingmaker.ladder import bots, leagues
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.storage.migrate import alembic_config
 from kingmaker.server.app import ServerConfig

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import func
 from sqlmodel import col, select
 
-from kingmaker.ladder.bots import find_bot
+from kingmaker.ladder.bots.bots import find_bot
 from kingmaker.ladder.compact_logs import unpack_timings
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.storage.db import Database

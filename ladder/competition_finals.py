@@ -25,7 +25,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.bots import names_in
+from kingmaker.ladder.bots.bots import names_in
 from kingmaker.ladder.brackets import first_stage, next_stage
 from kingmaker.ladder.competition_records import StageLeague, StandingInfo
 from kingmaker.ladder.competition_results import finalists, finished_matches, publish_winner

@@ -23,9 +23,9 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder import bounds, leagues, membership
+from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competition_records import StandingInfo
 from kingmaker.ladder.competition_rows import by_name, record
-from kingmaker.ladder.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database

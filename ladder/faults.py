@@ -19,7 +19,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.bots import withdraw_from_schedule
+from kingmaker.ladder.bots.bots import withdraw_from_schedule
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.storage.models import Bot, Match, MatchSeat, MatchStatus, utc_now
 

@@ -33,7 +33,7 @@ from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder import bounds
-from kingmaker.ladder.entrants import active_bots_for
+from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.match_setup import check_game_setup
 from kingmaker.ladder.matches import close_league_if_done, lock_league, schedule_match, ticket

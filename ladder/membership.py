@@ -15,7 +15,7 @@ from collections.abc import Collection
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.entrants import active_bots_for
+from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import league_by_name, league_info
 from kingmaker.ladder.matches import lock_league

@@ -16,11 +16,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
+from kingmaker.ladder.bots.versions import fail_interrupted
 from kingmaker.ladder.competition_clock import warn_if_set
 from kingmaker.ladder.matches import void_interrupted_one_offs
 from kingmaker.ladder.storage.db import Database, open_database
-from kingmaker.ladder.versions import fail_interrupted
 from kingmaker.server import malloc
 from kingmaker.server.addresses import AddressError, parse_address
 from kingmaker.server.bind_check import bind_problem

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import typer
 
-from kingmaker.ladder.author_bounds import BUILDS_AT_ONCE, STORED_BYTES, SUBMISSIONS_PER_HOUR, MiB
+from kingmaker.ladder.bots.author_bounds import BUILDS_AT_ONCE, STORED_BYTES, SUBMISSIONS_PER_HOUR, MiB
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, server_address
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from kingmaker.games.registry import get_game
-from kingmaker.ladder import author_bounds, versions
-from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder.bots import author_bounds, versions
+from kingmaker.ladder.bots import bots as ladder_bots
+from kingmaker.ladder.bots.versions import VersionRecord
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import VersionStatus
-from kingmaker.ladder.versions import VersionRecord
 from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
 from kingmaker.server.building.build_progress import LiveBuildLogs
 from kingmaker.server.building.build_store import BlobStore, BuildStore

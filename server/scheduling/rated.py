@@ -14,10 +14,10 @@ import logging
 from collections.abc import Awaitable, Callable, Collection
 from typing import TypeAlias
 
-from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder.bots import bots as ladder_bots
+from kingmaker.ladder.bots.pinned_versions import pinned_runnables
 from kingmaker.ladder.claims import claim_with_runnables
 from kingmaker.ladder.matches import finish_match, void_match
-from kingmaker.ladder.pinned_versions import pinned_runnables
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.think_times import THINK_KEY, rounded

@@ -8,8 +8,8 @@ from datetime import datetime
 from kingmaker.games import serial
 from kingmaker.games.api import Game
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.authors import AuthorInfo
 from kingmaker.ladder.bot_stats import BotRecord
+from kingmaker.ladder.bots.authors import AuthorInfo
 from kingmaker.ladder.history import MatchSummary
 from kingmaker.ladder.match_reads import MatchLogRecord
 from kingmaker.ladder.outcomes import EndReason

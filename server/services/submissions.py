@@ -25,14 +25,14 @@ from typing import Any, BinaryIO, TypeAlias
 import grpc
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import authors, versions
-from kingmaker.ladder import bots as ladder_bots
+from kingmaker.ladder.bots import authors, versions
+from kingmaker.ladder.bots import bots as ladder_bots
+from kingmaker.ladder.bots.versions import VersionRecord
 from kingmaker.ladder.errors import BoundReachedError, ForbiddenError, LadderError
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.storage.db import Database
-from kingmaker.ladder.versions import VersionRecord
 from kingmaker.server.building.builds import build_folder
 from kingmaker.server.building.jailed_unpack import StepFailed, check_in_jail
 from kingmaker.server.building.submission_archive import FORMATS, ArchiveRefused, sniff_format

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import authors, bots, versions
+from kingmaker.ladder.bots import authors, bots, versions
 from kingmaker.ladder.storage.models import VersionStatus
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from web.web_support import play_and_record
 
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.matches import mark_running
 from kingmaker.server.background import BackgroundServer

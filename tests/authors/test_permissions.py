@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 import pytest
 
-from kingmaker.ladder import authors, bots
+from kingmaker.ladder.bots import authors, bots
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.services.permissions import PERMISSIONS

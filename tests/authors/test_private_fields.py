@@ -25,7 +25,7 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from kingmaker import sdk
-from kingmaker.ladder import authors, bots, versions
+from kingmaker.ladder.bots import authors, bots, versions
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason

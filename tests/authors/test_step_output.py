@@ -17,7 +17,7 @@ from sqlmodel import select
 from stepping_bot import STEPPING
 from typer.testing import CliRunner
 
-from kingmaker.ladder import authors, bots
+from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.matches import schedule_match, void_match
 from kingmaker.ladder.step_output import SEAT_BYTES, STEP_BYTES, unpack_steps
 from kingmaker.ladder.storage.models import SeatLog

@@ -13,7 +13,7 @@ import pytest
 from submission_bots import c_bot, python_bot
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots, versions
+from kingmaker.ladder.bots import bots, versions
 from kingmaker.ladder.history import list_matches
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

@@ -20,7 +20,8 @@ import pytest
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots, bounds, leagues
+from kingmaker.ladder import bounds, leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.server.background import BackgroundServer

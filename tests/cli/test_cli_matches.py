@@ -9,7 +9,7 @@ import socket
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.sdk import ConnectionRefused, play
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

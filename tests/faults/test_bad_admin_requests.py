@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.storage.db import Database
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2

@@ -16,7 +16,7 @@ from sqlmodel import select
 from test_authentication import hello
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.storage.models import Bot
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

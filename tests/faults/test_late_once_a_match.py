@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots, leagues
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.outcomes import EndReason

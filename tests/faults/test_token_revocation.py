@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.arena import MAX_CONNECTIONS_PER_BOT
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc

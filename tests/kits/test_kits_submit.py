@@ -14,7 +14,7 @@ from kits_support import fetch_packages, init_kit
 from typer.testing import CliRunner
 
 from kingmaker.kits.languages import LANGUAGES, check
-from kingmaker.ladder import bots, versions
+from kingmaker.ladder.bots import bots, versions
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

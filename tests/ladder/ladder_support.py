@@ -14,7 +14,7 @@ from sqlalchemy import inspect, text
 from sqlmodel import select
 
 from kingmaker.games.api import Game, GameSpec, OptionSpec
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot

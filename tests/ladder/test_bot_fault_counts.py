@@ -9,7 +9,7 @@ from pathlib import Path
 from ladder_support import TEST_GAME, make_bots
 from sqlalchemy import create_engine, text
 
-from kingmaker.ladder.bots import get_bot
+from kingmaker.ladder.bots.bots import get_bot
 from kingmaker.ladder.fault_counts import faults_by_reason
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running, void_match

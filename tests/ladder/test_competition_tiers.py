@@ -12,7 +12,7 @@ from ladder_support import TEST_GAME
 from sqlmodel import col, select
 
 from kingmaker.ladder import leagues
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.competition_phases import apply_clock
 from kingmaker.ladder.competition_tiers import finished_counts, promote
 from kingmaker.ladder.competitions import create_competition, enter_competition, get_competition

@@ -9,7 +9,8 @@ import pytest
 from ladder_support import TEST_GAME
 
 from kingmaker.ladder import leagues
-from kingmaker.ladder.bots import edit_bot, register_bot
+from kingmaker.ladder.bots.bots import edit_bot, register_bot
+from kingmaker.ladder.bots.pinned_versions import pinned_runnables
 from kingmaker.ladder.competition_phases import apply_clock, start_finals
 from kingmaker.ladder.competitions import (
     create_competition,
@@ -20,7 +21,6 @@ from kingmaker.ladder.competitions import (
 )
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import finish_match
-from kingmaker.ladder.pinned_versions import pinned_runnables
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 

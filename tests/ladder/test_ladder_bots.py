@@ -7,7 +7,7 @@ import threading
 import pytest
 from ladder_support import TEST_GAME, snapshot
 
-from kingmaker.ladder.bots import (
+from kingmaker.ladder.bots.bots import (
     authenticate,
     get_bot,
     list_bots,

@@ -9,7 +9,7 @@ import pytest
 from ladder_support import TEST_GAME, make_bots, snapshot
 
 from kingmaker.games.serial import action_from_data
-from kingmaker.ladder.bots import register_bot, set_enabled
+from kingmaker.ladder.bots.bots import register_bot, set_enabled
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.league_lifecycle import rerun_league, resume_league

@@ -15,7 +15,7 @@ import pytest
 from ladder_support import TEST_GAME, make_bots, suspend
 from sqlalchemy import event
 
-from kingmaker.ladder.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
+from kingmaker.ladder.bots.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
 from kingmaker.ladder.leagues import create_league
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running

@@ -10,7 +10,7 @@ import pytest
 from ladder_support import TEST_GAME, make_bots, snapshot
 
 from kingmaker.ladder.bot_stats import bot_record
-from kingmaker.ladder.bots import authenticate, get_bot, register_bot, reinstate
+from kingmaker.ladder.bots.bots import authenticate, get_bot, register_bot, reinstate
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.faults import FAULT_LIMIT, FAULT_WINDOW
 from kingmaker.ladder.history import match_summary

@@ -7,7 +7,7 @@ import pytest
 from ladder_support import TEST_GAME, make_bots, snapshot, suspend
 from sqlmodel import select
 
-from kingmaker.ladder.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
+from kingmaker.ladder.bots.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
 from kingmaker.ladder.league_lifecycle import stop_league
 from kingmaker.ladder.leagues import claim_matches, create_league, get_league, next_matches

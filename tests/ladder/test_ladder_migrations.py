@@ -16,7 +16,7 @@ from sqlalchemy import Engine, create_engine, inspect, text
 from sqlmodel import SQLModel
 
 import kingmaker.ladder.storage.models  # noqa: F401  (registers the tables)
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.ladder.storage.migrate import (
     MIGRATIONS,

@@ -17,7 +17,7 @@ from postgres_server import Databases
 from sqlalchemy.exc import InternalError
 from sqlmodel import col, select
 
-from kingmaker.ladder.bots import list_bots
+from kingmaker.ladder.bots.bots import list_bots
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.match_reads import get_match
 from kingmaker.ladder.match_setup import create_match

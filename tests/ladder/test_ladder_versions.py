@@ -9,7 +9,9 @@ import pytest
 from ladder_support import TEST_GAME, snapshot
 from sqlmodel import select
 
-from kingmaker.ladder import bots, leagues, versions
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import bots, versions
+from kingmaker.ladder.bots.versions import WAITING_FOR_FIRST_VERSION
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
@@ -17,7 +19,6 @@ from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import LeagueBot, Rating, RatingHistory, VersionStatus
-from kingmaker.ladder.versions import WAITING_FOR_FIRST_VERSION
 
 HASH = "a" * 64
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ladder_support import TEST_GAME, make_bots
 from test_ladder_leagues import finish
 
-from kingmaker.ladder.bots import get_bot
+from kingmaker.ladder.bots.bots import get_bot
 from kingmaker.ladder.faults import FAULT_LIMIT, recent_faults
 from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.leagues import create_league, get_league, next_matches

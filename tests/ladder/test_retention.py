@@ -8,7 +8,7 @@ import pytest
 from ladder_support import TEST_GAME
 from sqlmodel import select
 
-from kingmaker.ladder import author_bounds, authors, versions
+from kingmaker.ladder.bots import author_bounds, authors, versions
 from kingmaker.ladder.errors import BoundReachedError, InvalidRequestError
 from kingmaker.ladder.matches import schedule_match
 from kingmaker.ladder.storage import retention

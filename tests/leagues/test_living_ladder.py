@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kingmaker.ladder import leagues
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.outcomes import EndReason

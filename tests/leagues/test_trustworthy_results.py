@@ -14,7 +14,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from kingmaker.ladder import bots, leagues
+from kingmaker.ladder import leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.history import list_matches, match_summary
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running

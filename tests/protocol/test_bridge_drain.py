@@ -13,7 +13,7 @@ import time
 
 from protocol_support import PYTHON_RANDOM, kingmaker_command
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.refereeing.matches import play_match

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 from protocol_support import kingmaker_command
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.refereeing.matches import play_match

@@ -9,7 +9,7 @@ import threading
 
 import grpc
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.token_checks import TokenChecks
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc

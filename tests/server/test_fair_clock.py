@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.jail.bot_cpu import cpu_clock
 from kingmaker.server.loop_lag import LoopLag

@@ -55,7 +55,7 @@ def test_a_second_server_on_a_home_in_use_refuses_and_voids_nothing(server: Back
 
 
 async def _register(server: BackgroundServer) -> list[str]:
-    from kingmaker.ladder.bots import register_bot
+    from kingmaker.ladder.bots.bots import register_bot
 
     for name in ("a", "b"):
         register_bot(server.server.db, name, ["kingdoms"])

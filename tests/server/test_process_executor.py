@@ -20,7 +20,8 @@ from typing import Any, cast
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots, history, leagues
+from kingmaker.ladder import history, leagues
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.match_reads import match_log
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig

@@ -21,7 +21,7 @@ import pytest
 from cve_2025_4517 import Member, as_tar, as_zip, chain_to, hard_link_to, write_outside
 from typer.testing import CliRunner
 
-from kingmaker.ladder import versions
+from kingmaker.ladder.bots import versions
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.building.build_store import BuildStore

@@ -14,7 +14,7 @@ import pytest
 from submission_bots import python_bot
 from typer.testing import CliRunner
 
-from kingmaker.ladder import versions
+from kingmaker.ladder.bots import versions
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.building.submission_limits import SubmissionLimits

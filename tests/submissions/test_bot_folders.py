@@ -10,7 +10,7 @@ import pytest
 from submission_bots import c_bot, python_bot, write
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bots, versions
+from kingmaker.ladder.bots import bots, versions
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.jail.sandbox import bubblewrap

@@ -13,7 +13,7 @@ import pytest
 from submission_bots import PYTHON_BOT, write
 from typer.testing import CliRunner
 
-from kingmaker.ladder import authors
+from kingmaker.ladder.bots import authors
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.jail.sandbox import bubblewrap

@@ -16,7 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

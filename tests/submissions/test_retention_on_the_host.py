@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kingmaker.ladder import versions
+from kingmaker.ladder.bots import versions
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.building.build_store import BlobStore, BuildStore
 from kingmaker.server.building.retention import Retention, folder_bytes

@@ -16,7 +16,7 @@ from submission_bots import c_bot, python_bot
 from typer.testing import CliRunner
 
 from kingmaker.games.registry import get_game
-from kingmaker.ladder import bots, versions
+from kingmaker.ladder.bots import bots, versions
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.storage.models import Rating, RatingHistory
 from kingmaker.server.background import BackgroundServer

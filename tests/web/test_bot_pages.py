@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from kingmaker.ladder.authors import add_author
-from kingmaker.ladder.bots import edit_bot, register_bot
+from kingmaker.ladder.bots.authors import add_author
+from kingmaker.ladder.bots.bots import edit_bot, register_bot
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 from web_support import chromium_available, start_chromium
 
-from kingmaker.ladder import authors, bots
+from kingmaker.ladder.bots import authors, bots
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.jail.sandbox import bubblewrap

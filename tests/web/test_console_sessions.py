@@ -16,7 +16,7 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from web_support import one_match
 
-from kingmaker.ladder import authors, bots, versions
+from kingmaker.ladder.bots import authors, bots, versions
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.web.serve import BackgroundWebServer
 

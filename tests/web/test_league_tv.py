@@ -18,7 +18,7 @@ import pytest
 from test_live_boards import GAME, Site
 from web_support import events, play_and_record
 
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.matches import mark_running

@@ -11,7 +11,7 @@ import pytest
 from web_support import chromium_available, one_match, start_chromium
 
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.web.serve import BackgroundWebServer
 

@@ -20,7 +20,7 @@ from test_console_in_chromium import sign_in, wait_for
 from test_console_sessions import Browser
 from web_support import chromium_available, start_chromium
 
-from kingmaker.ladder import authors, bots
+from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.matches import schedule_match, void_match
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.web.serve import BackgroundWebServer

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from web_support import events, play_and_record
 
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.matches import mark_running
 from kingmaker.ladder.storage.db import open_database

@@ -16,7 +16,7 @@ from web_support import chromium_available, one_match, play_and_record
 
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.bots import register_bot
+from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import create_league, next_matches
 from kingmaker.ladder.match_reads import match_log, match_seats
 from kingmaker.ladder.match_setup import create_match

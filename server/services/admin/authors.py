@@ -6,7 +6,8 @@ import asyncio
 
 import grpc
 
-from kingmaker.ladder import authors, bounds
+from kingmaker.ladder import bounds
+from kingmaker.ladder.bots import authors
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted

@@ -14,7 +14,7 @@ from typing import Any, TypeAlias, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from kingmaker.ladder import authors, bots
+from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.errors import (
     BoundReachedError,
     ConflictError,

@@ -7,7 +7,8 @@ import functools
 
 import grpc
 
-from kingmaker.ladder import bot_stats, bots, bounds, seat_logs
+from kingmaker.ladder import bot_stats, bounds, seat_logs
+from kingmaker.ladder.bots import bots
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import confinement
 from kingmaker.server.seats.roster import Entrant

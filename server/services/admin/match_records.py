@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.ladder import bots, history, seat_logs, secrecy
+from kingmaker.ladder import history, seat_logs, secrecy
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.match_reads import match_log
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.refereeing.referee import MatchReport

@@ -13,7 +13,8 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import bots, history
+from kingmaker.ladder import history
+from kingmaker.ladder.bots import bots
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.match_setup import create_match
 from kingmaker.ladder.matches import mark_running

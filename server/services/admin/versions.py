@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from kingmaker.ladder import bots
+from kingmaker.ladder.bots import bots
 from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
 from kingmaker.server.services.permissions import Role
 from kingmaker.v1 import admin_pb2

@@ -20,7 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import game_names
-from kingmaker.ladder.authors import check_quota
+from kingmaker.ladder.bots.authors import check_quota
+from kingmaker.ladder.bots.tokens import hash_token, new_token, token_matches
+from kingmaker.ladder.bots.version_activation import record_command_version
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.pairing.league_pool import level_with_the_field
@@ -38,8 +40,6 @@ from kingmaker.ladder.storage.models import (
     Rating,
     utc_now,
 )
-from kingmaker.ladder.tokens import hash_token, new_token, token_matches
-from kingmaker.ladder.version_activation import record_command_version
 
 
 def register_bot(

@@ -21,19 +21,19 @@ from typing import Any
 
 from sqlmodel import Session, col, func, select
 
-from kingmaker.ladder import bots as ladder_bots
-from kingmaker.ladder.author_bounds import check_submission_bounds
-from kingmaker.ladder.authors import check_quota
+from kingmaker.ladder.bots import bots as ladder_bots
+from kingmaker.ladder.bots.author_bounds import check_submission_bounds
+from kingmaker.ladder.bots.authors import check_quota
+from kingmaker.ladder.bots.version_activation import (
+    DEFAULT_POLICY,
+    activate_version,
+    next_version_number,
+)
 from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Author, Bot, BotVersion, LadderPolicy, VersionStatus, utc_now
-from kingmaker.ladder.version_activation import (
-    DEFAULT_POLICY,
-    activate_version,
-    next_version_number,
-)
 
 POLICIES = ("keep", "reset_sigma", "reset")
 WAITING_FOR_FIRST_VERSION = "no version of it has passed its build and validation yet"

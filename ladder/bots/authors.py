@@ -14,12 +14,12 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
-from kingmaker.ladder.author_bounds import check_bounds, stored_bytes_of
+from kingmaker.ladder.bots.author_bounds import check_bounds, stored_bytes_of
+from kingmaker.ladder.bots.tokens import hash_token, new_token, token_matches
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Author, Bot, utc_now
-from kingmaker.ladder.tokens import hash_token, new_token, token_matches
 
 MAX_BOT_QUOTA = 1000
 DEFAULT_BOT_QUOTA = 5

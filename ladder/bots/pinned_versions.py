@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.bots import Runnable, runnables_in
+from kingmaker.ladder.bots.bots import Runnable, runnables_in
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, BotVersion, League
