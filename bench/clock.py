@@ -18,8 +18,8 @@ from table import Row, Spread
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches.history import list_matches
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.deadlines import TimeControl

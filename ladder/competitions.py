@@ -25,7 +25,7 @@ from kingmaker.ladder.competition_finals import standings_and_stages
 from kingmaker.ladder.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
 from kingmaker.ladder.competition_rows import by_name, format_time, record, refuse_after_deadline
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.match_setup import check_game_setup
+from kingmaker.ladder.matches.match_setup import check_game_setup
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from kingmaker.ladder.leagues import league_row
-from kingmaker.ladder.matches import statuses_in
+from kingmaker.ladder.matches.matches import statuses_in
 from kingmaker.ladder.storage.db import Database
 
 

@@ -35,8 +35,8 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.match_setup import check_game_setup
-from kingmaker.ladder.matches import close_league_if_done, lock_league, schedule_match, ticket
+from kingmaker.ladder.matches.match_setup import check_game_setup
+from kingmaker.ladder.matches.matches import close_league_if_done, lock_league, schedule_match, ticket
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.pairing.free_first import choose_free
 from kingmaker.ladder.pairing.league_pool import DatabasePool, new_entrant, note_planned

@@ -24,9 +24,9 @@ from dataclasses import dataclass, fields
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session
 
-from kingmaker.ladder.history import MatchSummary, summary_in, summary_of
 from kingmaker.ladder.league_counts import progress_in
-from kingmaker.ladder.matches import Recorded, record_in
+from kingmaker.ladder.matches.history import MatchSummary, summary_in, summary_of
+from kingmaker.ladder.matches.matches import Recorded, record_in
 from kingmaker.ladder.records import FinishReport, MatchOutcome
 from kingmaker.ladder.storage.db import Database, retrying
 from kingmaker.ladder.storage.models import Match

@@ -17,10 +17,10 @@ from typing import TypeAlias
 from kingmaker.ladder.bots import bots as ladder_bots
 from kingmaker.ladder.bots.pinned_versions import pinned_runnables
 from kingmaker.ladder.claims import claim_with_runnables
-from kingmaker.ladder.matches import finish_match, void_match
+from kingmaker.ladder.matches.matches import finish_match, void_match
+from kingmaker.ladder.matches.think_times import THINK_KEY, rounded
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.storage.db import Database
-from kingmaker.ladder.think_times import THINK_KEY, rounded
 from kingmaker.server.execution.executors import MatchExecutor, as_executor
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.refereeing.results import until_stored

@@ -24,7 +24,7 @@ from typing import cast
 
 from kingmaker.ladder import league_counts, league_lifecycle, leagues, membership
 from kingmaker.ladder.bots import bots as ladder_bots
-from kingmaker.ladder.matches import void_match
+from kingmaker.ladder.matches.matches import void_match
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.ladder.storage.db import Database

@@ -8,16 +8,16 @@ from datetime import datetime
 from kingmaker.games import serial
 from kingmaker.games.api import Game
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.bot_stats import BotRecord
 from kingmaker.ladder.bots.authors import AuthorInfo
-from kingmaker.ladder.history import MatchSummary
-from kingmaker.ladder.match_reads import MatchLogRecord
+from kingmaker.ladder.matches.bot_stats import BotRecord
+from kingmaker.ladder.matches.history import MatchSummary
+from kingmaker.ladder.matches.match_reads import MatchLogRecord
+from kingmaker.ladder.matches.seat_logs import SeatLogRecord
+from kingmaker.ladder.matches.think_times import ThinkTime, summarise
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings.standings import HistoryPoint, Standing
 from kingmaker.ladder.records import BotInfo, LeagueInfo
-from kingmaker.ladder.seat_logs import SeatLogRecord
 from kingmaker.ladder.step_output import StepOutput
-from kingmaker.ladder.think_times import ThinkTime, summarise
 from kingmaker.sdk.codec import codec_for, option_value_to_proto, options_to_proto
 from kingmaker.sdk.sprt import Sprt, confidence, elo_estimate
 from kingmaker.server.execution.executors import WorkerLoad

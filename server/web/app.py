@@ -21,7 +21,7 @@ from starlette.types import ASGIApp
 
 from kingmaker.ladder.competition_clock import competition_now
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.secrecy import secrets_verdict
+from kingmaker.ladder.matches.secrecy import secrets_verdict
 from kingmaker.ladder.storage.db import Database
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web import queries

@@ -14,7 +14,7 @@ from sqlalchemy import select as select_columns  # sqlmodel's select types at mo
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.fault_counts import faults_by_reason
+from kingmaker.ladder.matches.fault_counts import faults_by_reason
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (

@@ -34,7 +34,7 @@ from sqlmodel import col, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.secrecy import live_verdict
+from kingmaker.ladder.matches.secrecy import live_verdict
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import League, Match, MatchStatus
 from kingmaker.server.web.live_channels import LiveWatch

@@ -22,7 +22,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from sqlmodel import select
 
-from kingmaker.ladder.secrecy import Verdict, live_verdict
+from kingmaker.ladder.matches.secrecy import Verdict, live_verdict
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Match, MatchStatus
 from kingmaker.server.live import LiveFrame, LiveHub, Subscription

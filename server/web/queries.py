@@ -18,8 +18,8 @@ from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import UnknownGameError, game_names, get_game
 from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.matches.secrecy import secrets_verdict
 from kingmaker.ladder.ratings.standings import ladder_size, standings
-from kingmaker.ladder.secrecy import secrets_verdict
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (
     Bot,

@@ -18,8 +18,8 @@ from kingmaker.games import serial
 from kingmaker.games.api import Action, GameState
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.web.chance import describe_chance

@@ -1,4 +1,4 @@
-"""The Admin API keeps the website's rule (ladder/secrecy.py) for everyone but the admin: while a
+"""The Admin API keeps the website's rule (ladder/matches/secrecy.py) for everyone but the admin: while a
 match, or a match sharing its seed, is not over, GetMatch and ListMatches give no seed, no
 decision, no digest and no seat log of it. Authors now read matches through the API, so a
 finished duplicate twin must not tell them the draws of the twin still being played."""
@@ -13,7 +13,7 @@ from web.web_support import play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 

@@ -26,8 +26,8 @@ from typer.testing import CliRunner
 
 from kingmaker import sdk
 from kingmaker.ladder.bots import authors, bots, versions
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.step_output import StepOutput

@@ -18,7 +18,7 @@ from stepping_bot import STEPPING
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import authors, bots
-from kingmaker.ladder.matches import schedule_match, void_match
+from kingmaker.ladder.matches.matches import schedule_match, void_match
 from kingmaker.ladder.step_output import SEAT_BYTES, STEP_BYTES, unpack_steps
 from kingmaker.ladder.storage.models import SeatLog
 from kingmaker.server.background import BackgroundServer

@@ -14,7 +14,7 @@ from submission_bots import c_bot, python_bot
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import bots, versions
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.jail.sandbox import bubblewrap

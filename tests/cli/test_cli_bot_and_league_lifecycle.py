@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

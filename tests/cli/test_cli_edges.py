@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import bounds, leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import COMMANDS, app
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder.history import list_matches, match_summary
+from kingmaker.ladder.matches.history import list_matches, match_summary
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -10,8 +10,8 @@ from typing import Any
 
 from kingmaker.games.api import Action, Seat
 from kingmaker.games.registry import get_game
+from kingmaker.ladder.matches.think_times import THINK_KEY, rounded
 from kingmaker.ladder.records import actions_to_data
-from kingmaker.ladder.think_times import THINK_KEY, rounded
 from kingmaker.sdk.codec import codec_for, digest
 
 

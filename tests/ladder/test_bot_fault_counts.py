@@ -10,9 +10,9 @@ from ladder_support import TEST_GAME, make_bots
 from sqlalchemy import create_engine, text
 
 from kingmaker.ladder.bots.bots import get_bot
-from kingmaker.ladder.fault_counts import faults_by_reason
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running, void_match
+from kingmaker.ladder.matches.fault_counts import faults_by_reason
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database

@@ -17,8 +17,8 @@ from log_support import played_log
 from kingmaker.games.api import Action
 from kingmaker.games.kingdoms.actions import DrawTile
 from kingmaker.games.registry import all_games
-from kingmaker.ladder import compact_logs
-from kingmaker.ladder.compact_logs import (
+from kingmaker.ladder.matches import compact_logs
+from kingmaker.ladder.matches.compact_logs import (
     DIGEST_BYTES,
     CompactLogError,
     pack_actions,

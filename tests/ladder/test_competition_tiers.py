@@ -17,7 +17,7 @@ from kingmaker.ladder.competition_phases import apply_clock
 from kingmaker.ladder.competition_tiers import finished_counts, promote
 from kingmaker.ladder.competitions import create_competition, enter_competition, get_competition
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
-from kingmaker.ladder.matches import finish_match
+from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import LeagueBot

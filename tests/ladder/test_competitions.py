@@ -20,7 +20,7 @@ from kingmaker.ladder.competitions import (
     select_version,
 )
 from kingmaker.ladder.errors import InvalidRequestError
-from kingmaker.ladder.matches import finish_match
+from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 

@@ -19,8 +19,8 @@ from kingmaker.ladder.bots.bots import (
     token_holders,
 )
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
-from kingmaker.ladder.match_reads import get_match
-from kingmaker.ladder.match_setup import create_match
+from kingmaker.ladder.matches.match_reads import get_match
+from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus

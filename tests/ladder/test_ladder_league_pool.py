@@ -15,7 +15,7 @@ from sqlalchemy import event
 from sqlmodel import select
 
 from kingmaker.ladder.leagues import claim_matches, create_league
-from kingmaker.ladder.matches import finish_match
+from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.pairing.league_pool import league_pairs
 from kingmaker.ladder.pairing.schedules.simulation import simulate
 from kingmaker.ladder.ratings.ratings import settings_for

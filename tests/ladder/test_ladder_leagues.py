@@ -14,8 +14,8 @@ from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderEr
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.league_lifecycle import rerun_league, resume_league
 from kingmaker.ladder.leagues import claim_matches, create_league, get_league, next_matches
-from kingmaker.ladder.match_reads import get_match, match_log
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.match_reads import get_match, match_log
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, actions_to_data

@@ -17,8 +17,8 @@ from sqlalchemy import event
 
 from kingmaker.ladder.bots.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
 from kingmaker.ladder.leagues import create_league
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database, open_database

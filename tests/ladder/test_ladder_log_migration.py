@@ -21,8 +21,8 @@ from postgres_server import Databases
 from kingmaker.games import serial
 from kingmaker.games.api import Result
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.ladder.storage.migrate import alembic_config, current_revision, head_revision, upgrade

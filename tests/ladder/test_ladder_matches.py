@@ -9,14 +9,14 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from ladder_support import TEST_GAME, make_bots, snapshot
 
-from kingmaker.ladder.bot_stats import bot_record
 from kingmaker.ladder.bots.bots import authenticate, get_bot, register_bot, reinstate
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.faults import FAULT_LIMIT, FAULT_WINDOW
-from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.match_reads import get_match, match_log, match_seats
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running, void_match
+from kingmaker.ladder.matches.bot_stats import bot_record
+from kingmaker.ladder.matches.faults import FAULT_LIMIT, FAULT_WINDOW
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_reads import get_match, match_log, match_seats
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings.ratings import rate
 from kingmaker.ladder.ratings.standings import rating_history, standings

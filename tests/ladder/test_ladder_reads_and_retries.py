@@ -18,10 +18,10 @@ from sqlalchemy.exc import InternalError
 from sqlmodel import col, select
 
 from kingmaker.ladder.bots.bots import list_bots
-from kingmaker.ladder.history import list_matches
-from kingmaker.ladder.match_reads import get_match
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.history import list_matches
+from kingmaker.ladder.matches.match_reads import get_match
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import open_database

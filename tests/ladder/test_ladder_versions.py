@@ -13,8 +13,8 @@ from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots, versions
 from kingmaker.ladder.bots.versions import WAITING_FOR_FIRST_VERSION
 from kingmaker.ladder.errors import InvalidRequestError
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database

@@ -11,12 +11,12 @@ from ladder_support import TEST_GAME, make_bots
 from test_ladder_leagues import finish
 
 from kingmaker.ladder.bots.bots import get_bot
-from kingmaker.ladder.faults import FAULT_LIMIT, recent_faults
-from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.leagues import create_league, get_league, next_matches
-from kingmaker.ladder.match_reads import get_match, match_seats
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import MAX_TRIES, finish_match, mark_running, void_interrupted_one_offs
+from kingmaker.ladder.matches.faults import FAULT_LIMIT, recent_faults
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_reads import get_match, match_seats
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import MAX_TRIES, finish_match, mark_running, void_interrupted_one_offs
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome

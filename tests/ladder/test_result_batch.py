@@ -17,11 +17,11 @@ from test_ladder_concurrent_finishes import check_every_update_counted, outcome
 from kingmaker.ladder import result_batch
 from kingmaker.ladder.claims import claim_with_runnables
 from kingmaker.ladder.errors import ConflictError
-from kingmaker.ladder.history import match_summary
 from kingmaker.ladder.league_counts import league_progress
 from kingmaker.ladder.leagues import claim_matches, create_league
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.records import FinishReport, MatchOutcome
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.ladder.storage.models import (

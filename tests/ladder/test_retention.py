@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from kingmaker.ladder.bots import author_bounds, authors, versions
 from kingmaker.ladder.errors import BoundReachedError, InvalidRequestError
-from kingmaker.ladder.matches import schedule_match
+from kingmaker.ladder.matches.matches import schedule_match
 from kingmaker.ladder.storage import retention
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import BotVersion, Competition, CompetitionEntry, MatchSeat, utc_now

@@ -9,9 +9,9 @@ import dataclasses
 import pytest
 from ladder_support import TEST_GAME, make_bots
 
-from kingmaker.ladder import seat_logs
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches import seat_logs
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.step_output import StepOutput
 from kingmaker.ladder.storage.db import Database

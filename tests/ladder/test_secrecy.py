@@ -8,11 +8,11 @@ from ladder_support import TEST_GAME, make_bots
 
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running, void_match
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running, void_match
+from kingmaker.ladder.matches.secrecy import live_verdict, secrets_verdict
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome
-from kingmaker.ladder.secrecy import live_verdict, secrets_verdict
 from kingmaker.ladder.storage.db import Database
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kingmaker.ladder.think_times import percentile, rounded, seat_samples, summarise
+from kingmaker.ladder.matches.think_times import percentile, rounded, seat_samples, summarise
 
 
 def test_nearest_rank_percentiles() -> None:

@@ -10,7 +10,7 @@ from sqlalchemy import inspect, text
 from typer.testing import CliRunner
 
 from kingmaker.ladder import leagues
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.ratings import standings
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings import standings
 from kingmaker.server.app import ServerConfig

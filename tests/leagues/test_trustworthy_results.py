@@ -16,9 +16,9 @@ import pytest
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.history import list_matches, match_summary
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches.history import list_matches, match_summary
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.storage.db import open_database

@@ -9,7 +9,7 @@ import sys
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import authors, bots
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.ratings.standings import standings
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from kingmaker.ladder import claims, league_counts, leagues
 from kingmaker.ladder.bots.bots import register_bot, set_enabled
-from kingmaker.ladder.matches import finish_match
+from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.ladder.storage.db import Database, open_database

@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
-from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import KingmakerServer, ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -20,9 +20,10 @@ from typing import Any, cast
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import history, leagues
+from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches import history
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer, ServerProcess

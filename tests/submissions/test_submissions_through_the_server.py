@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import bots, versions
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.storage.models import Rating, RatingHistory
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app

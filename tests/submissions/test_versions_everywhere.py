@@ -13,7 +13,7 @@ import pytest
 from submission_bots import c_bot, python_bot
 from typer.testing import CliRunner
 
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -16,7 +16,7 @@ from web_support import chromium_available, one_match, start_chromium
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.web.boards.text import fit, width, wrap
 from kingmaker.server.web.serve import BackgroundWebServer

@@ -19,9 +19,9 @@ from test_live_boards import GAME, Site
 from web_support import events, play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.history import list_matches
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches.history import list_matches
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web import league_live

@@ -10,7 +10,7 @@ import pytest
 from test_live_boards import Site
 from web_support import chromium_available, start_chromium
 
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
 

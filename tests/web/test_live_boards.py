@@ -18,7 +18,7 @@ from web_support import PATIENT_BOT, events, spectator_views
 
 from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.history import list_matches
+from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.app import ServerConfig

@@ -16,8 +16,8 @@ from web_support import chromium_available, start_chromium
 
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.history import match_summary
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches.history import match_summary
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.server import web
 
 STATIC = Path(web.__file__).parent / "static"

@@ -21,7 +21,7 @@ from test_console_sessions import Browser
 from web_support import chromium_available, start_chromium
 
 from kingmaker.ladder.bots import authors, bots
-from kingmaker.ladder.matches import schedule_match, void_match
+from kingmaker.ladder.matches.matches import schedule_match, void_match
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.web.serve import BackgroundWebServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc

@@ -17,7 +17,7 @@ from web_support import events, play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.live import LiveHub
 from kingmaker.server.web.serve import BackgroundWebServer

@@ -18,9 +18,9 @@ from kingmaker.games import serial
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues import create_league, next_matches
-from kingmaker.ladder.match_reads import match_log, match_seats
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches.match_reads import match_log, match_seats
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.ratings.standings import standings
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.web.scores import running_scores

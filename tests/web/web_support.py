@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 from kingmaker.games import serial
 from kingmaker.games.api import Action, Seat
 from kingmaker.games.registry import get_game
-from kingmaker.ladder.match_reads import match_log
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import finish_match, mark_running
+from kingmaker.ladder.matches.match_reads import match_log
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.records import MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
 from kingmaker.ladder.storage.db import Database
 

@@ -7,8 +7,9 @@ import functools
 
 import grpc
 
-from kingmaker.ladder import bot_stats, bounds, seat_logs
+from kingmaker.ladder import bounds
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.matches import bot_stats, seat_logs
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import confinement
 from kingmaker.server.seats.roster import Entrant

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.ladder import history, seat_logs, secrecy
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.match_reads import match_log
+from kingmaker.ladder.matches import history, seat_logs, secrecy
+from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.services import convert

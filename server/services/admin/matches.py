@@ -13,11 +13,11 @@ import grpc
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, all_games, get_game
-from kingmaker.ladder import history
 from kingmaker.ladder.bots import bots
 from kingmaker.ladder.errors import InvalidRequestError
-from kingmaker.ladder.match_setup import create_match
-from kingmaker.ladder.matches import mark_running
+from kingmaker.ladder.matches import history
+from kingmaker.ladder.matches.match_setup import create_match
+from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.db import Database
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.sdk.sprt import Sprt

@@ -1,4 +1,4 @@
-"""Match logs are packed (``kingmaker.ladder.compact_logs``): a Kingdoms log takes about 1 kB
+"""Match logs are packed (``kingmaker.ladder.matches.compact_logs``): a Kingdoms log takes about 1 kB
 instead of 15 kB. Every stored log is converted in place, a thousand rows at a time.
 
 The observation digests are shortened to what ``replay --verify`` compares (their first 4 bytes),
@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from kingmaker.ladder import compact_logs
+from kingmaker.ladder.matches import compact_logs
 
 revision = "0005"
 down_revision = "0004"

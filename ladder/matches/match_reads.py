@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kingmaker.games.api import OptionValue
-from kingmaker.ladder.compact_logs import unpack_actions, unpack_digests, unpack_timings
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.matches import match_row, seat_rows, ticket
+from kingmaker.ladder.matches.compact_logs import unpack_actions, unpack_digests, unpack_timings
+from kingmaker.ladder.matches.matches import match_row, seat_rows, ticket
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchTicket
 from kingmaker.ladder.storage.db import Database

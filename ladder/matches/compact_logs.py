@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 
 from kingmaker.games import serial
 from kingmaker.games.registry import UnknownGameError
-from kingmaker.ladder.think_times import THINK_KEY
+from kingmaker.ladder.matches.think_times import THINK_KEY
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for
 from kingmaker.storage.v1 import match_log_pb2 as stored
 

@@ -11,7 +11,7 @@ from kingmaker.games.api import OptionsError, OptionValue
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import InvalidRequestError
-from kingmaker.ladder.matches import schedule_match, ticket
+from kingmaker.ladder.matches.matches import schedule_match, ticket
 from kingmaker.ladder.pairing.schedules.base import SEED_BITS
 from kingmaker.ladder.records import MatchTicket
 from kingmaker.ladder.storage.db import Database

@@ -9,12 +9,12 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
-from kingmaker.ladder.compact_logs import unpack_timings
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.match_reads import SeatRecord, seat_record
+from kingmaker.ladder.matches.compact_logs import unpack_timings
+from kingmaker.ladder.matches.match_reads import SeatRecord, seat_record
+from kingmaker.ladder.matches.think_times import THINK_KEY, ThinkTime, seat_samples, summarise
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, Match, MatchLog, MatchSeat
-from kingmaker.ladder.think_times import THINK_KEY, ThinkTime, seat_samples, summarise
 
 
 @dataclass(frozen=True)

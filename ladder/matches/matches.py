@@ -31,14 +31,15 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
-from kingmaker.ladder.compact_logs import (
+from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.matches.compact_logs import (
     pack_actions,
     pack_digests,
     pack_timings,
 )
-from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.fault_counts import count_faults
-from kingmaker.ladder.faults import suspend_if_faulty
+from kingmaker.ladder.matches.fault_counts import count_faults
+from kingmaker.ladder.matches.faults import suspend_if_faulty
+from kingmaker.ladder.matches.seat_logs import drop_old_stderr, seat_log
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.pairing.league_pool import note_rated
 from kingmaker.ladder.ratings.rating_rows import rate_seats
@@ -49,7 +50,6 @@ from kingmaker.ladder.records import (
     MatchTicket,
     SeatOutcome,
 )
-from kingmaker.ladder.seat_logs import drop_old_stderr, seat_log
 from kingmaker.ladder.storage.db import Database, retrying
 from kingmaker.ladder.storage.models import (
     Bot,

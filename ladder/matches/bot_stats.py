@@ -12,11 +12,11 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from kingmaker.ladder.bots.bots import find_bot
-from kingmaker.ladder.compact_logs import unpack_timings
+from kingmaker.ladder.matches.compact_logs import unpack_timings
+from kingmaker.ladder.matches.think_times import ThinkTime, seat_samples, summarise
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
-from kingmaker.ladder.think_times import ThinkTime, seat_samples, summarise
 
 THINK_MATCHES = 200
 """How many of a bot's latest finished matches its think time is read from (a bounded read)."""
