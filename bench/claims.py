@@ -21,7 +21,7 @@ from pathlib import Path
 from table import Row, alternate
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.leagues import claim_matches, create_league
+from kingmaker.ladder.leagues.leagues import claim_matches, create_league
 from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database, open_database

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from table import Row, Spread
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.server.app import ServerConfig

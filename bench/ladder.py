@@ -32,9 +32,9 @@ from referee import INSTANT, ServedReferee
 from sqlmodel import select
 from table import Row, alternate, alternate_with_load
 
-from kingmaker.ladder import league_lifecycle, leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import league_lifecycle, leagues
+from kingmaker.ladder.leagues.league_counts import league_progress
 from kingmaker.ladder.storage.models import Match, MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from table import Row, Spread
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from table import Row, alternate
 
 from kingmaker.ladder.bots.bots import edit_bot, register_bot, runnables
-from kingmaker.ladder.leagues import create_league
+from kingmaker.ladder.leagues.leagues import create_league
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.scheduling.rated import entrants_of
 

@@ -53,8 +53,8 @@ from rates import combined_rate
 from sqlmodel import select
 from table import Row, Spread, alternate_with_load
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches import history
 from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.db import Database, open_database

@@ -26,8 +26,8 @@ import grpc
 from rich.console import Console
 from rich.table import Table
 
-from kingmaker.ladder import leagues
-from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import leagues
+from kingmaker.ladder.leagues.league_counts import league_progress
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli.demo import sample_bot

@@ -26,9 +26,9 @@ from alembic import command
 from sqlalchemy import create_engine
 from table import Row, Spread
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import leagues
+from kingmaker.ladder.leagues.league_counts import league_progress
 from kingmaker.ladder.storage.migrate import alembic_config
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from kingmaker.ladder.bots.bots import Runnable
 from kingmaker.ladder.bots.pinned_versions import pinned_in
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.leagues import claim_in, league_row
+from kingmaker.ladder.leagues.leagues import claim_in, league_row
 from kingmaker.ladder.records import MatchTicket
 from kingmaker.ladder.storage.db import Database, retrying
 

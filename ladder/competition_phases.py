@@ -16,7 +16,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder import competition_tiers, leagues
+from kingmaker.ladder import competition_tiers
 from kingmaker.ladder.competition_finals import (
     decide_stage,
     groups_to_play,
@@ -26,6 +26,7 @@ from kingmaker.ladder.competition_finals import (
 from kingmaker.ladder.competition_rows import by_name, format_time, record
 from kingmaker.ladder.competitions import ensure_open_league
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (

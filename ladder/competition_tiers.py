@@ -22,11 +22,12 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder import bounds, leagues, membership
+from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competition_records import StandingInfo
 from kingmaker.ladder.competition_rows import by_name, record
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
+from kingmaker.ladder.leagues import leagues, membership
 from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (

@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session
 
-from kingmaker.ladder.league_counts import progress_in
+from kingmaker.ladder.leagues.league_counts import progress_in
 from kingmaker.ladder.matches.history import MatchSummary, summary_in, summary_of
 from kingmaker.ladder.matches.matches import Recorded, record_in
 from kingmaker.ladder.records import FinishReport, MatchOutcome

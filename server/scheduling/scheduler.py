@@ -22,8 +22,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from kingmaker.ladder import league_counts, league_lifecycle, leagues, membership
 from kingmaker.ladder.bots import bots as ladder_bots
+from kingmaker.ladder.leagues import league_counts, league_lifecycle, leagues, membership
 from kingmaker.ladder.matches.matches import void_match
 from kingmaker.ladder.records import FinishReport, MatchTicket
 from kingmaker.ladder.result_batch import StoredResult

@@ -12,7 +12,7 @@ import pytest
 from web.web_support import play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.leagues import create_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, next_matches
 from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc

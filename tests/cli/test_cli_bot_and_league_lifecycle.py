@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import leagues
+from kingmaker.ladder.leagues.league_counts import league_progress
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.storage.models import MatchStatus
 from kingmaker.server.background import BackgroundServer

@@ -20,9 +20,10 @@ import pytest
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
-from kingmaker.ladder import bounds, leagues
+from kingmaker.ladder import bounds
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import leagues
+from kingmaker.ladder.leagues.league_counts import league_progress
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import COMMANDS, app

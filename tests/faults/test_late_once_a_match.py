@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.league_counts import league_progress
+from kingmaker.ladder.leagues import leagues
+from kingmaker.ladder.leagues.league_counts import league_progress
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.app import ServerConfig

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from ladder_support import TEST_GAME
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots.bots import edit_bot, register_bot
 from kingmaker.ladder.bots.pinned_versions import pinned_runnables
 from kingmaker.ladder.competition_phases import apply_clock, start_finals
@@ -20,6 +19,7 @@ from kingmaker.ladder.competitions import (
     select_version,
 )
 from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.storage.db import Database

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ladder_support import TEST_GAME, make_bots
 from sqlmodel import col, select
 
-from kingmaker.ladder.leagues import claim_matches, create_league, get_league
+from kingmaker.ladder.leagues.leagues import claim_matches, create_league, get_league
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason

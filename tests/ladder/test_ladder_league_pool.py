@@ -14,7 +14,7 @@ from ladder_support import TEST_GAME, make_bots
 from sqlalchemy import event
 from sqlmodel import select
 
-from kingmaker.ladder.leagues import claim_matches, create_league
+from kingmaker.ladder.leagues.leagues import claim_matches, create_league
 from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.pairing.league_pool import league_pairs
 from kingmaker.ladder.pairing.schedules.simulation import simulate

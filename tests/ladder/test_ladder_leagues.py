@@ -11,9 +11,9 @@ from ladder_support import TEST_GAME, make_bots, snapshot
 from kingmaker.games.serial import action_from_data
 from kingmaker.ladder.bots.bots import register_bot, set_enabled
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
-from kingmaker.ladder.league_counts import league_progress
-from kingmaker.ladder.league_lifecycle import rerun_league, resume_league
-from kingmaker.ladder.leagues import claim_matches, create_league, get_league, next_matches
+from kingmaker.ladder.leagues.league_counts import league_progress
+from kingmaker.ladder.leagues.league_lifecycle import rerun_league, resume_league
+from kingmaker.ladder.leagues.leagues import claim_matches, create_league, get_league, next_matches
 from kingmaker.ladder.matches.match_reads import get_match, match_log
 from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason

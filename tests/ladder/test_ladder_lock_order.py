@@ -16,7 +16,7 @@ from ladder_support import TEST_GAME, make_bots, suspend
 from sqlalchemy import event
 
 from kingmaker.ladder.bots.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
-from kingmaker.ladder.leagues import create_league
+from kingmaker.ladder.leagues.leagues import create_league
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.outcomes import EndReason

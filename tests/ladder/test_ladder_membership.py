@@ -9,9 +9,9 @@ from sqlmodel import select
 
 from kingmaker.ladder.bots.bots import edit_bot, get_bot, register_bot, reinstate, set_enabled
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, LadderError, NotFoundError
-from kingmaker.ladder.league_lifecycle import stop_league
-from kingmaker.ladder.leagues import claim_matches, create_league, get_league, next_matches
-from kingmaker.ladder.membership import join_league, leave_league, mark_presence, remote_entrants
+from kingmaker.ladder.leagues.league_lifecycle import stop_league
+from kingmaker.ladder.leagues.leagues import claim_matches, create_league, get_league, next_matches
+from kingmaker.ladder.leagues.membership import join_league, leave_league, mark_presence, remote_entrants
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import LeagueBot, Match, MatchStatus
 

@@ -9,10 +9,10 @@ import pytest
 from ladder_support import TEST_GAME, snapshot
 from sqlmodel import select
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots, versions
 from kingmaker.ladder.bots.versions import WAITING_FOR_FIRST_VERSION
 from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import finish_match, mark_running
 from kingmaker.ladder.ratings import standings

@@ -11,7 +11,7 @@ from ladder_support import TEST_GAME, make_bots
 from test_ladder_leagues import finish
 
 from kingmaker.ladder.bots.bots import get_bot
-from kingmaker.ladder.leagues import create_league, get_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, get_league, next_matches
 from kingmaker.ladder.matches.faults import FAULT_LIMIT, recent_faults
 from kingmaker.ladder.matches.history import match_summary
 from kingmaker.ladder.matches.match_reads import get_match, match_seats

@@ -17,8 +17,8 @@ from test_ladder_concurrent_finishes import check_every_update_counted, outcome
 from kingmaker.ladder import result_batch
 from kingmaker.ladder.claims import claim_with_runnables
 from kingmaker.ladder.errors import ConflictError
-from kingmaker.ladder.league_counts import league_progress
-from kingmaker.ladder.leagues import claim_matches, create_league
+from kingmaker.ladder.leagues.league_counts import league_progress
+from kingmaker.ladder.leagues.leagues import claim_matches, create_league
 from kingmaker.ladder.matches.history import match_summary
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import finish_match, mark_running

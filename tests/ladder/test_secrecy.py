@@ -7,7 +7,7 @@ import pytest
 from ladder_support import TEST_GAME, make_bots
 
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.leagues import create_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, next_matches
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import finish_match, mark_running, void_match
 from kingmaker.ladder.matches.secrecy import live_verdict, secrets_verdict

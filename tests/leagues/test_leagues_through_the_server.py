@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import inspect, text
 from typer.testing import CliRunner
 
-from kingmaker.ladder import leagues
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.ratings import standings
 from kingmaker.server.background import BackgroundServer

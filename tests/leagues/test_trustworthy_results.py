@@ -14,8 +14,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.history import list_matches, match_summary
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import mark_running

@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 import pytest
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc

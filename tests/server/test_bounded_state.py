@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.sdk.codec import PACKED_ACTIONS_KEPT, codec_for
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

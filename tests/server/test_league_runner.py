@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from kingmaker.ladder import claims, league_counts, leagues
+from kingmaker.ladder import claims
 from kingmaker.ladder.bots.bots import register_bot, set_enabled
+from kingmaker.ladder.leagues import league_counts, leagues
 from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome

@@ -20,8 +20,8 @@ from typing import Any, cast
 import pytest
 from typer.testing import CliRunner
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches import history
 from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.models import MatchStatus

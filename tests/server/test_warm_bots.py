@@ -16,8 +16,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.roster import KEPT_PER_BOT

@@ -19,7 +19,7 @@ from PIL import Image
 from web_support import one_match, play_and_record, start_chromium
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.leagues import create_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, next_matches
 from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.web.serve import BackgroundWebServer

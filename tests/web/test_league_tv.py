@@ -19,7 +19,7 @@ from test_live_boards import GAME, Site
 from web_support import events, play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.leagues import create_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, next_matches
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.db import Database, open_database

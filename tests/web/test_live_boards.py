@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from web_support import PATIENT_BOT, events, spectator_views
 
-from kingmaker.ladder import leagues
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.history import list_matches
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import MatchStatus

@@ -16,7 +16,7 @@ import pytest
 from web_support import events, play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.leagues import create_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, next_matches
 from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.live import LiveHub

@@ -17,7 +17,7 @@ from web_support import chromium_available, one_match, play_and_record
 from kingmaker.games import serial
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.leagues import create_league, next_matches
+from kingmaker.ladder.leagues.leagues import create_league, next_matches
 from kingmaker.ladder.matches.match_reads import match_log, match_seats
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import mark_running

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.ladder import bounds, competition_phases, competitions, leagues
+from kingmaker.ladder import bounds, competition_phases, competitions
 from kingmaker.ladder.competition_clock import competition_now
 from kingmaker.ladder.competitions import parse_time
 from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.leagues import leagues
 from kingmaker.server.scheduling.competition_ticker import look
 from kingmaker.server.services import validation
 from kingmaker.server.services.admin.base import AdminBase, Context, permitted

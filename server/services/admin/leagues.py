@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import bounds, league_counts, league_lifecycle, leagues, membership
+from kingmaker.ladder import bounds
 from kingmaker.ladder.bots import bots
+from kingmaker.ladder.leagues import league_counts, league_lifecycle, leagues, membership
 from kingmaker.ladder.pairing import league_pool
 from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.records import LeagueInfo

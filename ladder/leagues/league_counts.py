@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from kingmaker.ladder.leagues import league_row
+from kingmaker.ladder.leagues.leagues import league_row
 from kingmaker.ladder.matches.matches import statuses_in
 from kingmaker.ladder.storage.db import Database
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
-from kingmaker.ladder.leagues import league_by_name, league_info, league_row
+from kingmaker.ladder.leagues.leagues import league_by_name, league_info, league_row
 from kingmaker.ladder.matches.matches import schedule_match, ticket
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.pairing.league_pool import new_entrant, note_planned

@@ -1,0 +1,7 @@
+"""Leagues: creating and running them (``leagues``), their life from open to finished
+(``league_lifecycle``), who plays in a ladder league (``membership``) and how far a league has got
+(``league_counts``).
+
+It may import ``matches``, ``bots``, ``pairing``, ``ratings``, ``storage`` and the shared values;
+competitions import it.
+"""
