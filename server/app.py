@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection
 
 from kingmaker.ladder.bots import bots
 from kingmaker.ladder.bots.versions import fail_interrupted
-from kingmaker.ladder.competition_clock import warn_if_set
+from kingmaker.ladder.competitions.competition_clock import warn_if_set
 from kingmaker.ladder.matches.matches import void_interrupted_one_offs
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server import malloc

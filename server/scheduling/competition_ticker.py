@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from kingmaker.ladder.competition_clock import competition_now
-from kingmaker.ladder.competition_phases import ClockWork, apply_clock
+from kingmaker.ladder.competitions.competition_clock import competition_now
+from kingmaker.ladder.competitions.competition_phases import ClockWork, apply_clock
 from kingmaker.ladder.errors import LadderError
 from kingmaker.ladder.leagues import league_lifecycle, leagues
 from kingmaker.ladder.storage.db import Database

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from kingmaker.ladder.competition_records import CompetitionInfo
-from kingmaker.ladder.competition_rows import format_time
+from kingmaker.ladder.competitions.competition_records import CompetitionInfo
+from kingmaker.ladder.competitions.competition_rows import format_time
 from kingmaker.v1 import admin_pb2
 
 

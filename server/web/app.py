@@ -19,7 +19,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from kingmaker.ladder.competition_clock import competition_now
+from kingmaker.ladder.competitions.competition_clock import competition_now
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches.secrecy import secrets_verdict
 from kingmaker.ladder.storage.db import Database

@@ -10,8 +10,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder.competition_rows import format_time
-from kingmaker.ladder.competitions import get_competition
+from kingmaker.ladder.competitions.competition_rows import format_time
+from kingmaker.ladder.competitions.competitions import get_competition
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Competition, League, Match, MatchStatus
 from kingmaker.server.web.match_rows import match_rows

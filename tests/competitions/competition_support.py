@@ -12,7 +12,7 @@ from typing import Any
 from submission_bots import python_bot
 from typer.testing import CliRunner
 
-from kingmaker.ladder.competition_clock import set_offset
+from kingmaker.ladder.competitions.competition_clock import set_offset
 from kingmaker.server.cli import app
 
 runner = CliRunner()

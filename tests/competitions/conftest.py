@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kingmaker.ladder.competition_clock import CLOCK_FILE_ENV, set_offset
+from kingmaker.ladder.competitions.competition_clock import CLOCK_FILE_ENV, set_offset
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.deadlines import TimeControl

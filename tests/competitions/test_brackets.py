@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kingmaker.ladder.brackets import bracket_size, first_stage, next_stage, seed_order, stages
+from kingmaker.ladder.competitions.brackets import bracket_size, first_stage, next_stage, seed_order, stages
 
 
 def test_seed_order_pairs_best_with_worst() -> None:

@@ -12,9 +12,9 @@ from ladder_support import TEST_GAME
 from sqlmodel import col, select
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.competition_phases import apply_clock
-from kingmaker.ladder.competition_tiers import finished_counts, promote
-from kingmaker.ladder.competitions import create_competition, enter_competition, get_competition
+from kingmaker.ladder.competitions.competition_phases import apply_clock
+from kingmaker.ladder.competitions.competition_tiers import finished_counts, promote
+from kingmaker.ladder.competitions.competitions import create_competition, enter_competition, get_competition
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.matches import finish_match

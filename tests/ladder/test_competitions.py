@@ -10,8 +10,8 @@ from ladder_support import TEST_GAME
 
 from kingmaker.ladder.bots.bots import edit_bot, register_bot
 from kingmaker.ladder.bots.pinned_versions import pinned_runnables
-from kingmaker.ladder.competition_phases import apply_clock, start_finals
-from kingmaker.ladder.competitions import (
+from kingmaker.ladder.competitions.competition_phases import apply_clock, start_finals
+from kingmaker.ladder.competitions.competitions import (
     create_competition,
     enter_competition,
     get_competition,
@@ -187,7 +187,7 @@ def test_swiss_rounds_seat_tables_by_points_and_give_each_a_bye_in_turn(db: Data
 
 
 def test_seat_tables_fill_every_table() -> None:
-    from kingmaker.ladder.competition_swiss import seat_tables
+    from kingmaker.ladder.competitions.competition_swiss import seat_tables
 
     tables, byes = seat_tables([1, 2, 3, 4, 5, 6, 7], 3, sat_out={7})
     assert tables == [[1, 2, 3], [4, 5, 7]] and byes == [6]
@@ -221,7 +221,7 @@ def test_an_entry_suspended_before_its_stage_is_dropped_and_the_bracket_goes_on(
 
 
 def test_competitions_are_listed_a_page_at_a_time(db: Database) -> None:
-    from kingmaker.ladder.competitions import list_competitions
+    from kingmaker.ladder.competitions.competitions import list_competitions
 
     for name in ("a", "b", "c"):
         create_competition(db, name, TEST_GAME, DEADLINE, START)

@@ -17,8 +17,8 @@ import pytest
 from web_support import chromium_available, play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
-from kingmaker.ladder.competition_phases import apply_clock, start_finals
-from kingmaker.ladder.competitions import create_competition, enter_competition
+from kingmaker.ladder.competitions.competition_phases import apply_clock, start_finals
+from kingmaker.ladder.competitions.competitions import create_competition, enter_competition
 from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.server.web.serve import BackgroundWebServer

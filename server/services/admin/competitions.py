@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-from kingmaker.ladder import bounds, competition_phases, competitions
-from kingmaker.ladder.competition_clock import competition_now
-from kingmaker.ladder.competitions import parse_time
+from kingmaker.ladder import bounds
+from kingmaker.ladder.competitions import competition_phases, competitions
+from kingmaker.ladder.competitions.competition_clock import competition_now
+from kingmaker.ladder.competitions.competitions import parse_time
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.leagues import leagues
 from kingmaker.server.scheduling.competition_ticker import look

@@ -24,8 +24,8 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
-from kingmaker.ladder.competition_records import StandingInfo
-from kingmaker.ladder.competition_rows import by_name, record
+from kingmaker.ladder.competitions.competition_records import StandingInfo
+from kingmaker.ladder.competitions.competition_rows import by_name, record
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues, membership
 from kingmaker.ladder.ratings.ratings import conservative

@@ -17,8 +17,8 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import names_in
-from kingmaker.ladder.competition_results import finalists, finished_matches, publish_winner
-from kingmaker.ladder.competition_rows import record
+from kingmaker.ladder.competitions.competition_results import finalists, finished_matches, publish_winner
+from kingmaker.ladder.competitions.competition_rows import record
 from kingmaker.ladder.storage.models import Competition, CompetitionDecision, CompetitionStage
 
 Table = list[int | None]

@@ -19,11 +19,11 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import UnknownGameError, get_game
-from kingmaker.ladder import competition_tiers
 from kingmaker.ladder.bots.entrants import active_bots_for
-from kingmaker.ladder.competition_finals import standings_and_stages
-from kingmaker.ladder.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
-from kingmaker.ladder.competition_rows import by_name, format_time, record, refuse_after_deadline
+from kingmaker.ladder.competitions import competition_tiers
+from kingmaker.ladder.competitions.competition_finals import standings_and_stages
+from kingmaker.ladder.competitions.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
+from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record, refuse_after_deadline
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues, membership
 from kingmaker.ladder.matches.match_setup import check_game_setup

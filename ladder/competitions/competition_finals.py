@@ -26,12 +26,12 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import names_in
-from kingmaker.ladder.brackets import first_stage, next_stage
-from kingmaker.ladder.competition_records import StageLeague, StandingInfo
-from kingmaker.ladder.competition_results import finalists, finished_matches, publish_winner
-from kingmaker.ladder.competition_rows import record
-from kingmaker.ladder.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
-from kingmaker.ladder.competition_tiers import tier_standings
+from kingmaker.ladder.competitions.brackets import first_stage, next_stage
+from kingmaker.ladder.competitions.competition_records import StageLeague, StandingInfo
+from kingmaker.ladder.competitions.competition_results import finalists, finished_matches, publish_winner
+from kingmaker.ladder.competitions.competition_rows import record
+from kingmaker.ladder.competitions.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
+from kingmaker.ladder.competitions.competition_tiers import tier_standings
 from kingmaker.ladder.ratings.ratings import conservative, rate, settings_for
 from kingmaker.ladder.storage.models import (
     Bot,

@@ -16,15 +16,15 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from kingmaker.ladder import competition_tiers
-from kingmaker.ladder.competition_finals import (
+from kingmaker.ladder.competitions import competition_tiers
+from kingmaker.ladder.competitions.competition_finals import (
     decide_stage,
     groups_to_play,
     stage_league_name,
     stage_plan,
 )
-from kingmaker.ladder.competition_rows import by_name, format_time, record
-from kingmaker.ladder.competitions import ensure_open_league
+from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record
+from kingmaker.ladder.competitions.competitions import ensure_open_league
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
 from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.ratings.ratings import conservative

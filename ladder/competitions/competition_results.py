@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import names_in
-from kingmaker.ladder.competition_rows import record
+from kingmaker.ladder.competitions.competition_rows import record
 from kingmaker.ladder.storage.models import (
     Competition,
     CompetitionEntry,
