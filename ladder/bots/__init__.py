@@ -1,8 +1,8 @@
-"""Bots, their authors and versions: registering and editing bots (``bots``), authors and their
-bounds (``authors``, ``author_bounds``), tokens (``tokens``), submitted versions and which one plays
-(``versions``, ``version_activation``, ``pinned_versions``), and which bots may enter a game
-(``entrants``).
+"""Bots, their authors and versions: registering, editing and disabling bots (``bots``), authors
+and their bounds (``authors``, ``author_bounds``), tokens (``tokens``), submitted versions and
+which one plays (``versions``, ``version_activation``, ``pinned_versions``), and which bots may
+enter a game (``entrants``).
 
-It may import ``pairing``, ``ratings``, ``storage`` and the shared values; matches, leagues and
-competitions import it.
+May import: ``pairing`` (a new bot or version starts level with its field), ``ratings``,
+``storage`` and the shared values.
 """

@@ -2,6 +2,5 @@
 (``league_lifecycle``), who plays in a ladder league (``membership``) and how far a league has got
 (``league_counts``).
 
-It may import ``matches``, ``bots``, ``pairing``, ``ratings``, ``storage`` and the shared values;
-competitions import it.
+May import: ``matches``, ``bots``, ``pairing``, ``ratings``, ``storage`` and the shared values.
 """

@@ -2,6 +2,5 @@
 the rating pool they draw from), a league's pool of contenders as the database keeps it
 (``league_pool``) and the choice of free bots first (``free_first``).
 
-It may import ``ratings``, ``storage`` and the shared values (``records``, ``errors``); the bots,
-matches, leagues and competitions import it.
+May import: ``ratings``, ``storage`` and the shared values (``records``, ``errors``).
 """

@@ -1,6 +1,7 @@
-"""The database: its tables (``models``), opening it (``db``), its schema migrations (``migrate``
-and ``migrations/``) and what is kept how long (``retention``).
+"""The database: its tables (``models``), opening it with its connection settings (``db``), the
+schema's migrations run in code (``migrate`` and the alembic scripts in ``migrations/``) and what
+is kept how long (``retention``).
 
-The bottom of the ladder: it imports only the ladder's shared values below it (``errors``), and
-every other part of the ladder imports it.
+May import: the ladder's shared values (``errors``) and nothing else of the ladder: every other
+part imports it.
 """
