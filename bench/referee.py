@@ -32,6 +32,7 @@ when no spectator is there: it should be nothing), and with a spectator watching
     .venv/bin/python bench/referee.py [--quick]              # every row
     .venv/bin/python bench/referee.py --transport [GAME ...]  # the rows beside the transport only
     .venv/bin/python bench/referee.py --live                  # the live hub's rows only
+    .venv/bin/python bench/referee.py --split [--quick]       # CPU per decision, process by process
 """
 
 from __future__ import annotations
@@ -495,6 +496,10 @@ if __name__ == "__main__":
     quick = "--quick" in sys.argv
     if "--live" in sys.argv:
         measured = live_rows(quick)
+    elif "--split" in sys.argv:
+        from referee_split import split_rows
+
+        measured = split_rows(quick)
     elif "--transport" in sys.argv:  # --transport [GAME ...]: only the rows beside the transport
         chosen = [word for word in sys.argv[1:] if not word.startswith("--")]
         measured = transport_rows(quick, chosen or None)
