@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from sqlmodel import select
 
 from kingmaker.games.registry import game_names
 from kingmaker.ladder.bots import authors, bots
+from kingmaker.ladder.storage.models import Match, MatchSeat, MatchStatus
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.web.console.client import ConsoleClient
@@ -67,3 +69,25 @@ def play_randomly(relay: SeatRelay, rng: random.Random) -> SeatState:
         if state.request is not None:
             relay.answer(state.request.request_id, rng.randrange(len(state.request.actions)))
     raise AssertionError("the match did not end")
+
+
+def stored(table: Table, match_id: str) -> Stored:
+    """The match once its result is stored: its row and its seats' end reasons."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        with table.server.server.db.read() as session:
+            match = session.get(Match, int(match_id))
+            assert match is not None
+            if match.status == MatchStatus.FINISHED:
+                seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).all()
+                reasons = [seat.end_reason for seat in sorted(seats, key=lambda seat: seat.seat)]
+                return Stored(match.rated, match.status_reason or "", reasons)
+        time.sleep(0.2)
+    raise AssertionError(f"match {match_id} was never stored")
+
+
+@dataclass(frozen=True)
+class Stored:
+    rated: bool
+    status_reason: str
+    reasons: list[str | None]

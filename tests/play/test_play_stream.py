@@ -6,36 +6,11 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 
 import pytest
-from play_support import WAIT, Table, play_randomly, setup
-from sqlmodel import select
+from play_support import WAIT, Table, play_randomly, setup, stored
 
-from kingmaker.ladder.storage.models import Match, MatchSeat, MatchStatus
 from kingmaker.server.web.seat_relay import Refused, SeatRelay
-
-
-def stored(table: Table, match_id: str) -> Stored:
-    """The match once its result is stored: its row and its seats' end reasons."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        with table.server.server.db.read() as session:
-            match = session.get(Match, int(match_id))
-            assert match is not None
-            if match.status == MatchStatus.FINISHED:
-                seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).all()
-                reasons = [seat.end_reason for seat in sorted(seats, key=lambda seat: seat.seat)]
-                return Stored(match.rated, match.status_reason or "", reasons)
-        time.sleep(0.2)
-    raise AssertionError(f"match {match_id} was never stored")
-
-
-@dataclass(frozen=True)
-class Stored:
-    rated: bool
-    status_reason: str
-    reasons: list[str | None]
 
 
 def test_a_person_plays_a_full_match_of_kingdoms(table: Table) -> None:
