@@ -61,6 +61,7 @@
     section.dataset.endReason = data.end ? data.end.end_reason : "";
     section.dataset.match = data.match_id || "";
     document.getElementById("play-status").textContent = status(data);
+    if (data.control.increment_ms !== undefined) document.getElementById("increment").textContent = Math.round(data.control.increment_ms / 1000);
     if (data.svg) document.getElementById("board").innerHTML = data.svg;
     seats(data);
     const list = document.getElementById("play-actions");
