@@ -107,7 +107,7 @@ def _seat_state(lease: Lease, control: TimeControl) -> SeatState:
     book = SeatState(
         bot=lease.entrant.name,
         session=lease.session,
-        clock=SeatClock(control, charges_cpu=cpu is not None),
+        clock=SeatClock(lease.entrant.control or control, charges_cpu=cpu is not None),
         exit=lease.exit,
         cpu=cpu,
         stderr_at=lease.process.stderr_size if lease.process is not None else None,

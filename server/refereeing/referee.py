@@ -215,7 +215,7 @@ class Referee:
         observation = self.codec.observation_bytes(state.observation(seat))
         book.digests.append(digest(observation))
         message = self.requests.message(
-            self.match_id, seat, observation, legal, self.control.decision_ms, book.clock.bank_ms
+            self.match_id, seat, observation, legal, book.clock.control.decision_ms, book.clock.bank_ms
         )
         request = message.action_request
         cpu = book.cpu
@@ -296,12 +296,12 @@ class Referee:
             "illegal": arena_pb2.ERROR_CODE_ILLEGAL_ACTION,
             "malformed": arena_pb2.ERROR_CODE_MALFORMED_REPLY,
         }[kind]
-        strikes = f"strike {book.strikes} of {self.control.max_strikes}"
+        strikes = f"strike {book.strikes} of {book.clock.control.max_strikes}"
         if book.session is not None:
             book.session.error(
                 code, f"{text}; a default action was played ({strikes})", self.match_id, request_id
             )
-        if book.strikes >= self.control.max_strikes:
+        if book.strikes >= book.clock.control.max_strikes:
             self._forfeit(
                 book, _FORFEIT_REASON[kind], f"forfeited after {book.strikes} strikes; last: {text}"
             )
@@ -316,15 +316,16 @@ class Referee:
 
     def _send_starts(self) -> None:
         names = [book.bot for book in self.seats]
-        control = common_pb2.TimeControl(
-            decision_ms=self.control.decision_ms,
-            bank_ms=self.control.bank_ms,
-            increment_ms=self.control.increment_ms,
-            max_strikes=self.control.max_strikes,
-        )
         for seat, book in enumerate(self.seats):
             if book.session is None:
                 continue
+            own = book.clock.control  # the match's, or a person's own (``Entrant.control``)
+            control = common_pb2.TimeControl(
+                decision_ms=own.decision_ms,
+                bank_ms=own.bank_ms,
+                increment_ms=own.increment_ms,
+                max_strikes=own.max_strikes,
+            )
             book.session.matches.add(self.match_id)
             start = arena_pb2.MatchStart(
                 match_id=self.match_id,

@@ -39,7 +39,7 @@ from kingmaker.server.building.manifest import Manifest, launch_command
 from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
-from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S
+from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
 from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 KEPT_PER_BOT = 2
@@ -62,6 +62,8 @@ class Entrant:
     """"grpc", or "json-lines": the server starts it behind the bridge."""
     build_hash: str | None = None
     """For a built version: its built folder (``build_store``), where ``command`` starts."""
+    control: TimeControl | None = None
+    """The seat's own clock, if not the match's: a person's (a bank and an increment, docs/play.md)."""
 
 
 MATCH_STDERR_BYTES = 64 * 1024

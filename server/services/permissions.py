@@ -97,6 +97,7 @@ PERMISSIONS: dict[str, Permission] = {
     "RunMatch": Permission(Rule.OWN_SEAT, _seats),
     "GetMatch": Permission(Rule.PUBLIC),
     "ListMatches": Permission(Rule.PUBLIC),
+    "Play": Permission(Rule.AUTHOR),
     # bots
     "AddBot": Permission(Rule.AUTHOR),
     "ListBots": Permission(Rule.PUBLIC),

@@ -63,6 +63,20 @@ FIELDS: dict[str, dict[str, Seen]] = {
         seat_logs=Seen.OWN_ITEMS,
     ),
     "SeatResult": _fields("seat bot score rank end_reason strikes detail version", "stderr_tail"),
+    # A person's Play stream: what the referee sends the one seat it is for, as to a bot's
+    # stream (its observation, legal actions and clock); no one else's call ever carries it.
+    **{
+        name: dict.fromkeys(fields.split(), Seen.CALLERS)
+        for name, fields in {
+            "ServerMessage": "welcome match_start action_request match_end error",
+            "Welcome": "bot session_id protocol_version",
+            "MatchStart": "match_id game edition seat players options seat_bots time_control",
+            "ActionRequest": "match_id request_id seat observation legal_actions deadline_ms time_bank_ms",
+            "MatchEnd": "match_id seat end_reason results",
+            "Error": "code message match_id request_id",
+            "TimeControl": "decision_ms bank_ms increment_ms max_strikes",
+        }.items()
+    },
     "JointAction": _fields("actions"),
     "SeatAction": _fields("seat action source"),
     "Any": _fields("type_url value"),

@@ -36,6 +36,7 @@ from kingmaker.server.web.league_live import LeagueBoards, league_door, league_f
 from kingmaker.server.web.live_channels import LiveWatch
 from kingmaker.server.web.live_feed import crowd_door, league_stream, match_stream, stream
 from kingmaker.server.web.own_output import own_output
+from kingmaker.server.web.play_routes import play_routes
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
 from kingmaker.server.web.steps import BadView, parse_view, replay_outline, step_data
@@ -203,6 +204,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
         *console_routes(client, sessions, page),
+        *play_routes(db, client, sessions, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     site = Starlette(

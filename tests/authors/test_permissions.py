@@ -91,7 +91,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 # Per call: its shape and a request naming a bot (``bot``) that the caller owns or not. Requests
 # that are allowed fail harmlessly after the check where they would cost a match or a league (an
 # unknown game, an unknown league).
-Unary, ServerStream, ClientStream = "unary", "server-stream", "client-stream"
+Unary, ServerStream, ClientStream, BidiStream = "unary", "server-stream", "client-stream", "bidi-stream"
 REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "ListGames": (Unary, lambda bot, fresh: admin_pb2.ListGamesRequest()),
     "RunMatch": (
@@ -102,6 +102,12 @@ REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     ),
     "GetMatch": (Unary, lambda bot, fresh: admin_pb2.GetMatchRequest(match_id="999999")),
     "ListMatches": (Unary, lambda bot, fresh: admin_pb2.ListMatchesRequest()),
+    "Play": (
+        BidiStream,
+        lambda bot, fresh: [
+            admin_pb2.PlayMessage(setup=admin_pb2.PlaySetup(game="no-such-game", opponents=[bot]))
+        ],
+    ),
     "AddBot": (Unary, lambda bot, fresh: admin_pb2.AddBotRequest(name=fresh, games=["kingdoms"])),
     "ListBots": (Unary, lambda bot, fresh: admin_pb2.ListBotsRequest()),
     "GetBot": (Unary, lambda bot, fresh: admin_pb2.GetBotRequest(name=bot)),
@@ -181,6 +187,9 @@ def call(world: World, method: str, caller: str) -> grpc.StatusCode:
                     world.tokens.update(dict.fromkeys(("own", "other"), answer.token))
             elif shape == ServerStream:
                 for _ in stub(build(bot, fresh), metadata=metadata, timeout=120):
+                    break
+            elif shape == BidiStream:
+                for _ in stub(iter(build(bot, fresh)), metadata=metadata, timeout=120):
                     break
             else:
                 stub(iter(build(bot, fresh)), metadata=metadata, timeout=120)

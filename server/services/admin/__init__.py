@@ -15,6 +15,7 @@ from kingmaker.server.services.admin.bots import BotRpcs
 from kingmaker.server.services.admin.competitions import CompetitionRpcs
 from kingmaker.server.services.admin.leagues import LeagueRpcs
 from kingmaker.server.services.admin.matches import MatchRpcs
+from kingmaker.server.services.admin.play import PlayRpcs
 from kingmaker.server.services.admin.versions import VersionRpcs
 from kingmaker.v1 import admin_pb2_grpc
 
@@ -25,7 +26,14 @@ at once), so they need not wait for the main loop, busy with the bots' streams."
 
 
 class AdminService(
-    MatchRpcs, BotRpcs, VersionRpcs, LeagueRpcs, AuthorRpcs, CompetitionRpcs, admin_pb2_grpc.AdminServicer
+    MatchRpcs,
+    PlayRpcs,
+    BotRpcs,
+    VersionRpcs,
+    LeagueRpcs,
+    AuthorRpcs,
+    CompetitionRpcs,
+    admin_pb2_grpc.AdminServicer,
 ):
     """Every RPC of the Admin service (``proto/kingmaker/v1/admin.proto``)."""
 

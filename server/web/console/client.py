@@ -61,6 +61,13 @@ class ConsoleClient:
         except grpc.RpcError as error:
             raise _refusal(error, self.address) from None
 
+    def play(self, messages: Iterator[Any], token: str | None) -> Any:
+        """A person's ``Play`` stream (``seat_relay``): the call, to read and to cancel."""
+        return self._stub.Play(messages, metadata=_metadata(token))
+
+    def refusal(self, error: grpc.RpcError) -> ConsoleError:
+        return _refusal(error, self.address)
+
     def stream(self, method: str, request: Any, token: str | None) -> Iterator[Any]:
         try:
             yield from getattr(self._stub, method)(request, metadata=_metadata(token), timeout=WATCH_SECONDS)

@@ -1,0 +1,160 @@
+"""The play page (``/play``): a signed-in author picks a game, opponents, a seat and a clock, and
+plays that seat in the browser (docs/play.md). One table per console session, held by a
+``SeatRelay`` (the server's ``Play`` stream, with the author's own token).
+
+The page's script waits on ``/api/play?after=VERSION`` for the next change of the table (a
+long poll answered at once when something changed, within ``WAIT_SECONDS`` otherwise) and posts
+a click to ``/api/play/answer``: refused with the reason (409) unless it answers the open
+request with one of its legal actions. A tab closed stops nothing: the clock runs on, and at
+its end the seat is lost (the referee's rule for every seat); the bots play on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from kingmaker.games.registry import get_game
+from kingmaker.ladder.bots.bots import list_bots
+from kingmaker.ladder.bots.persons import is_person
+from kingmaker.ladder.storage.db import Database
+from kingmaker.server.web import queries
+from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console.routes import NO_SERVER, NotSignedIn
+from kingmaker.server.web.console.sessions import Session, SessionStore, check_csrf
+from kingmaker.server.web.play_view import table_view
+from kingmaker.server.web.seat_relay import Refused, SeatRelay
+from kingmaker.v1 import admin_pb2
+
+Page = Callable[..., Response]
+WAIT_SECONDS = 20.0
+"""The longest one long poll waits for the table to change."""
+BOTS_LISTED = 500
+"""The most opponents the form offers per game (by name)."""
+MINUTE_MS = 60_000
+
+
+def play_routes(
+    db: Database, client: ConsoleClient | None, sessions: SessionStore, page: Page
+) -> list[Route]:
+    tables: dict[str, SeatRelay] = {}
+    """Each console session's table, by the session's own CSRF token (the relay outlives a page)."""
+    lock = threading.Lock()
+
+    def signed_in(request: Request) -> Session:
+        session = sessions.get(request)
+        if session is None or session.token is None:
+            raise NotSignedIn()
+        return session
+
+    def table_of(session: Session) -> SeatRelay | None:
+        with lock:
+            return tables.get(session.csrf)
+
+    def play(request: Request) -> Response:
+        session = signed_in(request)
+        relay = table_of(session)
+        if relay is not None:
+            return page(request, "play_table.html", session=session, notice="", view=table_view(relay.state))
+        return page(request, "play.html", session=session, notice="", data=_choices(db))
+
+    async def start(request: Request) -> Response:
+        session = signed_in(request)
+        form = await request.form(max_files=0, max_fields=16)
+        check_csrf(session, str(form.get("csrf", "")))
+        if client is None:
+            raise ConsoleError(503, NO_SERVER)
+        setup = _setup(form)
+        relay = await run_in_threadpool(SeatRelay, client, session.token, setup)
+        with lock:
+            old = tables.pop(session.csrf, None)
+            tables[session.csrf] = relay
+        if old is not None:
+            old.leave()
+        return RedirectResponse("/play", status_code=303)
+
+    async def leave(request: Request) -> Response:
+        session = signed_in(request)
+        form = await request.form(max_files=0, max_fields=2)
+        check_csrf(session, str(form.get("csrf", "")))
+        with lock:
+            relay = tables.pop(session.csrf, None)
+        if relay is not None:
+            relay.leave()
+        return RedirectResponse("/play", status_code=303)
+
+    def api_play(request: Request) -> Response:
+        session = signed_in(request)
+        relay = table_of(session)
+        if relay is None:
+            return JSONResponse({"error": "no table: start one at /play"}, status_code=404)
+        after = _whole(request.query_params.get("after", "0"), "after")
+        state = relay.wait(after, WAIT_SECONDS) if after else relay.state
+        return JSONResponse(table_view(state), headers={"cache-control": "private, no-store"})
+
+    async def answer(request: Request) -> Response:
+        session = signed_in(request)
+        check_csrf(session, request.headers.get("x-csrf-token", ""))
+        relay = table_of(session)
+        if relay is None:
+            return JSONResponse({"error": "no table: start one at /play"}, status_code=404)
+        try:
+            body = await request.json()
+            request_id, index = body["request_id"], body["index"]
+            if not isinstance(request_id, int) or not isinstance(index, int):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": 'send {"request_id": N, "index": K}'}, status_code=400)
+        try:
+            relay.answer(request_id, index)
+        except Refused as refused:
+            return JSONResponse({"error": str(refused)}, status_code=409)
+        return JSONResponse({"sent": True})
+
+    return [
+        Route("/play", play),
+        Route("/play/start", start, methods=["POST"]),
+        Route("/play/leave", leave, methods=["POST"]),
+        Route("/api/play", api_play),
+        Route("/api/play/answer", answer, methods=["POST"]),
+    ]
+
+
+def _choices(db: Database) -> dict[str, Any]:
+    """The form's choices: each game with its seat counts and the active bots that play it."""
+    games = []
+    for game in queries.games():
+        spec = get_game(game["name"]).spec
+        bots = [
+            bot.name
+            for bot in list_bots(db, game["name"], BOTS_LISTED)
+            if bot.active and not bot.retired and not is_person(bot.name)
+        ]
+        games.append({**game, "min": spec.min_players, "max": spec.max_players, "bots": bots})
+    return {"games": games, "bank_minutes": 5, "increment_seconds": 10}
+
+
+def _setup(form: Any) -> admin_pb2.PlaySetup:
+    opponents = [str(name) for name in form.getlist("opponent") if str(name)]
+    seat = _whole(str(form.get("seat", "0")), "seat")
+    bank = _whole(str(form.get("bank_minutes", "5")), "bank_minutes")
+    increment = _whole(str(form.get("increment_seconds", "10")), "increment_seconds")
+    return admin_pb2.PlaySetup(
+        game=str(form.get("game", "")),
+        opponents=opponents,
+        seat=seat,
+        bank_ms=min(bank, 60) * MINUTE_MS,
+        increment_ms=min(increment, 600) * 1000,
+    )
+
+
+def _whole(text: str, name: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise ConsoleError(400, f"{name} must be a whole number, not {text[:40]!r}")
+    return int(text)

@@ -1,0 +1,129 @@
+// A person's seat (play_table.html): waits on /api/play for the table's next change, draws the
+// seat's board and its legal actions (each a button: a click is the choice), counts the bank
+// down, and posts a click to /api/play/answer; a refusal is shown with its reason.
+(function () {
+  const section = document.getElementById("play");
+  if (!section) return;
+  const csrf = section.dataset.csrf;
+  let view = null;
+  let bankAt = null; // [ms left, when read]
+
+  function item(text) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    return li;
+  }
+
+  function clock(ms) {
+    const seconds = Math.max(0, Math.floor(ms / 1000));
+    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  }
+
+  function tick() {
+    const bank = document.getElementById("bank");
+    if (bankAt === null) {
+      bank.textContent = view && view.control.bank_ms !== undefined && !view.end ? "(the others are playing)" : "–";
+      return;
+    }
+    bank.textContent = clock(bankAt[0] - (Date.now() - bankAt[1]));
+  }
+
+  function seats(data) {
+    const table = document.getElementById("play-seats");
+    table.replaceChildren();
+    const head = table.insertRow();
+    for (const title of ["seat", "who", "result"]) {
+      const th = document.createElement("th");
+      th.textContent = title;
+      head.append(th);
+    }
+    data.names.forEach((name, seat) => {
+      const row = table.insertRow();
+      const result = data.end ? data.end.results.find((r) => r.seat === seat) : null;
+      const text = result ? `rank ${result.rank}, score ${result.score} (${result.end_reason})` : "";
+      for (const cell of [seat, seat === data.seat ? `${name} (you)` : name, text]) row.insertCell().textContent = cell;
+      if (seat === data.seat) row.className = "acting";
+    });
+  }
+
+  function status(data) {
+    if (data.failure) return `the table ended: ${data.failure}`;
+    if (data.end) return `the match is over: you ${data.end.end_reason === "finished" ? "finished" : "lost the seat (" + data.end.end_reason + ")"}`;
+    if (data.request_id !== null) return "your move";
+    return data.match_id ? "the bots are playing…" : "waiting for the server…";
+  }
+
+  function show(data) {
+    view = data;
+    section.dataset.version = data.version;
+    section.dataset.request = data.request_id === null ? "" : data.request_id;
+    section.dataset.over = data.end || data.failure ? "yes" : "";
+    section.dataset.endReason = data.end ? data.end.end_reason : "";
+    section.dataset.match = data.match_id || "";
+    document.getElementById("play-status").textContent = status(data);
+    if (data.control.increment_ms !== undefined) document.getElementById("increment").textContent = Math.round(data.control.increment_ms / 1000);
+    if (data.svg) document.getElementById("board").innerHTML = data.svg;
+    seats(data);
+    const list = document.getElementById("play-actions");
+    list.replaceChildren(
+      ...data.actions.map((action) => {
+        const li = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "play-action";
+        button.dataset.index = action.index;
+        button.textContent = action.text;
+        button.addEventListener("click", () => choose(data.request_id, action.index));
+        li.append(button);
+        return li;
+      }),
+    );
+    document.getElementById("play-notes").replaceChildren(...data.notes.map(item));
+    bankAt = data.bank_ms === null ? null : [data.bank_ms, Date.now()];
+    tick();
+  }
+
+  function refuse(text) {
+    const refusal = document.getElementById("play-refusal");
+    refusal.textContent = text;
+    refusal.hidden = !text;
+  }
+
+  async function choose(requestId, index) {
+    for (const button of document.querySelectorAll(".play-action")) button.disabled = true;
+    const answer = await fetch("/api/play/answer", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf },
+      body: JSON.stringify({ request_id: requestId, index }),
+    });
+    if (answer.ok) {
+      refuse("");
+      return;
+    }
+    const body = await answer.json().catch(() => ({ error: answer.statusText }));
+    refuse(`refused: ${body.error}`);
+    for (const button of document.querySelectorAll(".play-action")) button.disabled = false;
+  }
+
+  async function follow() {
+    let after = 0;
+    for (;;) {
+      try {
+        const answer = await fetch(`/api/play?after=${after}`, { cache: "no-store" });
+        if (!answer.ok) {
+          document.getElementById("play-status").textContent = "no table here any more";
+          return;
+        }
+        const data = await answer.json();
+        show(data);
+        if (data.end || data.failure) return;
+        after = data.version;
+      } catch (error) {
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // the site restarting: try again
+      }
+    }
+  }
+
+  setInterval(tick, 500);
+  follow();
+})();

@@ -1,0 +1,168 @@
+"""A person plays in Chromium: signed in as ann, she sits down at each game against random bots
+and plays it to the end by clicking legal actions chosen at random; the match is stored. A
+click posted by hand that is not legal is refused with the reason and changes nothing; a tab
+closed mid-match costs the seat once its clock runs out, and the bots finish with no fault.
+
+With ``KINGMAKER_PLAY_SCREENSHOTS=FOLDER`` it saves docs/play-GAME.png there."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from play_support import WAIT, Table, stored
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
+from web_support import chromium_available, start_chromium
+
+from kingmaker.games.registry import game_names
+from kingmaker.server.web.serve import BackgroundWebServer
+
+pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
+
+
+@pytest.fixture
+def site(table: Table) -> Iterator[str]:
+    web = BackgroundWebServer(table.server.server.db, admin_address=table.server.address)
+    try:
+        yield web.url
+    finally:
+        web.stop()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    driver = start_chromium()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def sign_in(driver: Any, site: str, token: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{site}/console")
+    driver.find_element(By.ID, "token").send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "#sign-in button").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "signed-in-as"))
+
+
+def wait_for(driver: Any, condition: Any) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    waiting = WebDriverWait(
+        driver, WAIT, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return waiting.until(condition)
+
+
+def sit_down(driver: Any, site: str, game: str, opponents: int, bank_minutes: int = 5) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(f"{site}/play")
+    form = driver.find_element(By.ID, f"setup-{game}")
+    selects = form.find_elements(By.NAME, "opponent")
+    for number, select in enumerate(selects):
+        choice = Select(select)
+        if number < opponents:
+            choice.select_by_index(number + (0 if select.get_attribute("required") else 1))
+        else:
+            choice.select_by_value("")
+    bank = form.find_element(By.NAME, "bank_minutes")
+    bank.clear()
+    bank.send_keys(str(bank_minutes))
+    form.find_element(By.CLASS_NAME, "play-start").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "play") and page_state(d)["match"])
+
+
+def page_state(driver: Any) -> dict[str, str]:
+    return driver.execute_script(  # type: ignore[no-any-return]
+        "const s = document.getElementById('play');"
+        "return s ? {request: s.dataset.request || '', over: s.dataset.over || '',"
+        " end: s.dataset.endReason || '', match: s.dataset.match || '', version: s.dataset.version} : {};"
+    )
+
+
+def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None) -> dict[str, str]:
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + WAIT
+    clicks = 0
+    while time.monotonic() < deadline:
+        state = wait_for(driver, lambda d: s if ((s := page_state(d))["over"] or s["request"]) else None)
+        if state["over"]:
+            return state
+        buttons = driver.find_elements(By.CSS_SELECTOR, ".play-action:not([disabled])")
+        if not buttons:
+            continue
+        if shot and clicks == 3:
+            save_screenshot(driver, shot)
+        rng.choice(buttons).click()
+        clicks += 1
+        answered = state["request"]
+        wait_for(driver, lambda d, old=answered: page_state(d)["request"] != old or page_state(d)["over"])
+    raise AssertionError("the match did not end")
+
+
+def save_screenshot(driver: Any, name: str) -> None:
+    folder = os.environ.get("KINGMAKER_PLAY_SCREENSHOTS")
+    if folder:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
+        from make_screenshots import save
+
+        driver.set_window_size(1280, 1400)
+        driver.execute_script("window.scrollTo(0, 0)")
+        save(driver.get_screenshot_as_png(), Path(folder) / f"play-{name}.png")
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_full_match_played_by_clicking(table: Table, site: str, browser: Any, game: str) -> None:
+    sign_in(browser, site, table.ann)
+    sit_down(browser, site, game, opponents=2)
+    state = click_until_the_end(browser, random.Random(5), shot=game)
+    assert state["end"] == "finished"
+    match = stored(table, state["match"])
+    assert not match.rated and match.status_reason.startswith("with people: person:ann")
+    assert match.reasons == ["finished"] * 3
+
+
+def test_an_illegal_action_posted_by_hand_is_refused(table: Table, site: str, browser: Any) -> None:
+    sign_in(browser, site, table.ann)
+    sit_down(browser, site, "kingdoms", opponents=1)
+    state = wait_for(browser, lambda d: (s := page_state(d))["request"] and s)
+    status, body = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const csrf = document.getElementById('play').dataset.csrf;"
+        "fetch('/api/play/answer', {method: 'POST', headers: {'content-type': 'application/json',"
+        " 'x-csrf-token': csrf}, body: JSON.stringify({request_id: Number(arguments[0]), index: 100000})})"
+        ".then(async r => done([r.status, await r.json()]));",
+        state["request"],
+    )
+    assert status == 409 and "not one of the" in body["error"]
+    after = page_state(browser)
+    assert after["request"] == state["request"] and after["version"] == state["version"]
+    view = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('/api/play').then(async r => done(await r.json()));"
+    )
+    assert view["request_id"] == int(state["request"]) and not view["notes"]
+    final = click_until_the_end(browser, random.Random(6))
+    assert final["end"] == "finished"
+
+
+def test_a_closed_tab_loses_the_seat_after_its_clock(table: Table, site: str, browser: Any) -> None:
+    sign_in(browser, site, table.ann)
+    sit_down(browser, site, "kingdoms", opponents=2, bank_minutes=1)
+    state = wait_for(browser, lambda d: (s := page_state(d))["request"] and s)
+    browser.get("about:blank")  # the tab is gone; the seat's clock runs on at the server
+    match = stored(table, state["match"])
+    assert match.reasons == ["timeout", "finished", "finished"]
