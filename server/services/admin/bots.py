@@ -9,7 +9,7 @@ import grpc
 
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.matches import bot_stats, seat_logs
+from kingmaker.ladder.matches import bot_stats, seat_logs, secrecy
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import confinement
 from kingmaker.server.seats.roster import Entrant
@@ -163,15 +163,19 @@ class BotRpcs(AdminBase):
         self, request: admin_pb2.GetBotLogsRequest, context: Context
     ) -> admin_pb2.GetBotLogsResponse:
         await asyncio.to_thread(bots.get_bot, self.db, request.bot)  # NOT_FOUND for an unknown bot
+        more = False
         if request.match_id:
             match_id = validation.match_id(request.match_id)
             found = await asyncio.to_thread(seat_logs.match_logs, self.db, match_id)
-            mine = [log for log in found if log.bot == request.bot]
-            return admin_pb2.GetBotLogsResponse(logs=[convert.seat_log_message(log) for log in mine])
-        limit = validation.page_size(request.limit, default=20)
-        before = validation.page_token_id(request.page_token)
-        found = await asyncio.to_thread(seat_logs.bot_logs, self.db, request.bot, limit + 1, before)
-        page, more = found[:limit], len(found) > limit
+            page = [log for log in found if log.bot == request.bot]
+        else:
+            limit = validation.page_size(request.limit, default=20)
+            before = validation.page_token_id(request.page_token)
+            found = await asyncio.to_thread(seat_logs.bot_logs, self.db, request.bot, limit + 1, before)
+            page, more = found[:limit], len(found) > limit
+        # Even its owner reads nothing of a match whose seed twin is still being played.
+        if not CALLER.get().is_admin:
+            page = await asyncio.to_thread(secrecy.withhold_logs, self.db, page)
         return admin_pb2.GetBotLogsResponse(
             logs=[convert.seat_log_message(log) for log in page],
             next_page_token=str(page[-1].match_id) if more else "",
