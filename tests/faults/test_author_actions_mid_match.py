@@ -14,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import grpc
 import pytest
-from leagues.test_trustworthy_results import connected_bot
+from leagues.test_trustworthy_results import connected_bot, quick_server  # noqa: F401 (a fixture)
 
 from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.leagues.leagues import create_league, next_matches
@@ -28,7 +27,6 @@ from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.storage.models import MatchStatus
-from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.scheduling.rated import play_ticket
 from kingmaker.server.seats.deadlines import TimeControl
@@ -45,21 +43,10 @@ ACTIONS: dict[str, tuple[str, Callable[[], object], bool]] = {
 }
 
 
-@pytest.fixture
-def quick_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
-    config = ServerConfig(
-        address="127.0.0.1:0", time_control=TimeControl(decision_ms=1000), connect_timeout=3.0
-    )
-    running = BackgroundServer(config)
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
 @pytest.mark.parametrize("action", list(ACTIONS))
 def test_an_authors_action_mid_match_leaves_the_result_to_the_game(
-    quick_server: BackgroundServer, action: str
+    quick_server: BackgroundServer,  # noqa: F811 (the fixture imported above)
+    action: str,
 ) -> None:
     db = quick_server.server.db
     ann, token = authors.add_author(db, "ann")
