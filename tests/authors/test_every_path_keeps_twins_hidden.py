@@ -64,7 +64,7 @@ def twins(server: BackgroundServer, monkeypatch: pytest.MonkeyPatch) -> Iterator
     league = create_league(db, "dup", "kingdoms", list(BOTS), players=2, duplicate=True, seed=4)
     first, second = next_matches(db, league.id, 2)
     assert first.seed == second.seed
-    play_and_record(db, first, seed=1, stderr=STDERR)
+    play_and_record(db, first, seed=1, stderr=STDERR, think=True)
     with db.transaction() as session:  # and what it printed at a step, as the referee keeps it
         log = session.get(SeatLog, (first.match_id, 0))
         assert log is not None
@@ -80,6 +80,29 @@ def twins(server: BackgroundServer, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 def leaks(text: str, twins: Twins) -> list[str]:
     return [secret for secret in (*SECRETS, str(twins.seed)) if secret in text]
+
+
+def records_of(message: Any) -> Iterator[Any]:
+    """Every MatchRecord in a reply, however deep."""
+    if isinstance(message, admin_pb2.MatchRecord):
+        yield message
+    for field, value in message.ListFields() if hasattr(message, "ListFields") else ():
+        if field.message_type is None:
+            continue
+        for item in value if field.is_repeated else [value]:
+            yield from records_of(item)
+
+
+def derived(record: Any) -> list[str]:
+    """What a record of the hidden match shows that derives from its seed: its decisions, their
+    number (each seat's think times count them), digests, logs, stderr."""
+    shown = ["seed"] if record.seed else []
+    shown += [
+        name
+        for name in ("decisions", "observation_digests", "seat_times", "seat_logs")
+        if len(getattr(record, name))
+    ]
+    return shown + [f"seat {seat.seat} stderr" for seat in record.seats if seat.stderr_tail]
 
 
 # ---- the Admin service ------------------------------------------------------------------------
@@ -184,6 +207,9 @@ def test_no_rpc_shows_anything_of_a_match_whose_twin_is_running(twins: Twins, ca
                 reply = call(getattr(admin, method), _request(make, twins), metadata)
                 # Before the fix GetBotLogs gave the owner the sibling's stderr and step output.
                 assert not leaks(str(reply), twins), f"{method} shows the hidden match to the {caller}"
+                for record in records_of(reply):
+                    if record.match_id == str(twins.hidden):
+                        assert not derived(record), f"{method} shows the hidden match's {derived(record)}"
                 walked += not isinstance(reply, str)
     assert walked >= (16 if caller == "owner" else 12)
 
