@@ -76,12 +76,13 @@ class MatchRecords(AdminBase):
 
 
 def hide_secrets(record: admin_pb2.MatchRecord, reason: str) -> None:
-    """Leave out of a match whatever tells its seed's draws: the seed, every decision, the
-    observation digests and its seats' logs and stderr, its owner's too (a bot may print what it
-    was shown)."""
+    """Leave out of a match whatever tells its seed's draws: the seed, every decision and how
+    many there were (each seat's think times count them), the observation digests and its seats'
+    logs and stderr, its owner's too (a bot may print what it was shown)."""
     record.revealed = False
     record.seed = 0
     del record.decisions[:]
+    del record.seat_times[:]
     del record.observation_digests[:]
     del record.seat_logs[:]
     for seat in record.seats:
