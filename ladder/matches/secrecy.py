@@ -13,17 +13,24 @@ from its seed, and two leagues (or one-off matches) may well be given the same s
 
 Its result (scores and places) shows as soon as it finishes, twins or not: the ratings move then
 anyway, and a result says nothing of the draws to come.
+
+Nobody but the admin is an exception, a seat's own bot's owner included: what a bot wrote on
+stderr (its logs, the output of each step) is derived from what it was shown, so a seat's logs
+are secrets of its match like the replay (``withhold_logs``). Every Admin RPC and page that names
+a match asks here; tests/authors/test_every_path_keeps_twins_hidden.py walks each of them, from
+the service's descriptor and the site's routes, so a new one cannot skip the rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.matches.seat_logs import SeatLogRecord
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Match, MatchStatus
 
@@ -78,6 +85,47 @@ def hidden_among(db: Database, matches: Sequence[tuple[int, str, int, str]]) -> 
     return hidden | {
         match_id for match_id, game, seed in finished if not_over.get((game, seed), match_id) != match_id
     }
+
+
+def logs_hidden_of(db: Database, match_ids: Collection[int]) -> set[int]:
+    """Of these stored matches (by id), those whose seats' logs may not show: not over yet, or
+    sharing game and seed with another match not over. A void match's logs show once its replay
+    is over, as a finished one's do (one read for a page; an unknown id is left out)."""
+    if not match_ids:
+        return set()
+    with db.read() as session:
+        rows = session.exec(
+            select(Match.id, Match.game, Match.seed, Match.status).where(col(Match.id).in_(set(match_ids)))
+        ).all()
+        open_ = session.exec(
+            select(Match.id, Match.game, Match.seed).where(
+                col(Match.status).in_(NOT_OVER), col(Match.seed).in_({seed for _, _, seed, _ in rows})
+            )
+        ).all()
+    not_over: dict[tuple[str, int], set[int]] = {}
+    for match_id, game, seed in open_:
+        not_over.setdefault((game, seed), set()).add(int(match_id or 0))
+    return {
+        int(match_id or 0)
+        for match_id, game, seed, status in rows
+        if status in NOT_OVER or not_over.get((game, seed), set()) - {match_id}
+    }
+
+
+WITHHELD = "withheld: a match sharing this match's seed is not over; its logs show once it is"
+
+
+def withhold_logs(db: Database, logs: Sequence[SeatLogRecord]) -> list[SeatLogRecord]:
+    """The seat logs as anyone but the admin may read them: of a match whose secrets may not show,
+    only which seat it was and how it ended; no stderr, no step's output, no strike's text (a
+    bot may print what it was shown, and that tells the draws of its twin still in play)."""
+    hidden = logs_hidden_of(db, {log.match_id for log in logs})
+    return [
+        replace(log, detail=WITHHELD, strikes=[], exit="", stderr="", stderr_bytes=0, steps=[])
+        if log.match_id in hidden
+        else log
+        for log in logs
+    ]
 
 
 def twins_not_over(session: Session, match: Match) -> int:

@@ -44,10 +44,16 @@ enough to watch its moves arrive."""
 
 
 def play_and_record(
-    db: Database, ticket: MatchTicket, seed: int = 0, stderr: str = "", already_running: bool = False
+    db: Database,
+    ticket: MatchTicket,
+    seed: int = 0,
+    stderr: str = "",
+    already_running: bool = False,
+    think: bool = False,
 ) -> list[dict[Seat, Action]]:
     """Play the ticket's match with random legal actions, and record it as the server would
-    (``stderr``: what seat 0's bot wrote to its stderr, kept by the ladder for fault reports)."""
+    (``stderr``: what seat 0's bot wrote to its stderr, kept by the ladder for fault reports;
+    ``think``: with each seat's think time per request, as the referee keeps it)."""
     game = get_game(ticket.game)
     state = game.new(len(ticket.bot_ids), ticket.seed, ticket.options)
     chooser = random.Random(seed)
@@ -73,6 +79,9 @@ def play_and_record(
     )
     times = [{str(seat): [round(1.5 + seat + number % 7, 1), "bot"] for seat in joint}
              for number, joint in enumerate(log)]  # fmt: skip
+    timings: dict[str, Any] = {"duration_s": 0.5, "decisions": times}
+    if think:
+        timings["think_ms"] = [[2.0 for joint in log if seat in joint] for seat in range(len(ticket.bot_ids))]
     finish_match(
         db,
         MatchOutcome(
@@ -80,7 +89,7 @@ def play_and_record(
             seats=seats,
             rules_edition=game.spec.edition,
             actions=actions_to_data(log),
-            timings={"duration_s": 0.5, "decisions": times},
+            timings=timings,
         ),
     )
     return log

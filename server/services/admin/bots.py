@@ -9,7 +9,7 @@ import grpc
 
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots import bots
-from kingmaker.ladder.matches import bot_stats, seat_logs
+from kingmaker.ladder.matches import bot_stats, seat_logs, secrecy
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import confinement
 from kingmaker.server.seats.roster import Entrant
@@ -91,9 +91,8 @@ class BotRpcs(AdminBase):
         self, request: admin_pb2.SetBotEnabledRequest, context: Context
     ) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.set_enabled, self.db, request.name, request.enabled)
-        if not bot.enabled:  # a disabled bot's open streams end now, not at their next match
-            for session in self.pool.sessions_of(bot.id):
-                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was disabled")
+        if not bot.enabled:  # a disabled bot's open streams take no new match
+            self._end_streams(bot.id, f"bot {bot.name} was disabled")
             await self.league_runner.executor.retire({bot.id})  # and its kept processes, everywhere
         return convert.bot_message(bot, self._connected(bot.id))
 
@@ -103,11 +102,9 @@ class BotRpcs(AdminBase):
     ) -> admin_pb2.RotateTokenResponse:
         token = await asyncio.to_thread(bots.rotate_token, self.db, request.name)
         bot = await asyncio.to_thread(bots.get_bot, self.db, request.name)
-        # Streams opened with the old token end now, not when they next disconnect. (Bots the
-        # server launched hold one-time launch tokens, untouched by this.)
-        for session in self.pool.sessions_of(bot.id):
-            if session.identity.launch_key is None:
-                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, "the bot's token was rotated")
+        # Streams opened with the old token take no new match, not only once they disconnect.
+        # (Bots the server launched hold one-time launch tokens, untouched by this.)
+        self._end_streams(bot.id, "the bot's token was rotated", launched=False)
         return admin_pb2.RotateTokenResponse(token=token)
 
     @permitted
@@ -153,25 +150,43 @@ class BotRpcs(AdminBase):
     @permitted
     async def RemoveBot(self, request: admin_pb2.RemoveBotRequest, context: Context) -> admin_pb2.BotInfo:
         bot = await asyncio.to_thread(bots.retire_bot, self.db, request.name)
-        for session in self.pool.sessions_of(bot.id):
-            self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, f"bot {bot.name} was removed")
+        self._end_streams(bot.id, f"bot {bot.name} was removed")
         await self.league_runner.executor.retire({bot.id})
         return convert.bot_message(bot)
+
+    def _end_streams(self, bot_id: int | None, why: str, launched: bool = True) -> None:
+        """End the bot's streams (``launched``: those of processes the server started too), telling
+        it ``why``. The admin's word ends them now: their seats in running matches end aborted,
+        which voids those matches (only the admin voids). An author's ends each once the matches
+        it is in are over: they play out and count, as a loss if the bot stops answering, so
+        disabling, removing or re-keying one's bot never undoes a result under way."""
+        admin = CALLER.get().is_admin
+        for session in self.pool.sessions_of(bot_id):
+            if not launched and session.identity.launch_key is not None:
+                continue
+            if admin:
+                self.pool.end(session, arena_pb2.ERROR_CODE_UNAUTHENTICATED, why)
+            else:
+                session.drain(arena_pb2.ERROR_CODE_UNAUTHENTICATED, why)
 
     @permitted
     async def GetBotLogs(
         self, request: admin_pb2.GetBotLogsRequest, context: Context
     ) -> admin_pb2.GetBotLogsResponse:
         await asyncio.to_thread(bots.get_bot, self.db, request.bot)  # NOT_FOUND for an unknown bot
+        more = False
         if request.match_id:
             match_id = validation.match_id(request.match_id)
             found = await asyncio.to_thread(seat_logs.match_logs, self.db, match_id)
-            mine = [log for log in found if log.bot == request.bot]
-            return admin_pb2.GetBotLogsResponse(logs=[convert.seat_log_message(log) for log in mine])
-        limit = validation.page_size(request.limit, default=20)
-        before = validation.page_token_id(request.page_token)
-        found = await asyncio.to_thread(seat_logs.bot_logs, self.db, request.bot, limit + 1, before)
-        page, more = found[:limit], len(found) > limit
+            page = [log for log in found if log.bot == request.bot]
+        else:
+            limit = validation.page_size(request.limit, default=20)
+            before = validation.page_token_id(request.page_token)
+            found = await asyncio.to_thread(seat_logs.bot_logs, self.db, request.bot, limit + 1, before)
+            page, more = found[:limit], len(found) > limit
+        # Even its owner reads nothing of a match whose seed twin is still being played.
+        if not CALLER.get().is_admin:
+            page = await asyncio.to_thread(secrecy.withhold_logs, self.db, page)
         return admin_pb2.GetBotLogsResponse(
             logs=[convert.seat_log_message(log) for log in page],
             next_page_token=str(page[-1].match_id) if more else "",

@@ -45,10 +45,6 @@ class MatchRecords(AdminBase):
         record.revealed = True
         if caller.is_admin:
             return record
-        if record.match_id.isdigit():  # a stored match (unstored ones are the admin's own)
-            verdict = await asyncio.to_thread(secrecy.secrets_verdict, self.db, int(record.match_id))
-            if not verdict.shown:
-                hide_secrets(record, verdict.reason)
         owners = await asyncio.to_thread(bots.owners_of, self.db, [seat.bot for seat in record.seats])
         for seat in record.seats:
             if not caller.owns(owners.get(seat.bot)):
@@ -56,6 +52,10 @@ class MatchRecords(AdminBase):
         kept = [log for log in record.seat_logs if caller.owns(owners.get(log.bot))]
         del record.seat_logs[:]
         record.seat_logs.extend(kept)
+        if record.match_id.isdigit():  # a stored match (unstored ones are the admin's own)
+            verdict = await asyncio.to_thread(secrecy.secrets_verdict, self.db, int(record.match_id))
+            if not verdict.shown:
+                hide_secrets(record, verdict.reason)
         return record
 
     async def _page_for_caller(
@@ -68,21 +68,25 @@ class MatchRecords(AdminBase):
         names = sorted({seat.bot for record in records for seat in record.seats})
         owners = await asyncio.to_thread(bots.owners_of, self.db, names)
         for record, summary in zip(records, page, strict=True):
-            if summary.match_id in hidden:
-                hide_secrets(record, "")
             for seat in record.seats:
                 if not caller.owns(owners.get(seat.bot)):
                     seat.stderr_tail = ""
+            if summary.match_id in hidden:
+                hide_secrets(record, "")
 
 
 def hide_secrets(record: admin_pb2.MatchRecord, reason: str) -> None:
-    """Leave out of a match whatever tells its seed's draws: the seed, every decision, the
-    observation digests and its seats' logs (a bot may print what it was shown)."""
+    """Leave out of a match whatever tells its seed's draws: the seed, every decision and how
+    many there were (each seat's think times count them), the observation digests and its seats'
+    logs and stderr, its owner's too (a bot may print what it was shown)."""
     record.revealed = False
     record.seed = 0
     del record.decisions[:]
+    del record.seat_times[:]
     del record.observation_digests[:]
     del record.seat_logs[:]
+    for seat in record.seats:
+        seat.stderr_tail = ""
     record.status_reason = "; ".join(text for text in (record.status_reason, reason) if text)
 
 
