@@ -132,6 +132,7 @@ RPCS: dict[str, list[Request] | str] = {
     "RunMatch": "plays a new match and returns it as GetMatch does (the same _for_caller)",
     "GetCompetition": "a competition's entries and standings: its matches are ListMatches'",
     "Duel": "plays unstored matches of its own; streams only the test's counts",
+    "Play": "seats the caller in a new match of their own: streams that seat's requests, as a bot's stream",
     "WatchVersion": "a version's build log and checks: unstored matches from seeds of their own",
     "GetVersion": "a version's build log and checks: unstored matches from seeds of their own",
     "ListVersions": "a bot's versions: no match",
@@ -277,6 +278,12 @@ ROUTES: dict[str, list[str] | str] = {
         "a form's POST: it changes something and redirects",
     ),
     "/static": "the site's own files",
+    **dict.fromkeys(
+        ["/play", "/api/play"], "the caller's own seat in the match they play: its observation only"
+    ),
+    **dict.fromkeys(
+        ["/play/start", "/play/leave", "/api/play/answer"], "a form's POST: the caller's own seat"
+    ),
 }
 
 
