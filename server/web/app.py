@@ -31,6 +31,7 @@ from kingmaker.server.web.competition_page import competition_names, competition
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.routes import NotSignedIn, console_routes
 from kingmaker.server.web.console.sessions import CsrfRefused, SessionStore
+from kingmaker.server.web.console.sign_in_limit import TooManySignIns
 from kingmaker.server.web.console.upload import UploadRefused
 from kingmaker.server.web.league_live import LeagueBoards, league_door, league_facts, league_follow
 from kingmaker.server.web.live_channels import LiveWatch
@@ -174,6 +175,12 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     async def refused(request: Request, error: Exception) -> Response:
         return _error(request, 403, str(error), page)
 
+    async def too_many_sign_ins(request: Request, error: Exception) -> Response:
+        assert isinstance(error, TooManySignIns)
+        response = _error(request, 429, str(error), page)
+        response.headers["retry-after"] = str(error.retry_after)
+        return response
+
     async def not_found(request: Request, error: Exception) -> Response:
         return _error(request, 404, str(error), page)
 
@@ -213,6 +220,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             ConsoleError: console_error,
             NotSignedIn: not_signed_in,
             CsrfRefused: refused,
+            TooManySignIns: too_many_sign_ins,
             UploadRefused: bad_request,
             NotFoundError: not_found,
             BadRequest: bad_request,

@@ -211,7 +211,7 @@ def test_anonymous_visitors_never_sign_an_author_out(
     """Issue 43, finding 4: each anonymous GET /console made a server-side session and, past the
     bound, the oldest (signed-in authors) were dropped: 10,400 GETs signed an author out. The
     anonymous pool is bounded (here 40) and separate: it drops only anonymous visitors."""
-    monkeypatch.setattr(session_store, "MAX_SESSIONS", 40)
+    monkeypatch.setattr(session_store, "MAX_ANONYMOUS_SESSIONS", 40)
     ann = Browser(site["url"])
     assert ann.sign_in(site["ann"])[0] == 303
     first = Browser(site["url"])
@@ -227,7 +227,7 @@ def test_anonymous_visitors_never_sign_an_author_out(
 def test_an_author_signing_in_again_and_again_drops_only_their_own_oldest_sessions(
     site: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(session_store, "MAX_SESSIONS", 3)
+    monkeypatch.setattr(session_store, "MAX_SESSIONS_PER_AUTHOR", 3)
     ben = Browser(site["url"])
     assert ben.sign_in(site["ben"])[0] == 303
     anns = [Browser(site["url"]) for _ in range(5)]
