@@ -6,12 +6,12 @@ control character in what they print."""
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_text import CONTROL, HOSTILE, SHOWN
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import authors, bots, versions
@@ -21,20 +21,6 @@ from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
 from kingmaker.server.cli.visible_console import VisibleConsole
 from kingmaker.server.visible_text import visible
-
-HOSTILE = (
-    "\x1b[2J\x1b[H"  # clear the screen, cursor home
-    "\x1b]0;pwned\x07"  # the window's title
-    "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"  # an OSC 8 link
-    "\x1b[31mred\x1b[0m"
-    "\x9b2J"  # CSI as one C1 character
-    "\u202eesrever"  # right-to-left override
-    "\rhidden by a carriage return\x08\x07"
-)
-"""What a hostile bot writes: each part would act on a terminal."""
-SHOWN = "\\x1b]0;pwned\\x07"
-"""A part of it as it must read: proof that the text was shown, escaped."""
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 HOSTILE_BOT = f"""
 import sys
