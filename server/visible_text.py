@@ -8,6 +8,7 @@ website's templates pass everything they show through ``visible``."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _HIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 controls but tab and newline, DEL, C1 controls (CSI is \x9b)
@@ -26,3 +27,15 @@ def visible(text: str) -> str:
 def _escape(found: re.Match[str]) -> str:
     code = ord(found.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible_values(data: Any) -> Any:
+    """``data`` (JSON-like: dicts, lists, strings, numbers) with every string made ``visible``:
+    for the JSON a page's script shows as text."""
+    if isinstance(data, str):
+        return visible(data)
+    if isinstance(data, dict):
+        return {key: visible_values(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [visible_values(value) for value in data]
+    return data

@@ -83,11 +83,10 @@ def test_every_response_forbids_sniffing_framing_and_foreign_scripts(site: dict[
 def test_a_bots_control_characters_show_as_escapes_in_pages(site: dict[str, Any]) -> None:
     ann = Browser(site["url"])
     assert ann.sign_in(site["ann"])[0] == 303
-    for path in (f"/console/bots/annbot/matches/{site['played']}", "/console/bots/annbot"):
-        status, _, page = ann.request("GET", path)
-        assert status == 200, page
-        assert CONTROL.search(page) is None, (path, CONTROL.search(page))
-        assert SHOWN in page, path
+    status, _, page = ann.request("GET", f"/console/bots/annbot/matches/{site['played']}")
+    assert status == 200, page
+    assert CONTROL.search(page) is None, CONTROL.search(page)
+    assert SHOWN in page
 
 
 @pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
@@ -117,3 +116,44 @@ def test_the_pages_work_under_the_policy_in_chromium(site: dict[str, Any]) -> No
         assert refused == [], refused
     finally:
         driver.quit()
+
+
+def test_the_texts_a_pages_script_shows_come_escaped() -> None:
+    """The build log's live view and a replay's own output are drawn by scripts from JSON:
+    their texts arrive with the control characters already made visible."""
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from kingmaker.server.web.console.data import watch_event
+    from kingmaker.server.web.console.sessions import COOKIE, Session, SessionStore
+    from kingmaker.server.web.own_output import own_output
+    from kingmaker.v1 import admin_pb2
+
+    played = admin_pb2.ValidationMatch(game="kingdoms", players=2, detail=HOSTILE, stderr_tail=HOSTILE)
+    event = watch_event(
+        admin_pb2.VersionInfo(
+            status="rejected", status_reason=HOSTILE, build_output=HOSTILE, validation=[played]
+        )
+    )
+    texts = [event["status_reason"], event["build_output"], event["validation"][0]["stderr_tail"]]
+    assert all(CONTROL.search(text) is None and SHOWN in text for text in texts), texts
+
+    class Server:
+        def call(self, method: str, request: object, token: str) -> admin_pb2.MatchRecord:
+            step = admin_pb2.StepOutput(decision=0, text=HOSTILE, bytes=len(HOSTILE.encode()))
+            return admin_pb2.MatchRecord(
+                revealed=True, seat_logs=[admin_pb2.SeatLog(seat=0, bot="b", steps=[step])]
+            )
+
+    sessions, started = SessionStore(), Response()
+    sessions.start(
+        started,
+        Request({"type": "http", "scheme": "http", "path": "/", "headers": []}),
+        Session(token="t", author="ann"),
+    )
+    cookie = started.headers["set-cookie"].split(";")[0].encode()
+    assert cookie.startswith(COOKIE.encode())
+    viewer = Request({"type": "http", "path": "/", "headers": [(b"cookie", cookie)]})
+    shown = own_output(Server(), sessions, viewer, 1, 1)  # type: ignore[arg-type]
+    assert shown is not None and len(shown["seats"]) == 1
+    assert CONTROL.search(shown["seats"][0]["text"]) is None and SHOWN in shown["seats"][0]["text"]
