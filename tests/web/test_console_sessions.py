@@ -254,3 +254,23 @@ def test_sign_in_attempts_are_limited_per_address(site: dict[str, Any]) -> None:
     assert int(headers["retry-after"]) > 0 and "try again in" in page, page
     elsewhere = Browser(site["url"])
     assert attempt(elsewhere, site["ann"], {"X-Forwarded-For": "203.0.113.8"})[0] == 303
+
+
+def test_an_address_is_counted_alone_an_ipv6_one_with_its_64() -> None:
+    from starlette.requests import Request
+
+    from kingmaker.server.web.console.sign_in_limit import SignInLimit, TooManySignIns
+
+    def request(host: str) -> Request:
+        return Request({"type": "http", "path": "/", "headers": [], "client": (host, 1)})
+
+    limit = SignInLimit()
+    for _ in range(10):
+        limit.attempt(request("2001:db8:1:2::7"))
+        limit.attempt(request("::ffff:198.51.100.1"))
+    with pytest.raises(TooManySignIns):
+        limit.attempt(request("2001:db8:1:2:ffff::9"))  # the same /64
+    with pytest.raises(TooManySignIns):
+        limit.attempt(request("198.51.100.1"))  # the same IPv4 client, seen through a dual-stack socket
+    limit.attempt(request("2001:db8:1:3::7"))  # another /64
+    limit.attempt(request("::ffff:198.51.100.2"))  # another IPv4 client, not all of them as one /64

@@ -55,6 +55,8 @@ def _address(request: Request) -> str:
         parsed = ipaddress.ip_address(host)
     except ValueError:
         return host
-    if parsed.version == 6:
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:  # an IPv4 client of a dual-stack socket: itself alone
+            return str(parsed.ipv4_mapped)
         return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
     return str(parsed)
