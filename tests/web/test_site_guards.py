@@ -91,7 +91,8 @@ def test_a_bots_control_characters_show_as_escapes_in_pages(site: dict[str, Any]
 
 @pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
 def test_the_pages_work_under_the_policy_in_chromium(site: dict[str, Any]) -> None:
-    """Every kind of page with a script or a board, and no violation of the policy in the log."""
+    """Every kind of page with a script, a board or a form (the console's and the play page
+    signed in), and no violation of the policy in the log."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -103,11 +104,17 @@ def test_the_pages_work_under_the_policy_in_chromium(site: dict[str, Any]) -> No
         before = driver.find_element(By.ID, "step").text
         driver.find_element(By.ID, "next").click()
         WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "step").text != before)
-        for path in ("/", f"/matches/{site['running']}", "/console", "/standings/kingdoms"):
+        driver.get(site["url"] + "/console")  # signed in through the form, as an author would
+        driver.find_element(By.CSS_SELECTOR, "#sign-in input[name=token]").send_keys(site["ann"])
+        driver.find_element(By.CSS_SELECTOR, "#sign-in button").click()
+        WebDriverWait(driver, 60).until(lambda d: "ann's bots" in d.page_source)
+        paths = ("/", f"/matches/{site['running']}", "/standings/kingdoms", "/console/bots/annbot", "/play")
+        for path in (*paths, f"/console/bots/annbot/matches/{site['played']}"):
             driver.get(site["url"] + path)
             WebDriverWait(driver, 60).until(
                 lambda d: d.execute_script("return document.readyState") == "complete"
             )
+            assert "error" not in driver.title.lower(), (path, driver.title)
         refused = [
             entry["message"]
             for entry in driver.get_log("browser")
