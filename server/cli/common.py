@@ -11,11 +11,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from kingmaker.server.addresses import AddressError, check_host, parse_address
 from kingmaker.server.cli.credentials import load_login
+from kingmaker.server.cli.visible_console import VisibleConsole
 from kingmaker.server.locations import DEFAULT_ADDRESS, admin_lane, admin_token_path, server_coming_up
 
 if TYPE_CHECKING:
@@ -37,8 +37,8 @@ RECONNECT_OPTIONS = (
 tries at about 0, 1, 2.6 and 5.2 s, so a server that took 3 s to start listening (`kingmaker
 serve &` on a loaded machine) was missed by a command started with it."""
 
-console = Console()
-errors = Console(stderr=True)
+console = VisibleConsole()
+errors = VisibleConsole(stderr=True)
 
 
 def server_option(value: str | None) -> str | None:

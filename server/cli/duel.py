@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from kingmaker.games.api import OptionsError
 from kingmaker.games.registry import UnknownGameError, get_game
@@ -53,6 +52,7 @@ from kingmaker.sdk.sprt import (
     verdict_words,
 )
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, fail
+from kingmaker.server.cli.visible_console import VisibleConsole
 
 BotFactory = Callable[[int], Bot]
 """Makes a fresh bot for one match from the match's seed."""
@@ -180,7 +180,7 @@ def duel(
         fail(str(error))
     if not spec.min_players <= players <= spec.max_players:
         fail(f"{game} is for {spec.min_players} to {spec.max_players} players, not {players}")
-    console = Console(highlight=False)
+    console = VisibleConsole(highlight=False)
     orders = arrangements(players)
     console.print(
         f"duel {bot_a} vs {bot_b} in {game}, {players} seats, {len(orders)} seat orders per seed; "
@@ -241,7 +241,7 @@ def _on_server(
         game=game, a=bot_a, b=bot_b, players=players, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
         max_matches=max_matches, seed=seed,
     )  # fmt: skip
-    console = Console(highlight=False)
+    console = VisibleConsole(highlight=False)
     console.print(
         f"duel {bot_a} vs {bot_b} in {game} on the server, {players} seats; SPRT elo0={elo0:g} elo1={elo1:g}"
     )

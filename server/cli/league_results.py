@@ -17,6 +17,7 @@ import typer
 from kingmaker.server.cli.common import AdminClient, ServerOption, TokenOption, admin_client, console, fail
 from kingmaker.server.cli.crosstable import Crosstable, crosstable, end_reason
 from kingmaker.server.cli.output import JsonOption, print_json, print_table, table
+from kingmaker.server.visible_text import visible
 from kingmaker.v1 import admin_pb2
 
 EXPORT_FORMATS = ("csv", "json")
@@ -49,8 +50,8 @@ def export(
         client.call("GetLeague", admin_pb2.GetLeagueRequest(name=name))
         matches = [match_data(record) for record in league_matches(client, name)]
     text = _csv(matches) if format == "csv" else json.dumps(matches, indent=2) + "\n"
-    if output is None:
-        typer.echo(text, nl=False)
+    if output is None:  # shown in a terminal: control characters as escapes (a file keeps them)
+        typer.echo(visible(text), nl=False)
         return
     try:
         output.write_text(text)

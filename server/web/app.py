@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -24,6 +25,7 @@ from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches.secrecy import secrets_verdict
 from kingmaker.ladder.storage.db import Database
 from kingmaker.server.live import LiveHub
+from kingmaker.server.visible_text import visible
 from kingmaker.server.web import queries
 from kingmaker.server.web.boards import board_facts
 from kingmaker.server.web.bot_page import FAULTS, bot_page
@@ -31,6 +33,7 @@ from kingmaker.server.web.competition_page import competition_names, competition
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.routes import NotSignedIn, console_routes
 from kingmaker.server.web.console.sessions import CsrfRefused, SessionStore
+from kingmaker.server.web.console.sign_in_limit import TooManySignIns
 from kingmaker.server.web.console.upload import UploadRefused
 from kingmaker.server.web.league_live import LeagueBoards, league_door, league_facts, league_follow
 from kingmaker.server.web.live_channels import LiveWatch
@@ -39,6 +42,7 @@ from kingmaker.server.web.own_output import own_output
 from kingmaker.server.web.play_routes import play_routes
 from kingmaker.server.web.plot import rating_plot
 from kingmaker.server.web.replay import Replay, ReplayUnavailable, load_replay
+from kingmaker.server.web.security_headers import security_headers
 from kingmaker.server.web.steps import BadView, parse_view, replay_outline, step_data
 
 HERE = Path(__file__).parent
@@ -54,7 +58,10 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     ``admin_address``: the server's gRPC address, which the authors' console calls with each
     author's token (without it the console says it needs the server)."""
     templates = Environment(
-        loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
+        loader=FileSystemLoader(HERE / "templates"),
+        autoescape=select_autoescape(["html"]),
+        auto_reload=False,
+        finalize=_visible,
     )
     templates.globals["rating_plot"] = rating_plot
     templates.globals["board_facts"] = board_facts
@@ -174,6 +181,12 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     async def refused(request: Request, error: Exception) -> Response:
         return _error(request, 403, str(error), page)
 
+    async def too_many_sign_ins(request: Request, error: Exception) -> Response:
+        assert isinstance(error, TooManySignIns)
+        response = _error(request, 429, str(error), page)
+        response.headers["retry-after"] = str(error.retry_after)
+        return response
+
     async def not_found(request: Request, error: Exception) -> Response:
         return _error(request, 404, str(error), page)
 
@@ -213,6 +226,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             ConsoleError: console_error,
             NotSignedIn: not_signed_in,
             CsrfRefused: refused,
+            TooManySignIns: too_many_sign_ins,
             UploadRefused: bad_request,
             NotFoundError: not_found,
             BadRequest: bad_request,
@@ -220,7 +234,15 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
             HTTPException: http_error,
         },
     )
-    return crowd_door(league_door(site, boards), watch)
+    return security_headers(crowd_door(league_door(site, boards), watch))
+
+
+def _visible(value: Any) -> Any:
+    """What a template shows: a bot's or an author's text with its control characters made
+    visible; markup the site made itself (a board, JSON for a script) keeps its kind."""
+    if isinstance(value, Markup):
+        return Markup(visible(str(value)))
+    return visible(value) if isinstance(value, str) else value
 
 
 def _error(request: Request, status: int, message: str, page: Any) -> Response:

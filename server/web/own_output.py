@@ -13,6 +13,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from kingmaker.server.visible_text import visible
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.sessions import SessionStore
 from kingmaker.v1 import admin_pb2
@@ -39,6 +40,7 @@ def own_output(
         for printed in log.steps:
             if printed.decision == step - 1:
                 cut = len(printed.text.encode()) < printed.bytes
-                seat = {"seat": log.seat, "bot": log.bot, "text": printed.text, "bytes": printed.bytes}
+                text = visible(printed.text)  # the page's script shows it as it is
+                seat = {"seat": log.seat, "bot": log.bot, "text": text, "bytes": printed.bytes}
                 shown["seats"].append({**seat, "cut": cut})
     return shown

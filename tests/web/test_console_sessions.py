@@ -18,6 +18,7 @@ from web_support import one_match
 
 from kingmaker.ladder.bots import authors, bots, versions
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.web.console import sessions as session_store
 from kingmaker.server.web.serve import BackgroundWebServer
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
@@ -202,3 +203,74 @@ def test_every_match_of_ones_bot_page_by_page_and_none_of_anothers(site: dict[st
     for path in ("/api/console/bots/annbot", f"/api/console/bots/annbot/matches/{played[0]}"):
         status, _, body = ben.request("GET", path)
         assert status == 404 and "ann thinks" not in body, body
+
+
+def test_anonymous_visitors_never_sign_an_author_out(
+    site: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 43, finding 4: each anonymous GET /console made a server-side session and, past the
+    bound, the oldest (signed-in authors) were dropped: 10,400 GETs signed an author out. The
+    anonymous pool is bounded (here 40) and separate: it drops only anonymous visitors."""
+    monkeypatch.setattr(session_store, "MAX_ANONYMOUS_SESSIONS", 40)
+    ann = Browser(site["url"])
+    assert ann.sign_in(site["ann"])[0] == 303
+    first = Browser(site["url"])
+    stale = first.csrf()
+    for _ in range(100):
+        assert Browser(site["url"]).request("GET", "/console")[0] == 200
+    status, _, page = ann.request("GET", "/console")
+    assert status == 200 and "ann's bots" in page, "the author is still signed in"
+    status, _, page = first.request("POST", "/console/sign-in", {"csrf": stale, "token": site["ann"]})
+    assert status == 403, "the first anonymous visitor was dropped: the pool is bounded"
+
+
+def test_an_author_signing_in_again_and_again_drops_only_their_own_oldest_sessions(
+    site: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_store, "MAX_SESSIONS_PER_AUTHOR", 3)
+    ben = Browser(site["url"])
+    assert ben.sign_in(site["ben"])[0] == 303
+    anns = [Browser(site["url"]) for _ in range(5)]
+    for browser in anns:
+        assert browser.sign_in(site["ann"])[0] == 303
+    assert ben.request("GET", "/api/console")[0] == 200, "another author's session stays"
+    assert [browser.request("GET", "/api/console")[0] for browser in anns][-3:] == [200, 200, 200]
+
+
+def test_sign_in_attempts_are_limited_per_address(site: dict[str, Any]) -> None:
+    """Guessing tokens from one address: refused after a few tries a minute, with when to try
+    again; another address is not held back."""
+    guesser = Browser(site["url"])
+    here = {"X-Forwarded-For": "203.0.113.7"}  # uvicorn takes a loopback proxy's word for the client
+
+    def attempt(browser: Browser, token: str, address: dict[str, str]) -> tuple[int, dict[str, str], str]:
+        csrf = browser.csrf()
+        return browser.request("POST", "/console/sign-in", {"csrf": csrf, "token": token}, address)
+
+    answers = [attempt(guesser, f"guess-{n}", here)[0] for n in range(10)]
+    assert 429 not in answers and 303 not in answers, answers
+    status, headers, page = attempt(guesser, site["ann"], here)
+    assert status == 429, "refused even with the right token: the address spent its attempts"
+    assert int(headers["retry-after"]) > 0 and "try again in" in page, page
+    elsewhere = Browser(site["url"])
+    assert attempt(elsewhere, site["ann"], {"X-Forwarded-For": "203.0.113.8"})[0] == 303
+
+
+def test_an_address_is_counted_alone_an_ipv6_one_with_its_64() -> None:
+    from starlette.requests import Request
+
+    from kingmaker.server.web.console.sign_in_limit import SignInLimit, TooManySignIns
+
+    def request(host: str) -> Request:
+        return Request({"type": "http", "path": "/", "headers": [], "client": (host, 1)})
+
+    limit = SignInLimit()
+    for _ in range(10):
+        limit.attempt(request("2001:db8:1:2::7"))
+        limit.attempt(request("::ffff:198.51.100.1"))
+    with pytest.raises(TooManySignIns):
+        limit.attempt(request("2001:db8:1:2:ffff::9"))  # the same /64
+    with pytest.raises(TooManySignIns):
+        limit.attempt(request("198.51.100.1"))  # the same IPv4 client, seen through a dual-stack socket
+    limit.attempt(request("2001:db8:1:3::7"))  # another /64
+    limit.attempt(request("::ffff:198.51.100.2"))  # another IPv4 client, not all of them as one /64

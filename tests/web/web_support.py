@@ -130,16 +130,22 @@ def chromium_available() -> bool:
     return shutil.which(CHROMIUM) is not None and shutil.which(CHROMEDRIVER) is not None
 
 
-def start_chromium(width: int = 1280, height: int = 900, network_log: bool = False):  # type: ignore[no-untyped-def]
+def start_chromium(
+    width: int = 1280, height: int = 900, network_log: bool = False, console_log: bool = False
+):  # type: ignore[no-untyped-def]
     """A headless Chromium with a fresh profile (the caller quits it); ``network_log``: its
-    DevTools Network events kept for ``get_log("performance")`` (what the page received)."""
+    DevTools Network events kept for ``get_log("performance")`` (what the page received);
+    ``console_log``: its console's messages for ``get_log("browser")`` (policy violations among them)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    if network_log:
-        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    logs = {"performance": "ALL"} if network_log else {}
+    if console_log:
+        logs["browser"] = "ALL"
+    if logs:
+        options.set_capability("goog:loggingPrefs", logs)
     for flag in (
         "--headless",
         "--no-sandbox",

@@ -10,6 +10,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from kingmaker.server.visible_text import visible_values
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.v1 import admin_pb2
 
@@ -87,15 +88,18 @@ def match(client: ConsoleClient, token: str, author: str, name: str, match_id: s
 
 
 def watch_event(message: admin_pb2.VersionInfo) -> dict[str, Any]:
-    """One step of a version as the live view sends it."""
-    return {
-        "status": message.status,
-        "status_reason": message.status_reason,
-        "build_output": message.build_output,
-        "validation": [_readable_end(as_dict(played)) for played in message.validation],
-        "ab": as_dict(message.ab) if message.HasField("ab") else None,
-        "final": message.status in FINAL,
-    }
+    """One step of a version as the live view sends it (its script shows the texts as they are)."""
+    event: dict[str, Any] = visible_values(
+        {
+            "status": message.status,
+            "status_reason": message.status_reason,
+            "build_output": message.build_output,
+            "validation": [_readable_end(as_dict(played)) for played in message.validation],
+            "ab": as_dict(message.ab) if message.HasField("ab") else None,
+            "final": message.status in FINAL,
+        }
+    )
+    return event
 
 
 def _seat_log(log: admin_pb2.SeatLog) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from kingmaker.server.web.console import data as console_data
 from kingmaker.server.web.console import upload as console_upload
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.sessions import Session, SessionStore, check_csrf
+from kingmaker.server.web.console.sign_in_limit import SignInLimit
 from kingmaker.v1 import admin_pb2
 
 Page = Callable[..., Response]
@@ -38,6 +39,8 @@ class NotSignedIn(Exception):
 
 
 def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: Page) -> list[Route]:
+    sign_in_limit = SignInLimit()
+
     def connected() -> ConsoleClient:
         if client is None:
             raise ConsoleError(503, NO_SERVER)
@@ -71,6 +74,7 @@ def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: P
         return JSONResponse(console_data.home(connected(), session.token, session.author))
 
     async def sign_in(request: Request) -> Response:
+        sign_in_limit.attempt(request)
         form = await request.form(max_files=0, max_fields=4)
         session = sessions.get(request)
         check_csrf(session, str(form.get("csrf", "")))
