@@ -54,6 +54,11 @@ def short_name(game_name: str) -> str:
     return f"kingmaker_{game_name}"
 
 
+def load_game(game_name: str, parameters: dict[str, Any] | None = None) -> Any:
+    """``pyspiel.load_game`` of one of these games, by kingmaker's name for it."""
+    return pyspiel.load_game(short_name(game_name), parameters or {})
+
+
 def game_type(game: Game) -> Any:
     spec = game.spec
     parameters: dict[str, Any] = {"players": spec.min_players}
@@ -127,9 +132,28 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         super().__init__(game)
         self._game = game
         self._seed_bytes: list[int] = []
-        self.engine: GameState | None = None
-        self.recall: list[str] = [str(seat) for seat in range(game.players)]
-        """Per seat, the digest chained over what it has seen and done (information state)."""
+        self._engines = _Engines()
+        self._recall: list[str] = [str(seat) for seat in range(game.players)]
+        """Per seat, the digest chained over what it has seen and done, up to ``_recalled``."""
+        """The steps since ``_engines.recalled``, where ``_recall`` stops: digests are taken only
+        when an information state is asked for, so rollouts never pay for them."""
+        self._unrecalled: list[tuple[dict[Seat, Action], dict[Seat, int]]] = []
+
+    @property
+    def engine(self) -> GameState | None:
+        return self._engines.engine
+
+    @engine.setter
+    def engine(self, engine: GameState | None) -> None:
+        self._engines.engine = engine
+
+    @property
+    def _recalled(self) -> GameState | None:
+        return self._engines.recalled
+
+    @_recalled.setter
+    def _recalled(self, engine: GameState | None) -> None:
+        self._engines.recalled = engine
 
     def current_player(self) -> int:
         if self.engine is None:
@@ -155,7 +179,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
             if len(self._seed_bytes) == SEED_BYTES:
                 seed = int.from_bytes(bytes(self._seed_bytes), "big")
                 self.engine = self._game.engine.new(self._game.players, seed, self._game.options)
-                self._remember({})
+                self._start_recall()
             return
         seat = self.engine.to_act()[0]
         self._apply_joint({seat: self.engine.legal_actions(seat)[action]}, {seat: action})
@@ -169,14 +193,30 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
     def _apply_joint(self, joint: dict[Seat, Action], slots: dict[Seat, int]) -> None:
         assert self.engine is not None
         self.engine.apply(joint)
-        self._remember(slots)
+        self._unrecalled.append((joint, slots))
 
-    def _remember(self, slots: dict[Seat, int]) -> None:
+    def _start_recall(self) -> None:
         assert self.engine is not None
+        self._recalled = self.engine.clone()
+        self._unrecalled = []
+        self._fold({})
+
+    def _fold(self, slots: dict[Seat, int]) -> None:
+        assert self._recalled is not None
         for seat in range(self._game.players):
-            seen = serial.digest(self.engine.observation(seat))
-            step = f"{self.recall[seat]}|{slots.get(seat, '')}|{seen}"
-            self.recall[seat] = hashlib.sha256(step.encode()).hexdigest()
+            # repr of a frozen dataclass of ints, strs, enums and tuples: stable and complete.
+            seen = repr(self._recalled.observation(seat))
+            step = f"{self._recall[seat]}|{slots.get(seat, '')}|{seen}"
+            self._recall[seat] = hashlib.sha256(step.encode()).hexdigest()
+
+    def recall(self, seat: Seat) -> str:
+        """``seat``'s information state: the chain over all it has seen and done until now."""
+        if self._recalled is not None:
+            for joint, slots in self._unrecalled:
+                self._recalled.apply(joint)
+                self._fold(slots)
+            self._unrecalled = []
+        return self._recall[seat]
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -203,7 +243,8 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         twin = KingmakerState(self._game)
         twin._seed_bytes = list(self._seed_bytes)
         twin.engine = determinize(self.engine.observation(player), self.engine.legal_actions(player), seed)
-        twin.recall = list(self.recall)
+        twin._recall = [self.recall(seat) for seat in range(self._game.players)]
+        twin._recalled = twin.engine.clone()
         return twin
 
     def __str__(self) -> str:
@@ -213,6 +254,35 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
 
         spectate = self._game.engine.spectate
         return value_text(spectate(self.engine) if spectate else self.engine.observation(0))
+
+
+class _Engines:
+    """The engine states of a ``KingmakerState``. OpenSpiel clones a state by deep copy: this
+    copies them with the engines' own ``clone()``, many times faster than a generic deep copy."""
+
+    def __init__(self, engine: GameState | None = None, recalled: GameState | None = None) -> None:
+        self.engine = engine
+        self.recalled = recalled
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Engines:
+        engine, recalled = self.engine, self.recalled
+        return _Engines(
+            engine.clone() if engine is not None else None, recalled.clone() if recalled is not None else None
+        )
+
+
+def state_from_request(game: KingmakerGame, request: Any, seed: int) -> KingmakerState:
+    """A state one seat's request could have come from (``request.observation`` and
+    ``request.legal_actions``, drawn by the game's ``determinize``), for a ``pyspiel.Bot`` to
+    search from. Each seat's information state starts at what it sees now."""
+    determinize = game.engine.determinize
+    if determinize is None:
+        raise ValueError(f"{game.engine.spec.name} has no determinizer")
+    state = KingmakerState(game)
+    state._seed_bytes = [0] * SEED_BYTES
+    state.engine = determinize(request.observation, request.legal_actions, seed)
+    state._start_recall()
+    return state
 
 
 class KingmakerObserver:
@@ -236,7 +306,7 @@ class KingmakerObserver:
 
     def string_from(self, state: KingmakerState, player: int) -> str:
         if self.perfect_recall:
-            return f"seat {player} {state.recall[player]}"
+            return f"seat {player} {state.recall(player)}"
         if state.engine is None:
             return f"seat {player}"
         view = {

@@ -1,0 +1,49 @@
+"""``kingmaker play-policy GAME module:function``: a trained policy plays as a bot."""
+
+from __future__ import annotations
+
+import typer
+
+from kingmaker.server.cli.common import fail, server_option
+
+
+def play_policy(
+    game: str = typer.Argument(..., help="The game the policy plays (see `kingmaker games`)."),
+    policy: str = typer.Argument(
+        ...,
+        help="module:function or path/to/file.py:function. A policy(observation, action_mask) -> "
+        "slot index; with --openspiel a factory(game, player) -> pyspiel.Bot.",
+    ),
+    openspiel: bool = typer.Option(
+        False,
+        "--openspiel",
+        help="POLICY makes an OpenSpiel bot: factory(pyspiel game, player) -> pyspiel.Bot.",
+    ),
+    server: str = typer.Option(
+        None,
+        "--server",
+        "-s",
+        callback=server_option,
+        help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER.",
+    ),
+    token: str = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN."),
+) -> None:
+    """Connect to the server as a bot that plays GAME with a policy trained in kingmaker.envs: it
+    gets the arrays the environments give (docs/rl.md) and answers with a slot index."""
+    from kingmaker.games.registry import UnknownGameError, get_game
+    from kingmaker.sdk.client import run
+
+    try:
+        get_game(game)
+    except UnknownGameError as error:
+        fail(str(error))
+    try:
+        from kingmaker.envs.policy_bot import PolicyBot, SpielBot, load_object
+
+        chosen = load_object(policy)
+        bot = SpielBot(game, chosen) if openspiel else PolicyBot(game, chosen)
+    except (ImportError, ValueError) as error:
+        fail(str(error))
+    if not callable(chosen):
+        fail(f"{policy} is not a function")
+    run(bot, server, token, games=[game])
