@@ -40,29 +40,38 @@ class Encoder:
         self.observation_width = self._observation.width
         self.action_width = self._action.width
         self.width = self.observation_width + self.slots * self.action_width
-        # Engines hand out the same action objects again and again: encode each once. The entry
-        # keeps the action alive, so its id cannot be reused while the entry stands.
-        self._actions: dict[int, tuple[Action, list[float]]] = {}
+        # Engines hand out the same action objects again and again: each is encoded once, into a
+        # row of ``_rows``, and a request's slots are copied from there in one numpy step (turning
+        # thousands of Python floats into an array was most of the cost). An entry keeps its
+        # action alive, so its id is not reused while the entry stands.
+        self._row_of: dict[int, tuple[Action, int]] = {}
+        self._rows = np.zeros((256, self.action_width), dtype=np.float32)
 
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
         if len(legal) > self.slots:
             raise BoundError(f"{len(legal)} legal actions, past the game's {self.slots} slots")
-        out: list[float] = []
-        self._observation.encode(observation, out)
-        for action in legal:
-            out.extend(self.action_numbers(action))
+        numbers: list[float] = []
+        self._observation.encode(observation, numbers)
         array = np.zeros(self.width, dtype=np.float32)
-        array[: len(out)] = out
+        array[: self.observation_width] = numbers
+        if legal:
+            indices = [self._row(action) for action in legal]  # first: it may grow ``_rows``
+            rows = self._rows[indices]
+            array[self.observation_width : self.observation_width + rows.size] = rows.reshape(-1)
         return array
 
-    def action_numbers(self, action: Action) -> list[float]:
-        entry = self._actions.get(id(action))
+    def _row(self, action: Action) -> int:
+        entry = self._row_of.get(id(action))
         if entry is None or entry[0] is not action:
-            if len(self._actions) > 100_000:
-                self._actions.clear()
+            if len(self._row_of) >= 100_000:
+                self._row_of.clear()
+            row = len(self._row_of)
+            if row >= len(self._rows):
+                self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
             numbers: list[float] = []
             self._action.encode(action, numbers)
-            entry = self._actions[id(action)] = (action, numbers)
+            self._rows[row] = numbers
+            entry = self._row_of[id(action)] = (action, row)
         return entry[1]
 
     def mask(self, legal_count: int) -> np.ndarray:
