@@ -28,8 +28,9 @@ def play_policy(
     ),
     token: str = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN."),
 ) -> None:
-    """Connect to the server as a bot that plays GAME with a policy trained in kingmaker.envs: it
-    gets the arrays the environments give (docs/rl.md) and answers with a slot index."""
+    """Connect to the server as a bot that plays GAME with POLICY, a function trained in
+    kingmaker.envs (docs/rl.md): policy(observation, action_mask) -> slot, or with --openspiel a
+    factory of pyspiel.Bot."""
     from kingmaker.games.registry import UnknownGameError, get_game
     from kingmaker.sdk.client import run
 
