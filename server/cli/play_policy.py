@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kingmaker.server.cli.common import fail, server_option
+from kingmaker.server.cli.common import BotServerOption, BotTokenOption, fail
 
 
 def play_policy(
@@ -19,14 +19,8 @@ def play_policy(
         "--openspiel",
         help="POLICY makes an OpenSpiel bot: factory(pyspiel game, player) -> pyspiel.Bot.",
     ),
-    server: str = typer.Option(
-        None,
-        "--server",
-        "-s",
-        callback=server_option,
-        help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER.",
-    ),
-    token: str = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN."),
+    server: str = BotServerOption,
+    token: str = BotTokenOption,
 ) -> None:
     """Connect to the server as a bot that plays GAME with POLICY, a function trained in
     kingmaker.envs (docs/rl.md): policy(observation, action_mask) -> slot, or with --openspiel a
