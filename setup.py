@@ -24,6 +24,7 @@ LAYERS = {
     "kingmaker.ladder": "ladder",
     "kingmaker.sample_bots": "sample_bots",
     "kingmaker.kits": "kits",
+    "kingmaker.envs": "envs",
 }
 
 

@@ -28,6 +28,7 @@ from table import Row, print_rows, save_rows
 SECTIONS: dict[str, str] = {
     # section name: the bench/ module that measures it
     "engines": "engines",
+    "envs": "envs",
     "referee": "referee",
     "league": "league",
     "claims": "claims",

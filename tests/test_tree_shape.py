@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("games", "sdk", "ladder", "server")
+LAYERS = ("games", "sdk", "ladder", "server", "envs")
 MAX_LINES = 500
 MAX_LOOSE_MODULES = 12
 

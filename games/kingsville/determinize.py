@@ -55,8 +55,12 @@ def determinize(observation: Observation, legal: tuple[Action, ...], seed: int) 
     in_view_orders = [*view.order_display, *(s.order for c in view.castles for s in c.slots if s.order)]
     in_view_wonders = [*view.wonder_display, *(w for c in view.castles for w in c.wonders)]
     age = max(view.age, 1)
+    # The current decks are the current age's entries of the future lists, as in a dealt game
+    # (``clone`` relies on it: a deck set apart from them was lost at the first clone).
     state.order_deck = _deal(CARDS.order_deck(age, players), in_view_orders, view.orders_in_deck, chooser)
     state.wonder_deck = _deal(CARDS.wonder_deck(age, players), in_view_wonders, view.wonders_in_deck, chooser)
+    state.future_orders[age - 1] = state.order_deck
+    state.future_wonders[age - 1] = state.wonder_deck
     # Later ages' decks: the constructor above shuffled them whole with a generator from ``seed``.
     return state
 

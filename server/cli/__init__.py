@@ -35,6 +35,13 @@ COMMANDS = {
         "Exits as COMMAND did (its code, or its signal); SIGTERM leaves after the match in play.",
         exits_at_once=False,
     ),
+    "play-policy": LazyCommand(
+        "play_policy:play_policy",
+        "Connect to the server as a bot that plays GAME with POLICY, a function trained in "
+        "kingmaker.envs (docs/rl.md): policy(observation, action_mask) -> slot, or with --openspiel "
+        "a factory of pyspiel.Bot.",
+        exits_at_once=False,
+    ),
     "ladder": LazyCommand(
         "ladder:ladder",
         "A game's standings, best conservative rating (mu - 3 sigma) first; optionally a rating plot.",

@@ -9,19 +9,13 @@ import typer
 from kingmaker.sdk.bridge import StreamEnded, exit_as
 from kingmaker.sdk.bridge import bridge as run_bridge
 from kingmaker.sdk.client import ConnectionRefused
-from kingmaker.server.cli.common import fail, server_option
+from kingmaker.server.cli.common import BotServerOption, BotTokenOption, fail
 
 
 def bridge(
     command: list[str] = typer.Argument(..., help="The program to run, after `--`, with its arguments."),
-    server: str = typer.Option(
-        None,
-        "--server",
-        "-s",
-        callback=server_option,
-        help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER.",
-    ),
-    token: str = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN."),
+    server: str = BotServerOption,
+    token: str = BotTokenOption,
     game: list[str] = typer.Option(
         [], "--game", "-g", help="A game this bot plays (repeat for several). Default: any."
     ),

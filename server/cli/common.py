@@ -86,6 +86,15 @@ ServerOption = typer.Option(
     help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER or "
     "127.0.0.1:50051.",
 )
+BotServerOption = typer.Option(
+    None,
+    "--server",
+    "-s",
+    callback=server_option,
+    help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER.",
+)
+"""``--server`` of the commands that play as a bot (``bridge``, ``play-policy``)."""
+BotTokenOption = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN.")
 TokenOption = typer.Option(
     None,
     "--admin-token",

@@ -42,7 +42,8 @@ GiB = 1024**3
 MiB = 1024**2
 
 # The kingmaker packages a bot may import (the SDK, the engines, the generated protocol code, the
-# sample bots, and the command line for `kingmaker bridge`). Each is shown on its own: in a
+# sample bots, the environments' arrays for a trained policy, and the command line for
+# `kingmaker bridge` and `kingmaker play-policy`). Each is shown on its own: in a
 # checkout (an editable install) they are folders of the repository, whose root also holds the
 # server's home (./.kingmaker), .git and everything else, which a bot has no business reading.
 KINGMAKER_PACKAGES = (
@@ -52,6 +53,7 @@ KINGMAKER_PACKAGES = (
     "kingmaker.server",
     "kingmaker.ladder",
     "kingmaker.sample_bots",
+    "kingmaker.envs",
     "kingmaker.v1",
 )
 

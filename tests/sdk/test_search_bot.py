@@ -46,6 +46,23 @@ def test_determinize_reproduces_the_observation(game_name: str) -> None:
             assert made.to_act() == state.to_act()
 
 
+@pytest.mark.parametrize("game_name", game_names())
+def test_a_determinized_state_clones_like_a_dealt_one(game_name: str) -> None:
+    """A clone of a determinized state plays on exactly as the state itself: OpenSpiel's ISMCTS
+    clones the worlds it samples (a Kingsville world lost its dealt decks at the first clone)."""
+    game = get_game(game_name)
+    assert game.determinize is not None
+    for state, seat in _positions(game_name, 2, 3, 7):
+        made = game.determinize(state.observation(seat), state.legal_actions(seat), 5)
+        twin, rng = made.clone(), random.Random(5)
+        while not made.is_over():
+            joint = {acting: rng.choice(made.legal_actions(acting)) for acting in made.to_act()}
+            made.apply(joint)
+            twin.apply(joint)
+            assert [twin.observation(s) for s in range(2)] == [made.observation(s) for s in range(2)]
+        assert twin.result() == made.result()
+
+
 def _plain(game_name: str) -> SearchBot:
     return SearchBot(Budget(iterations=30), seed=5)
 

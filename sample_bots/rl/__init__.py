@@ -1,0 +1,1 @@
+"""Policies trained in ``kingmaker.envs``: a small numpy-only learner (docs/rl.md)."""
