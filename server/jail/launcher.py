@@ -35,6 +35,7 @@ from typing import IO
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock
 from kingmaker.server.jail.bot_folders import bot_folders
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
+from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
 from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
@@ -43,6 +44,7 @@ from kingmaker.server.jail.sandbox import (
     JAIL_SOCKET,
     WORK_FOLDER,
     Limits,
+    MiB,
     SandboxPolicy,
     bubblewrap,
     bubblewrap_command,
@@ -168,8 +170,10 @@ class BotProcess:
         in_jail = _jail_path(cwd, policy) if bwrap is not None else cwd
         shown = policy  # (what the jail binds: a built folder's copy in the bot's run folder)
         if bwrap is not None and policy.bot_folder is not None:
-            copy = await _copy_built_folder(policy.bot_folder, workdir)
-            shown = dataclasses.replace(policy, bot_folder=copy)
+            copy, room = await _copy_built_folder(policy.bot_folder, workdir, policy.limits.disk_bytes)
+            shown = dataclasses.replace(
+                policy, bot_folder=copy, limits=dataclasses.replace(policy.limits, disk_bytes=room)
+            )
         # A root server gives every bot a user of its own, jailed or not: its processes count
         # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
         uid = BOT_UIDS.take() if running_as_root() and (bwrap or _others_can_run(command, cwd)) else None
@@ -336,20 +340,34 @@ def memory_file(name: str) -> IO[bytes]:
     return os.fdopen(descriptor, "w+b")
 
 
-async def _copy_built_folder(folder: str, workdir: Path) -> str:
+async def _copy_built_folder(folder: str, workdir: Path, disk_bytes: int) -> tuple[str, int]:
     """A copy of a built folder in the bot's run folder, which the jail shows at ``BOT_FOLDER``:
     a bind mount's source shows in the jail's ``/proc/self/mountinfo`` by its path within its
     file system, and the store's folder is under the server's home (the run folder is on a
     tmpfs, where that path is ``/kingmaker-run-.../kingmaker-bot-.../bot``). Paid once per bot
-    process (a managed bot stays running between matches); at most a build's disk quota."""
+    process (a managed bot stays running between matches). The copy keeps its files' holes and
+    counts against the bot's disk limit, ``disk_bytes`` (0: none): at its apparent size, a sparse
+    file at its full length, since the bot may fill a hole. The copy and the disk left for the
+    bot's own folder (its tmpfs), at least ``OWN_FOLDER_BYTES``, or ``LaunchError``."""
     copy = workdir / "bot"
+    bound = FolderBound(max(disk_bytes - OWN_FOLDER_BYTES, 1) if disk_bytes else 0, 0)
     try:
-        await asyncio.to_thread(copy_tree, Path(folder), copy)
+        size = await asyncio.to_thread(copy_tree, Path(folder), copy, bound)
+    except FolderTooBig as error:
+        _remove_tree(workdir)
+        raise LaunchError(
+            f"its built folder does not fit its disk limit ({disk_bytes / MiB:g} MiB, which its "
+            f"own folder shares, at least {OWN_FOLDER_BYTES / MiB:g} MiB of it): it holds {error}"
+        ) from None
     except (OSError, FolderRefused) as error:
         _remove_tree(workdir)
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise LaunchError(f"cannot copy its built folder into its run folder: {reason}") from None
-    return str(copy)
+    return str(copy), disk_bytes - size if disk_bytes else 0
+
+
+OWN_FOLDER_BYTES = MiB
+"""The least of its disk limit a bot's own folder keeps beside the copy of its built folder."""
 
 
 def _as_the_jail_names_it(environment: Mapping[str, str], policy: SandboxPolicy) -> dict[str, str]:
