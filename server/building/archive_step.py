@@ -11,9 +11,10 @@ hard link (two names of one file are made two files), no special file, and reada
 
 Modes (argv): ``check KIND LIMITS`` (members counted), ``unpack KIND LIMITS OUT`` (checked,
 unpacked, its manifest read), ``unpack-built OUT`` (a built folder another server packed, a
-gzipped tar), ``build SOURCE TARGET OUT BOUND COMMAND`` (copy the submission in, build, copy the
-built folder out if it is within BOUND, ``FolderBound`` as JSON). LIMITS is ``ArchiveLimits`` as
-JSON.
+gzipped tar), ``build SOURCE TARGET OUT BOUND`` (copy the submission in, run the build command
+read from stdin, copy the built folder out if it is within BOUND, ``FolderBound`` as JSON: the
+command is never an argument, since every process's arguments show in the host's ``ps``).
+LIMITS is ``ArchiveLimits`` as JSON.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def main(argv: list[str]) -> int:
             answer = {}
         elif mode == "build":
             target = Path(args[1]) if args[1] else Path.home() / "bot"
-            return build(Path(args[0]), target, Path(args[2]), args[4], FolderBound(**json.loads(args[3])))
+            command = _stdin().read().decode()
+            return build(Path(args[0]), target, Path(args[2]), command, FolderBound(**json.loads(args[3])))
         else:
             raise SystemExit(f"unknown mode {mode!r}")
     except (ArchiveRefused, OutputRefused) as error:
@@ -105,7 +107,7 @@ def build(source: Path, target: Path, out: Path, command: str, bound: FolderBoun
     os.chdir(target)
     if command:
         print("$ " + command, file=sys.stderr, flush=True)
-        code = subprocess.call(["sh", "-c", command], stdin=subprocess.DEVNULL, stdout=2)
+        code = _run_script(command)
         if code:
             space = os.statvfs(target)
             if space.f_bavail * space.f_frsize < 65536:
@@ -121,6 +123,15 @@ def build(source: Path, target: Path, out: Path, command: str, bound: FolderBoun
         return REFUSED_EXIT
     print(json.dumps({}), flush=True)
     return 0
+
+
+def _run_script(command: str) -> int:
+    """Run the build command by ``sh`` from a file of the build's own (``sh -c COMMAND`` would
+    show it to the host's ``ps``); its exit code."""
+    with tempfile.NamedTemporaryFile("w", prefix="build-command-", suffix=".sh") as script:
+        script.write(command + "\n")
+        script.flush()
+        return subprocess.call(["sh", script.name], stdin=subprocess.DEVNULL, stdout=2)
 
 
 def copy_through_filter(folder: Path, out: Path, bound: FolderBound | None = None) -> None:

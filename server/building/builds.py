@@ -6,7 +6,7 @@ own (``submission_limits.BuildLimits``). The submission is unpacked, checked and
 read in the jail too (``jailed_unpack``), never on the host; it is shown read-only at
 ``/submission``; the bot's folder, ``/bot``, is a tmpfs of the build's disk quota. The jail's first
 step (``archive_step build``) copies the submission into ``/bot``, runs the manifest's ``build``
-there (``sh -c``, its output is the build log), and copies ``/bot`` into an empty folder of the
+there (``sh``, its output is the build log), and copies ``/bot`` into an empty folder of the
 store shown at ``/out`` if it is within ``BuildLimits.kept`` (its files' lengths, sparse or not,
 within the disk quota; its entries within ``files``), which the server keeps, without following
 a link in it and counting it again, as the built folder (``build_store``): the bot later plays
@@ -173,10 +173,14 @@ async def _build_into(
     jailed = policy.isolate and bubblewrap().usable
     paths = [SUBMISSION_FOLDER, BOT_FOLDER, OUTPUT_FOLDER] if jailed else [str(source), "", str(incoming)]
     bound = json.dumps(dataclasses.asdict(limits.kept))
-    command = [*STEP, "build", *paths, bound, manifest.build]
-    with memory_file("kingmaker-step-output") as output:
+    command = [*STEP, "build", *paths, bound]  # (the build command comes on stdin: see archive_step)
+    with memory_file("kingmaker-step-output") as output, memory_file("kingmaker-build-command") as script:
+        script.write(manifest.build.encode())
+        script.seek(0)
         try:
-            process = await BotProcess.start(command, {}, sandbox=policy, temp_root=temp_root, stdout=output)
+            process = await BotProcess.start(
+                command, {}, sandbox=policy, temp_root=temp_root, stdout=output, stdin=script
+            )
         except LaunchError as error:
             return BuildResult(False, "", f"the build could not start: {error}", manifest)
         timed_out = False
