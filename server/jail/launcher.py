@@ -169,11 +169,10 @@ class BotProcess:
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
         in_jail = _jail_path(cwd, policy) if bwrap is not None else cwd
         shown = policy  # (what the jail binds: a built folder's copy in the bot's run folder)
+        memory = policy.limits.bot_memory_bytes
         if bwrap is not None and policy.bot_folder is not None:
-            copy, room = await _copy_built_folder(policy.bot_folder, workdir, policy.limits.disk_bytes)
-            shown = dataclasses.replace(
-                policy, bot_folder=copy, limits=dataclasses.replace(policy.limits, disk_bytes=room)
-            )
+            copy, memory = await _copy_built_folder(policy.bot_folder, workdir, memory)
+            shown = dataclasses.replace(policy, bot_folder=copy)
         # A root server gives every bot a user of its own, jailed or not: its processes count
         # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
         uid = BOT_UIDS.take() if running_as_root() and (bwrap or _others_can_run(command, cwd)) else None
@@ -193,9 +192,7 @@ class BotProcess:
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
-        cgroup = BotCgroup.create(
-            limits.bot_memory_bytes, limits.bot_processes, limits.cpu_cores, limits.cpu_weight
-        )
+        cgroup = BotCgroup.create(memory, limits.bot_processes, limits.cpu_cores, limits.cpu_weight)
         weighed = cgroup is not None and cgroup.weighs_cpu
         niceness = 0 if weighed else nice_for_weight(limits.cpu_weight)
         in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None, niceness)
@@ -340,34 +337,36 @@ def memory_file(name: str) -> IO[bytes]:
     return os.fdopen(descriptor, "w+b")
 
 
-async def _copy_built_folder(folder: str, workdir: Path, disk_bytes: int) -> tuple[str, int]:
+async def _copy_built_folder(folder: str, workdir: Path, memory_bytes: int) -> tuple[str, int]:
     """A copy of a built folder in the bot's run folder, which the jail shows at ``BOT_FOLDER``:
     a bind mount's source shows in the jail's ``/proc/self/mountinfo`` by its path within its
     file system, and the store's folder is under the server's home (the run folder is on a
     tmpfs, where that path is ``/kingmaker-run-.../kingmaker-bot-.../bot``). Paid once per bot
-    process (a managed bot stays running between matches). The copy keeps its files' holes and
-    counts against the bot's disk limit, ``disk_bytes`` (0: none): at its apparent size, a sparse
-    file at its full length, since the bot may fill a hole. The copy and the disk left for the
-    bot's own folder (its tmpfs), at least ``OWN_FOLDER_BYTES``, or ``LaunchError``."""
+    process (a managed bot stays running between matches). The copy is in memory, as the bot's
+    own tmpfs folders are, so it counts against the bot's memory limit, ``memory_bytes`` (0:
+    none), at its apparent size (a sparse file at its full length; its holes stay holes): the
+    copy, and what is left of the limit for the bot's cgroup, at least ``BOT_MEMORY_LEFT``; a
+    built folder that leaves less is a ``LaunchError``."""
     copy = workdir / "bot"
-    bound = FolderBound(max(disk_bytes - OWN_FOLDER_BYTES, 1) if disk_bytes else 0, 0)
+    bound = FolderBound(max(memory_bytes - BOT_MEMORY_LEFT, 1) if memory_bytes else 0, 0)
     try:
         size = await asyncio.to_thread(copy_tree, Path(folder), copy, bound)
     except FolderTooBig as error:
         _remove_tree(workdir)
         raise LaunchError(
-            f"its built folder does not fit its disk limit ({disk_bytes / MiB:g} MiB, which its "
-            f"own folder shares, at least {OWN_FOLDER_BYTES / MiB:g} MiB of it): it holds {error}"
+            f"its built folder does not fit its memory limit ({memory_bytes / MiB:g} MiB, of which "
+            f"its copy in the run folder may take all but {BOT_MEMORY_LEFT / MiB:g} MiB): it holds {error}"
         ) from None
     except (OSError, FolderRefused) as error:
         _remove_tree(workdir)
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise LaunchError(f"cannot copy its built folder into its run folder: {reason}") from None
-    return str(copy), disk_bytes - size if disk_bytes else 0
+    return str(copy), memory_bytes - size if memory_bytes else 0
 
 
-OWN_FOLDER_BYTES = MiB
-"""The least of its disk limit a bot's own folder keeps beside the copy of its built folder."""
+BOT_MEMORY_LEFT = 256 * MiB
+"""The least of its memory limit a bot keeps for itself beside the copy of its built folder (a
+build's folder may be 1 GiB; a bot's memory limit is 2 GiB by default)."""
 
 
 def _as_the_jail_names_it(environment: Mapping[str, str], policy: SandboxPolicy) -> dict[str, str]:
