@@ -54,6 +54,12 @@ def submissions_in_the_last_hour(session: Session, author_id: int) -> int:
 def stored_bytes_of(session: Session, author_id: int) -> int:
     """Bytes the author's bots keep: each archive and built folder of a version not pruned, once
     per hash (a second version with the same archive is the same blob)."""
+    archives, builds = _kept(session, author_id)
+    return sum(archives.values()) + sum(builds.values())
+
+
+def _kept(session: Session, author_id: int) -> tuple[dict[str, int], dict[str, int]]:
+    """The author's archives and built folders not pruned, each hash with its bytes."""
     rows = session.exec(
         select(
             BotVersion.archive_hash, BotVersion.archive_bytes, BotVersion.build_hash, BotVersion.build_bytes
@@ -63,7 +69,26 @@ def stored_bytes_of(session: Session, author_id: int) -> int:
     ).all()
     archives = {digest: size or 0 for digest, size, _, _ in rows if digest}
     builds = {digest: size or 0 for _, _, digest, size in rows if digest}
-    return sum(archives.values()) + sum(builds.values())
+    return archives, builds
+
+
+def check_built_bytes(session: Session, author_id: int, build_hash: str, build_bytes: int) -> None:
+    """``BoundReachedError`` when keeping a built folder of ``build_bytes`` (its apparent size:
+    a sparse file at its full length) would take the author past their bytes stored; a folder
+    they keep already counts once."""
+    author = session.get(Author, author_id)
+    if author is None:
+        raise NotFoundError(f"no author with id {author_id}")
+    archives, builds = _kept(session, author_id)
+    stored = sum(archives.values()) + sum(builds.values())
+    if build_hash not in builds and stored + build_bytes > author.stored_bytes:
+        raise BoundReachedError(
+            f"author {author.name} keeps {stored / MiB:.1f} MiB of archives and builds; this "
+            f"{build_bytes / MiB:.1f} MiB built folder would pass their bound (bytes stored: "
+            f"{author.stored_bytes / MiB:g} MiB): prune old versions (kingmaker prune), or ask the "
+            f"admin for more (kingmaker author quota {author.name} --stored-mib N)",
+            "bytes stored",
+        )
 
 
 def check_submission_bounds(session: Session, author_id: int, incoming_bytes: int) -> None:

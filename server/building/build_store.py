@@ -22,9 +22,11 @@ from pathlib import Path
 
 from kingmaker.server.building.jailed_unpack import StepFailed, unpack_built_in_jail
 from kingmaker.server.building.submission_archive import ArchiveRefused
+from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
 from kingmaker.server.jail.no_follow import (
     FolderRefused,
     copy_tree,
+    count_tree,
     make_read_only,
     open_folders,
     tree_hash,
@@ -82,23 +84,26 @@ class BuildStore:
         """Remove a folder a step filled that is not kept (without following a link in it)."""
         _remove(incoming)
 
-    def keep(self, incoming: Path) -> str:
+    def keep(self, incoming: Path, bound: FolderBound | None = None) -> str:
         """Keep a folder a jailed step filled (``incoming``); its hash. It is read without
         following any link in it (``no_follow``), made read-only and the server's, and renamed
-        into place; a hard link or special file in it is refused (``BuildOutputRefused``)."""
+        into place; a hard link or special file in it, or more than ``bound`` (its apparent size,
+        its entries), is refused (``BuildOutputRefused``)."""
         filled = incoming
         try:
             try:
                 if incoming.parent != self.root:  # (filled in the run folder: copied in first)
                     incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
                     incoming.rmdir()
-                    copy_tree(filled, incoming)
+                    copy_tree(filled, incoming, bound)
+                elif bound is not None:
+                    count_tree(incoming, bound)
                 build_hash = tree_hash(incoming)
                 target = self.path(build_hash)
                 if target.is_dir():
                     return build_hash  # the same build was kept before
                 _read_only(incoming)
-            except FolderRefused as error:
+            except (FolderRefused, FolderTooBig) as error:
                 raise BuildOutputRefused(f"the build left {error}") from None
             try:
                 os.replace(incoming, target)

@@ -6,10 +6,12 @@ own (``submission_limits.BuildLimits``). The submission is unpacked, checked and
 read in the jail too (``jailed_unpack``), never on the host; it is shown read-only at
 ``/submission``; the bot's folder, ``/bot``, is a tmpfs of the build's disk quota. The jail's first
 step (``archive_step build``) copies the submission into ``/bot``, runs the manifest's ``build``
-there (``sh -c``, its output is the build log), and copies ``/bot`` into an empty folder of the
-store shown at ``/out``, which the server keeps, without following a link in it, as the built
-folder (``build_store``): the bot later plays from that folder, shown read-only at the same
-``/bot``, so whatever path the build baked in stays true.
+there (``sh``, its output is the build log), and copies ``/bot`` into an empty folder of the
+store shown at ``/out`` if it is within ``BuildLimits.kept`` (its files' lengths, sparse or not,
+within the disk quota; its entries within ``files``), which the server keeps, without following
+a link in it and counting it again, as the built folder (``build_store``): the bot later plays
+from that folder, shown read-only at the same ``/bot``, so whatever path the build baked in
+stays true.
 
 ``build_folder`` builds any folder of this machine (``bot add --path``, ``match run --seat
 NAME=DIR``, the starter kits' tests); ``build_archive`` builds a submitted archive.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import shlex
 import tempfile
@@ -169,10 +172,15 @@ async def _build_into(
     )
     jailed = policy.isolate and bubblewrap().usable
     paths = [SUBMISSION_FOLDER, BOT_FOLDER, OUTPUT_FOLDER] if jailed else [str(source), "", str(incoming)]
-    command = [*STEP, "build", *paths, manifest.build]
-    with memory_file("kingmaker-step-output") as output:
+    bound = json.dumps(dataclasses.asdict(limits.kept))
+    command = [*STEP, "build", *paths, bound]  # (the build command comes on stdin: see archive_step)
+    with memory_file("kingmaker-step-output") as output, memory_file("kingmaker-build-command") as script:
+        script.write(manifest.build.encode())
+        script.seek(0)
         try:
-            process = await BotProcess.start(command, {}, sandbox=policy, temp_root=temp_root, stdout=output)
+            process = await BotProcess.start(
+                command, {}, sandbox=policy, temp_root=temp_root, stdout=output, stdin=script
+            )
         except LaunchError as error:
             return BuildResult(False, "", f"the build could not start: {error}", manifest)
         timed_out = False
@@ -198,7 +206,7 @@ async def _build_into(
             reason = failure_reason(process.returncode, timed_out, process.limit_events, log, limits)
             return BuildResult(False, log, reason, manifest)
         try:
-            build_hash = await asyncio.to_thread(store.keep, incoming)
+            build_hash = await asyncio.to_thread(store.keep, incoming, limits.kept)
         except (BuildOutputRefused, OSError) as error:
             return BuildResult(False, log, f"the built folder cannot be kept: {error}", manifest)
     folder = store.path(build_hash)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kingmaker.server.jail.folder_bound import FolderBound
 from kingmaker.server.jail.sandbox import GiB, Limits, MiB
 
 
@@ -57,6 +58,15 @@ class BuildLimits:
     """The end of the build's output kept as its log."""
     tmp_bytes: int = 512 * MiB
     """The build's private /tmp (compilers' temporary files; its HOME is there too)."""
+    files: int = 50_000
+    """Entries (files, folders, links) the built folder may hold: each is copied out of the jail,
+    into the store and into each bot process's run folder, so many tiny files cost the host."""
+
+    @property
+    def kept(self) -> FolderBound:
+        """What the built folder may be when kept: its apparent size (a sparse file counts as
+        what it can become) within the build's disk quota, its entries within ``files``."""
+        return FolderBound(self.limits.disk_bytes, self.files)
 
 
 @dataclass(frozen=True)

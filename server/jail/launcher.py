@@ -35,6 +35,7 @@ from typing import IO
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock
 from kingmaker.server.jail.bot_folders import bot_folders
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
+from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
 from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
@@ -43,6 +44,7 @@ from kingmaker.server.jail.sandbox import (
     JAIL_SOCKET,
     WORK_FOLDER,
     Limits,
+    MiB,
     SandboxPolicy,
     bubblewrap,
     bubblewrap_command,
@@ -167,8 +169,9 @@ class BotProcess:
         workdir = Path(tempfile.mkdtemp(prefix="kingmaker-bot-", dir=temp_root))
         in_jail = _jail_path(cwd, policy) if bwrap is not None else cwd
         shown = policy  # (what the jail binds: a built folder's copy in the bot's run folder)
+        memory = policy.limits.bot_memory_bytes
         if bwrap is not None and policy.bot_folder is not None:
-            copy = await _copy_built_folder(policy.bot_folder, workdir)
+            copy, memory = await _copy_built_folder(policy.bot_folder, workdir, memory)
             shown = dataclasses.replace(policy, bot_folder=copy)
         # A root server gives every bot a user of its own, jailed or not: its processes count
         # for RLIMIT_NPROC alone, and it cannot read or signal the server or another bot.
@@ -189,9 +192,7 @@ class BotProcess:
         processes = processes_rlimit(policy.limits, own_uid=uid is not None)
         limits_in_child = dataclasses.replace(policy.limits, processes=processes)
         limits = policy.limits
-        cgroup = BotCgroup.create(
-            limits.bot_memory_bytes, limits.bot_processes, limits.cpu_cores, limits.cpu_weight
-        )
+        cgroup = BotCgroup.create(memory, limits.bot_processes, limits.cpu_cores, limits.cpu_weight)
         weighed = cgroup is not None and cgroup.weighs_cpu
         niceness = 0 if weighed else nice_for_weight(limits.cpu_weight)
         in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None, niceness)
@@ -336,20 +337,36 @@ def memory_file(name: str) -> IO[bytes]:
     return os.fdopen(descriptor, "w+b")
 
 
-async def _copy_built_folder(folder: str, workdir: Path) -> str:
+async def _copy_built_folder(folder: str, workdir: Path, memory_bytes: int) -> tuple[str, int]:
     """A copy of a built folder in the bot's run folder, which the jail shows at ``BOT_FOLDER``:
     a bind mount's source shows in the jail's ``/proc/self/mountinfo`` by its path within its
     file system, and the store's folder is under the server's home (the run folder is on a
     tmpfs, where that path is ``/kingmaker-run-.../kingmaker-bot-.../bot``). Paid once per bot
-    process (a managed bot stays running between matches); at most a build's disk quota."""
+    process (a managed bot stays running between matches). The copy is in memory, as the bot's
+    own tmpfs folders are, so it counts against the bot's memory limit, ``memory_bytes`` (0:
+    none), at its apparent size (a sparse file at its full length; its holes stay holes): the
+    copy, and what is left of the limit for the bot's cgroup, at least ``BOT_MEMORY_LEFT``; a
+    built folder that leaves less is a ``LaunchError``."""
     copy = workdir / "bot"
+    bound = FolderBound(max(memory_bytes - BOT_MEMORY_LEFT, 1) if memory_bytes else 0, 0)
     try:
-        await asyncio.to_thread(copy_tree, Path(folder), copy)
+        size = await asyncio.to_thread(copy_tree, Path(folder), copy, bound)
+    except FolderTooBig as error:
+        _remove_tree(workdir)
+        raise LaunchError(
+            f"its built folder does not fit its memory limit ({memory_bytes / MiB:g} MiB, of which "
+            f"its copy in the run folder may take all but {BOT_MEMORY_LEFT / MiB:g} MiB): it holds {error}"
+        ) from None
     except (OSError, FolderRefused) as error:
         _remove_tree(workdir)
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise LaunchError(f"cannot copy its built folder into its run folder: {reason}") from None
-    return str(copy)
+    return str(copy), memory_bytes - size if memory_bytes else 0
+
+
+BOT_MEMORY_LEFT = 256 * MiB
+"""The least of its memory limit a bot keeps for itself beside the copy of its built folder (a
+build's folder may be 1 GiB; a bot's memory limit is 2 GiB by default)."""
 
 
 def _as_the_jail_names_it(environment: Mapping[str, str], policy: SandboxPolicy) -> dict[str, str]:

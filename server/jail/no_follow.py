@@ -12,11 +12,14 @@ name (a hard link, which could be a host file's) is refused, never opened.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+
+from kingmaker.server.jail.folder_bound import FolderBound, FolderCount
 
 NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
@@ -154,16 +157,27 @@ def lexists_inside(folder: Path, relative: str) -> bool | None:
         os.close(descriptor)
 
 
-def copy_tree(source: Path, destination: Path) -> int:
+def count_tree(folder: Path, bound: FolderBound) -> int:
+    """``folder``'s apparent size, walked as ``copy_tree`` walks it; past ``bound``: ``FolderTooBig``."""
+    count = FolderCount(bound)
+    for _descriptor, _name, info, _relative in entries(folder):
+        count.add(0 if stat.S_ISDIR(info.st_mode) else info.st_size)
+    return count.bytes
+
+
+def copy_tree(source: Path, destination: Path, bound: FolderBound | None = None) -> int:
     """Copy ``source`` into ``destination`` (made here, must not exist) without following a link
     in it: links are copied as links, each file read through a descriptor opened ``O_NOFOLLOW``,
-    a hard link or special file refused (``FolderRefused``). The copy is the server's and
-    read-only, as ``make_read_only`` leaves a kept folder; the bytes copied."""
-    copied = 0
+    a hard link or special file refused (``FolderRefused``). A file's holes stay holes (a sparse
+    file never becomes memory on a tmpfs), and ``source`` is counted as it is walked: past
+    ``bound`` the copy stops (``FolderTooBig``). The copy is the server's and read-only, as
+    ``make_read_only`` leaves a kept folder; its apparent size (what ``bound`` counted)."""
+    count = FolderCount(bound or FolderBound(0, 0))
     folders = [destination]
     os.mkdir(destination, 0o700)
     for descriptor, name, info, relative in entries(source):
         check_entry(relative, info)
+        count.add(0 if stat.S_ISDIR(info.st_mode) else info.st_size)
         target = destination / relative
         if stat.S_ISLNK(info.st_mode):
             os.symlink(os.readlink(name, dir_fd=descriptor), target)
@@ -176,19 +190,31 @@ def copy_tree(source: Path, destination: Path) -> int:
             with opened(descriptor, name, info) as handle:
                 written = os.open(target, flags, 0o555 if executable else 0o444)
                 try:
-                    copied += _copy_bytes(handle, written, info.st_size)
+                    copy_keeping_holes(handle, written, info.st_size)
                 finally:
                     os.close(written)
     for folder in reversed(folders):  # (opened for writing last, so a non-root server can fill them)
         os.chmod(folder, 0o555)
-    return copied
+    return count.bytes
 
 
-def _copy_bytes(source: int, destination: int, size: int) -> int:
-    copied = 0
-    while True:
-        # (the file may have grown or shrunk since its lstat: copy what it holds now)
-        step = os.sendfile(destination, source, None, max(size - copied, 1 << 20))
-        if step == 0:
-            return copied
-        copied += step
+def copy_keeping_holes(source: int, destination: int, size: int) -> None:
+    """The first ``size`` bytes of ``source`` (its length as counted: a file grown since is cut
+    there) into the empty ``destination``: only its data is copied, its holes are left holes."""
+    offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(source, offset, os.SEEK_DATA)
+        except OSError as error:
+            if error.errno == errno.ENXIO:  # only a hole is left
+                break
+            raise
+        end = min(os.lseek(source, start, os.SEEK_HOLE), size)
+        os.lseek(destination, start, os.SEEK_SET)
+        while start < end:
+            step = os.sendfile(destination, source, start, end - start)
+            if step == 0:  # (the file shrank since it was counted)
+                break
+            start += step
+        offset = max(end, start)
+    os.ftruncate(destination, size)

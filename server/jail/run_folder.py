@@ -48,7 +48,8 @@ def make_run_folder() -> Path:
 SHARED_MEMORY = Path("/dev/shm")
 SHARED_MEMORY_NEEDED = 2 * 1024**3
 """Free room ``/dev/shm`` must have to hold run folders: a built folder's copy per running bot
-(at most a build's disk quota, 1 GiB) and a build's folders at once."""
+(at most a build's disk quota, 1 GiB, its holes kept; counted against the bot's memory limit)
+and a build's folders at once."""
 
 
 def _writable_tmpfs(folder: Path) -> bool:

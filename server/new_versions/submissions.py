@@ -25,6 +25,7 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import author_bounds, versions
 from kingmaker.ladder.bots import bots as ladder_bots
 from kingmaker.ladder.bots.versions import VersionRecord
+from kingmaker.ladder.errors import BoundReachedError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import VersionStatus
 from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
@@ -117,6 +118,10 @@ class SubmissionPipeline:
         with self.db.read() as session:
             return author_bounds.bounds_of(session, author)
 
+    def _check_built_bytes(self, author: int, build_hash: str, size: int) -> None:
+        with self.db.read() as session:
+            author_bounds.check_built_bytes(session, author, build_hash, size)
+
     async def wait_for_change(self, seconds: float) -> None:
         async with self.changed:
             with contextlib.suppress(TimeoutError):
@@ -203,6 +208,16 @@ class SubmissionPipeline:
         if run.games and not games_given:
             await asyncio.to_thread(_set_games, self.db, version.bot, list(run.games))
         size = await asyncio.to_thread(folder_bytes, self.builds.path(built.build_hash))
+        author = version.submitted_by_id
+        if author is not None:  # (the admin's versions are not bounded)
+            try:
+                await asyncio.to_thread(self._check_built_bytes, author, built.build_hash, size)
+            except BoundReachedError as error:
+                await asyncio.to_thread(
+                    versions.mark_failed, self.db, version.bot, version.number, VersionStatus.BUILD_FAILED,
+                    str(error), built.log, None, manifest,
+                )  # fmt: skip
+                return
         async with self.retention.lock:  # not pruned between being kept and being recorded
             if not self.builds.has(built.build_hash):
                 raise RuntimeError("its built folder was pruned as it was kept: submit it again")

@@ -131,6 +131,22 @@ def test_submissions_per_hour_and_bytes_stored_are_refused_in_one_line_storing_n
     assert code == 0 and "bea" in out
 
 
+def test_a_built_folder_past_the_bytes_stored_fails_counted_at_its_full_length(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    """Issue 43, finding 2: a build's sparse file (0 blocks) counts at its length against the
+    author's bytes stored, as the submission's archive does; before, it was kept past the bound."""
+    cy = author(server, "cy", "--stored-mib", "4")
+    hollow = python_bot(tmp_path / "hollow")
+    (hollow / "kingmaker.toml").write_text('run = "python bot.py"\nbuild = "truncate -s 6M hollow"\n')
+    code, out = cli("submit", str(hollow), "--bot", "cybot", "-g", GAME, "--no-wait", *cy)
+    assert code == 0, out
+    [version] = wait_until_final(server, "cybot", 1)
+    assert version.status == "build_failed", version
+    assert version.status_reason.startswith("author cy keeps "), version.status_reason
+    assert "6.0 MiB built folder would pass their bound (bytes stored: 4 MiB)" in version.status_reason
+
+
 def test_prune_keeps_the_active_version_and_the_newest_and_removes_the_rest(
     server_keeping_one: BackgroundServer, tmp_path: Path
 ) -> None:

@@ -31,6 +31,7 @@ from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.server.services import privacy
+from kingmaker.server.services.one_off_matches import OneOffMatches
 from kingmaker.server.services.permissions import (
     ADMIN,
     ANYONE,
@@ -129,6 +130,8 @@ class AdminBase:
         self.archive = archive
         self.default_control = default_control
         self.submissions = submissions
+        self.one_off = OneOffMatches()
+        """Each author's one-off matches and duels at once, bounded."""
 
     async def caller(self, context: Context) -> Caller:
         """Who makes this call, by its token: ``Denied`` for a token the server does not know."""

@@ -69,33 +69,34 @@ class MatchRpcs(MatchRecords):
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         names = [seat.bot for seat in request.seats]
         await self._refuse_without_jail(context, names, ad_hoc=all(ad_hoc))
-        if all(ad_hoc) and any(seat.path for seat in request.seats):  # bot folders: built first
-            assert self.submissions is not None
-            commands = iter(entrants)
-            entrants = [
-                await self.submissions.folder_entrant(seat, context) if seat.path else next(commands)
-                for seat in request.seats
-            ]
-        if not entrants:  # registered bots: a one-off match, stored and rated like any other
-            # An author's match is never rated: an author cannot pick the ladder's opponents.
-            unrated = (
-                f"unrated: asked for by {caller.describe()}"
-                if request.unrated or not caller.is_admin
-                else None
-            )
-            ticket = await asyncio.to_thread(
-                create_match, self.db, game.spec.name, names, seed, options, unrated
-            )
-            ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
-            try:
-                await play_ticket(self.db, self.roster, ticket, control)
-            finally:  # the bots were started for this match only: do not leave them running
-                await self.roster.retire(set(ticket.bot_ids))
-            return await self._stored(ticket.match_id, with_log=True)
-        match_id = uuid.uuid4().hex[:12]
-        report = await play_match(self.roster, game.spec.name, entrants, seed, options, control, match_id)
-        self.archive.add(report)
-        return await self._unstored(report)
+        with self.one_off.taken(caller, "match"):  # (refused past the author's bound)
+            if all(ad_hoc) and any(seat.path for seat in request.seats):  # bot folders: built first
+                assert self.submissions is not None
+                commands = iter(entrants)
+                entrants = [
+                    await self.submissions.folder_entrant(seat, context) if seat.path else next(commands)
+                    for seat in request.seats
+                ]
+            if not entrants:  # registered bots: a one-off match, stored and rated like any other
+                # An author's match is never rated: an author cannot pick the ladder's opponents.
+                unrated = (
+                    f"unrated: asked for by {caller.describe()}"
+                    if request.unrated or not caller.is_admin
+                    else None
+                )
+                ticket = await asyncio.to_thread(
+                    create_match, self.db, game.spec.name, names, seed, options, unrated
+                )
+                ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
+                try:
+                    await play_ticket(self.db, self.roster, ticket, control)
+                finally:  # the bots were started for this match only: do not leave them running
+                    await self.roster.retire(set(ticket.bot_ids))
+                return await self._stored(ticket.match_id, with_log=True)
+            match_id = uuid.uuid4().hex[:12]
+            report = await play_match(self.roster, game.spec.name, entrants, seed, options, control, match_id)
+            self.archive.add(report)
+            return await self._unstored(report)
 
     @permitted
     async def GetMatch(self, request: admin_pb2.GetMatchRequest, context: Context) -> admin_pb2.MatchRecord:
@@ -158,11 +159,12 @@ class MatchRpcs(MatchRecords):
         a, b = await asyncio.to_thread(duellists, self.db, game.spec.name, request.a, request.b)
         await self._refuse_without_jail(context, [a.name, b.name])
         setup = DuelSetup(game.spec.name, players, test, first_seed, max_matches, options, control)
-        try:
-            async for state in duels.duel(self.roster, a, b, setup):
-                yield convert.duel_progress(state, test)
-        finally:  # the bots were started for this duel only
-            await self.roster.retire({bot for bot in (a.bot_id, b.bot_id) if bot is not None})
+        with self.one_off.taken(CALLER.get(), "duel"):  # (refused past the author's bound)
+            try:
+                async for state in duels.duel(self.roster, a, b, setup):
+                    yield convert.duel_progress(state, test)
+            finally:  # the bots were started for this duel only
+                await self.roster.retire({bot for bot in (a.bot_id, b.bot_id) if bot is not None})
 
 
 def entrant(seat: admin_pb2.MatchSeat) -> Entrant:
