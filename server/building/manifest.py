@@ -44,10 +44,15 @@ class Manifest:
     detected: str = ""
     """Empty when it came from kingmaker.toml; else the layout found and what was chosen."""
 
-    def as_dict(self) -> dict[str, str]:
-        """The manifest as the version keeps and shows it (strings only)."""
-        shown = {"run": shlex.join(self.run), "build": self.build, "protocol": self.protocol}
-        shown |= {"language": self.language, "games": ",".join(self.games), "detected": self.detected}
+    def as_dict(self) -> dict[str, str | list[str]]:
+        """The manifest as the version keeps and shows it: strings, and ``games`` a list, as
+        kingmaker.toml says it."""
+        shown: dict[str, str | list[str]] = {
+            "run": shlex.join(self.run),
+            "build": self.build,
+            "protocol": self.protocol,
+        }
+        shown |= {"language": self.language, "games": list(self.games), "detected": self.detected}
         return {key: value for key, value in shown.items() if value}
 
 

@@ -19,7 +19,7 @@ def test_a_full_manifest_is_read_as_written() -> None:
     assert manifest.run == ("./bot", "--fast", "a b")
     assert (manifest.build, manifest.protocol, manifest.language) == ("make", "json-lines", "cpp")
     assert manifest.games == ("kingdoms", "kingsburg") and manifest.detected == ""
-    assert manifest.as_dict()["games"] == "kingdoms,kingsburg"
+    assert manifest.as_dict()["games"] == ["kingdoms", "kingsburg"], "kept as the list it is"
 
 
 @pytest.mark.parametrize(
