@@ -57,6 +57,7 @@ import grpc
 from google.protobuf import json_format
 
 from kingmaker.games.registry import game_names
+from kingmaker.sdk.bridge_compact import compact_line
 from kingmaker.sdk.bridge_lines import quoted, read_line
 from kingmaker.sdk.client import (
     CLIENT,
@@ -111,6 +112,8 @@ class StreamEnded(Exception):
 class _Bridge:
     program: asyncio.subprocess.Process
     on_program_exit: Callable[[int], None] | None = None
+    compact: bool = False
+    """Action requests in the compact form (``bridge_compact``)."""
     outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
     draining: bool = False
     stopping: bool = False
@@ -138,7 +141,7 @@ class _Bridge:
             name = arena_pb2.ErrorCode.Name(error.code)
             _say(f"the server says {name}{about}: {error.message}")
         try:
-            stdin.write(to_json_line(message))
+            stdin.write(compact_line(message) if self.compact else to_json_line(message))
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             log.info("the program closed its stdin")
@@ -209,12 +212,14 @@ async def bridge(
     token: str | None = None,
     games: Sequence[str] = (),
     on_program_exit: Callable[[int], None] | None = None,
+    compact: bool = False,
 ) -> int:
     """Run ``command`` as a bot until the server or the program ends; return the program's exit
     status (``Popen.returncode``: negative for a signal).
 
     ``on_program_exit(returncode)`` is called as soon as the program exits by itself, before the
-    stream is closed (``kingmaker bridge`` ends its own process there, the same way). Raises
+    stream is closed (``kingmaker bridge`` ends its own process there, the same way). ``compact``
+    writes action requests in the compact form (``bridge_compact``). Raises
     ``ConnectionRefused`` when the server refuses the hello, and ``StreamEnded`` when it ends the
     stream with a status that is not OK.
     """
@@ -233,7 +238,7 @@ async def bridge(
         stdout=asyncio.subprocess.PIPE,
         limit=LINE_LIMIT_BYTES,
     )
-    state = _Bridge(program, on_program_exit)
+    state = _Bridge(program, on_program_exit, compact)
     state.outbox.put_nowait(arena_pb2.BotMessage(hello=hello))
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform or thread

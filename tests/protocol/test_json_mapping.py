@@ -9,6 +9,7 @@ from google.protobuf import json_format
 
 from kingmaker.games.registry import game_names, get_game
 from kingmaker.sdk.bridge import load_game_messages, to_json_line
+from kingmaker.sdk.bridge_compact import compact_line
 from kingmaker.sdk.bridge_lines import read_line
 from kingmaker.sdk.codec import codec_for
 from kingmaker.v1 import arena_pb2
@@ -116,3 +117,33 @@ def test_a_quote_is_at_most_200_bytes() -> None:
     assert read.reply is not None
     quote = read.reply.malformed.split("; the line: ", 1)[1]
     assert quote == line[:200].decode() + "…"
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_the_compact_form_holds_the_same_request(game: str) -> None:
+    """Each compact legal action, read with `actionKinds`, is the plain form's action; the rest of
+    the request is the plain form's."""
+    load_game_messages()
+    message = first_request(game, seed=3)
+    plain = json.loads(to_json_line(message))["actionRequest"]
+    compact = json.loads(compact_line(message))["actionRequest"]
+    kinds = compact.pop("actionKinds")
+    assert compact.pop("actionType") == f"type.googleapis.com/kingmaker.{game}.v1.Action"
+    rows = compact.pop("legalActions")
+    actions = plain.pop("legalActions")
+    assert compact == plain
+    assert len(rows) == len(actions)
+    for row, action in zip(rows, actions, strict=True):
+        kind, *names = kinds[row[0]]
+        fields = dict(zip(names, row[1:], strict=True))
+        given = {name: value for name, value in fields.items() if value is not None}
+        assert action == {"@type": f"type.googleapis.com/kingmaker.{game}.v1.Action", kind: given}
+
+
+def test_the_compact_first_kingdoms_request_is_at_most_a_quarter_of_the_plain_one() -> None:
+    load_game_messages()
+    sizes = [
+        (len(compact_line(message)), len(to_json_line(message)))
+        for message in (first_request("kingdoms", seed) for seed in range(1, 6))
+    ]
+    assert all(compact * 4 <= plain for compact, plain in sizes), sizes

@@ -26,7 +26,7 @@ def test_a_full_manifest_is_read_as_written() -> None:
     ("text", "said"),
     [
         ('build = "make"', 'needs run = "the command that starts the bot"'),
-        ('run = "./bot"\nprotocol = "http"', "protocol must be one of grpc, json-lines, not 'http'"),
+        ('run = "./bot"\nprotocol = "http"', "one of grpc, json-lines, json-lines-compact, not 'http'"),
         ('run = "./bot"\nbuld = "make"', "unknown key 'buld'"),
         ('run = "./bot"\ngames = "kingdoms"', "games must be a list of names"),
         ('run = "./bot', "is not valid TOML"),
