@@ -67,14 +67,8 @@ SYSTEM_FILES = (
     # Debian's JDKs keep their configuration here (conf/security/java.security is a link into
     # it): without it a JVM cannot start. Settings only, no secrets.
     *sorted(glob.glob("/etc/java-*-openjdk")),
-    # The other interpreters' own configuration (docs/languages.md), so that a bot behaves in the
-    # jail as outside: without php.ini PHP prints its warnings on stdout, a bridged bot's replies.
-    "/etc/php",
-    "/etc/perl",
-    *sorted(glob.glob("/etc/python3*")),
-    "/etc/ruby",
-    "/etc/gemrc",
-    "/etc/nodejs",
+    # Interpreters' settings, so a bot behaves as outside (PHP without php.ini warns on stdout).
+    *("/etc/php", "/etc/perl", "/etc/ruby", "/etc/gemrc", "/etc/nodejs", *glob.glob("/etc/python3*")),
 )
 
 # Run inside the jail as root: give the bot's folders (fresh tmpfs, ':'-separated) to its own user,
