@@ -80,8 +80,10 @@ def play_launched(
     return seat, seat.stderr + seat.stderr_tail, None
 
 
-def play_remote(server: BackgroundServer, row: Misbehaviour, transport: str) -> tuple[SeatReport, str, int]:
-    name = f"{row.key}-{transport}"
+def play_remote(
+    server: BackgroundServer, row: Misbehaviour, transport: str, suffix: str = ""
+) -> tuple[SeatReport, str, int]:
+    name = f"{row.key}-{transport}{suffix}"
     info, token = bots.register_bot(server.server.db, name, ["kingdoms"])
     environment = {**os.environ, "KINGMAKER_SERVER": server.address, "KINGMAKER_TOKEN": token}
     bot = subprocess.Popen(command(row, transport), env=environment, stderr=subprocess.PIPE, text=True)
@@ -189,8 +191,10 @@ WORDS = {
 @pytest.mark.parametrize("key", sorted(WORDS))
 def test_a_strike_is_told_in_the_same_words_everywhere(server: BackgroundServer, key: str, kind: str) -> None:
     row = misbehaviour.row(key)
-    play_one = play_launched if kind == "launched" else play_remote
-    seat, told, _ = play_one(server, row, "bridge")
+    if kind == "launched":
+        seat, told, _ = play_launched(server, row, "bridge")
+    else:
+        seat, told, _ = play_remote(server, row, "bridge", suffix="-words")  # a bot of its own
     first = seat.strike_log[0].detail
     assert WORDS[key] in first, first
     assert f": {first}; a default action was played (strike 1 of 2)" in told, told
