@@ -28,7 +28,8 @@ class EndReason(enum.Enum):
     """Forfeited after too many replies that could not be decoded, or at once for bytes on the
     stream that are no message at all (nothing after them can be read)."""
     PROTOCOL_ERROR = "protocol_error"
-    """Forfeited for breaking the protocol: replying twice, for another bot's request, flooding."""
+    """Forfeited for breaking the protocol: replying twice, for another bot's request, to requests
+    that are not open (too many strikes of it), flooding."""
     CRASHED = "crashed"
     """The bot's process exited while the match was running."""
     DISCONNECTED = "disconnected"

@@ -24,9 +24,13 @@ Decisions the protocol leaves to the bridge:
   match. A late line that names its request still goes to the server, which answers LATE_REPLY;
   one without ids answers the oldest open request, so a program that may be late should name
   its request.
-- A line that is not a valid reply is sent on as a reply with no choice for the request it
-  answers, so the server strikes it as MALFORMED_REPLY, exactly as it would a gRPC bot's garbage.
-- The program's stderr is the bridge's stderr (the server keeps its tail when a seat faults).
+- A line that does not open a JSON object (a PHP warning, a debug print) is the program's output,
+  not a reply: the bridge quotes it on stderr and the request stays open, so the reply that
+  follows counts. A JSON object that is no valid reply (broken JSON, an unknown field, an index
+  that is no whole number) is sent on with ``malformed`` saying what is wrong and quoting it
+  (``sdk/bridge_lines.py``): the server strikes it as MALFORMED_REPLY in those words.
+- The program's stderr is the bridge's stderr (the server keeps its tail when a seat faults);
+  every ``Error`` the server sends is written there too, so a bot's owner reads why it was struck.
 - When the program exits, the bridge ends at once the same way (``on_program_exit``: the same
   exit code, or killed by the same signal), so the server records the program's own end ("exited
   with code 3", "killed by SIGSEGV"), exactly as for a gRPC bot; a program that closes its stdout
@@ -41,7 +45,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import json
 import logging
 import os
 import signal
@@ -54,6 +57,8 @@ import grpc
 from google.protobuf import json_format
 
 from kingmaker.games.registry import game_names
+from kingmaker.sdk.bridge_compact import compact_line
+from kingmaker.sdk.bridge_lines import quoted, read_line
 from kingmaker.sdk.client import (
     CLIENT,
     MAX_MESSAGE_BYTES,
@@ -79,6 +84,11 @@ BRIDGE_CLIENT = CLIENT.replace("python-sdk", "bridge")
 log = logging.getLogger("kingmaker.bridge")
 
 
+def _say(text: str) -> None:
+    """One line for the program's owner, on the bridge's stderr (the bot's log)."""
+    print(f"kingmaker bridge: {text}", file=sys.stderr, flush=True)
+
+
 def load_game_messages() -> None:
     """Import every game's generated messages so Any payloads convert to and from JSON."""
     for name in game_names():
@@ -94,19 +104,6 @@ def to_json_line(message: arena_pb2.ServerMessage) -> bytes:
     return text.encode("ascii") + b"\n"
 
 
-def parse_reply(line: bytes) -> arena_pb2.ActionReply:
-    """The ActionReply in one line from the program; ``ValueError`` if the line is not one."""
-    try:
-        value = json.loads(line)
-        if not isinstance(value, dict):
-            raise ValueError("a reply must be a JSON object")
-        if "reply" in value:  # a whole BotMessage
-            return json_format.ParseDict(value, arena_pb2.BotMessage()).reply
-        return json_format.ParseDict(value, arena_pb2.ActionReply())
-    except (UnicodeDecodeError, json.JSONDecodeError, json_format.ParseError) as error:
-        raise ValueError(str(error)) from None
-
-
 class StreamEnded(Exception):
     """The server ended the stream with a status that is not OK (the bot broke the protocol)."""
 
@@ -115,6 +112,8 @@ class StreamEnded(Exception):
 class _Bridge:
     program: asyncio.subprocess.Process
     on_program_exit: Callable[[int], None] | None = None
+    compact: bool = False
+    """Action requests in the compact form (``bridge_compact``)."""
     outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
     draining: bool = False
     stopping: bool = False
@@ -133,10 +132,16 @@ class _Bridge:
             self.open[request.request_id] = request.match_id
         elif kind == "match_end":
             self._close_requests_of(message.match_end.match_id)
-        elif kind == "error" and message.error.code == arena_pb2.ERROR_CODE_LATE_REPLY:
-            self.open.pop(message.error.request_id, None)
+        elif kind == "error":
+            error = message.error
+            if error.code == arena_pb2.ERROR_CODE_LATE_REPLY:
+                self.open.pop(error.request_id, None)
+            # Also in its owner's log (a launched bot's stderr) or on its author's terminal.
+            about = f" (match {error.match_id}, request {error.request_id})" if error.request_id else ""
+            name = arena_pb2.ErrorCode.Name(error.code)
+            _say(f"the server says {name}{about}: {error.message}")
         try:
-            stdin.write(to_json_line(message))
+            stdin.write(compact_line(message) if self.compact else to_json_line(message))
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             log.info("the program closed its stdin")
@@ -146,22 +151,21 @@ class _Bridge:
             del self.open[request_id]
 
     def on_line(self, line: bytes) -> None:
-        """Turn one line from the program into a reply to the server."""
-        try:
-            reply = parse_reply(line)
-        except ValueError as error:
+        """Turn one line from the program into a reply to the server, or keep it as output."""
+        read = read_line(line)
+        reply = read.reply
+        if reply is None:  # the program's own output: its owner sees it, the request stays open
+            _say(f"not a reply, kept as the program's output: {quoted(line)}")
+            return
+        if not read.routed:
             if not self.open:
-                print(f"kingmaker bridge: ignoring a line outside any request: {error}", file=sys.stderr)
+                _say(f"a reply outside any request, ignored: {quoted(line)}")
                 return
-            request_id, match_id = self.open.popitem(last=False)
-            print(f"kingmaker bridge: request {request_id}: not a reply: {error}", file=sys.stderr)
-            # No choice set: the server strikes it as malformed, as it would any garbage reply.
-            reply = arena_pb2.ActionReply(match_id=match_id, request_id=request_id)
+            reply.request_id, reply.match_id = self.open.popitem(last=False)
         else:
-            if reply.request_id == 0 and not reply.match_id and self.open:
-                reply.request_id, reply.match_id = self.open.popitem(last=False)
-            else:
-                self.open.pop(reply.request_id, None)
+            self.open.pop(reply.request_id, None)
+        if reply.WhichOneof("choice") == "malformed":
+            _say(f"request {reply.request_id}: {reply.malformed}")
         self.outbox.put_nowait(arena_pb2.BotMessage(reply=reply))
 
     async def read_program(self) -> None:
@@ -208,12 +212,14 @@ async def bridge(
     token: str | None = None,
     games: Sequence[str] = (),
     on_program_exit: Callable[[int], None] | None = None,
+    compact: bool = False,
 ) -> int:
     """Run ``command`` as a bot until the server or the program ends; return the program's exit
     status (``Popen.returncode``: negative for a signal).
 
     ``on_program_exit(returncode)`` is called as soon as the program exits by itself, before the
-    stream is closed (``kingmaker bridge`` ends its own process there, the same way). Raises
+    stream is closed (``kingmaker bridge`` ends its own process there, the same way). ``compact``
+    writes action requests in the compact form (``bridge_compact``). Raises
     ``ConnectionRefused`` when the server refuses the hello, and ``StreamEnded`` when it ends the
     stream with a status that is not OK.
     """
@@ -232,7 +238,7 @@ async def bridge(
         stdout=asyncio.subprocess.PIPE,
         limit=LINE_LIMIT_BYTES,
     )
-    state = _Bridge(program, on_program_exit)
+    state = _Bridge(program, on_program_exit, compact)
     state.outbox.put_nowait(arena_pb2.BotMessage(hello=hello))
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform or thread

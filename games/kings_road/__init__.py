@@ -34,9 +34,8 @@ Decisions where the rulebook is silent or ambiguous
 - Hidden information: none between decisions. A hand is the eleven cards less the Dragon and
   Witch, and both are revealed when used, so every hand is public (``PlayerView.has_dragon``,
   ``has_witch``). The only secret is the play being chosen, which the referee collects from all
-  acting seats before ``apply`` reveals them together, so ``hidden_information`` is False and
-  the game needs no ``perturb_secrets``.
-- A play is listed once per distinct effect (see ``plays.py``): the Witch alone, since its two
+  acting seats before it reveals them together.
+- A play is listed once per distinct effect: the Witch alone, since its two
   companions go back unseen and do nothing; other cards in ascending order with the Knight last
   after the card it reinforces. At most 157 legal actions instead of 990 ordered triples.
 - The Knight reinforces only a region card just before it (after a Dragon, or alone, it adds
@@ -52,13 +51,13 @@ Decisions where the rulebook is silent or ambiguous
   to supply like any other (it changes nothing but keeps every count at twenty).
 - Ties for the lead with nothing placed (every count zero) crown no noble.
 - Banner values: only the Dark Tower (5-4-2-1) is printed; the others are the project's
-  edition from rules-data (see ``data.py``).
+  edition (the table "The regions" in docs/games/kings_road.md).
 - There is no chance: the seed is accepted and ignored.
 - The book's game can stall: two players who mirror each other tie everywhere, and a tie of two
-  in a two-player game pays nothing, so nobody ever reaches 40. So round 100 (``ROUND_LIMIT``)
+  in a two-player game pays nothing, so nobody ever reaches 40. So round 100
   is always the last: the game then ends as if someone had reached 40, final scoring included.
   Ordinary games end by round 20, so this never touches them; it lets every game end on its
-  own rules instead of at the referee's ``max_decisions`` adjudication.
+  own rules instead of at the referee's bound on decisions.
 """
 
 from __future__ import annotations

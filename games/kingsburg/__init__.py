@@ -38,8 +38,8 @@ Decisions taken where the rulebook is silent or ambiguous (and why):
   card demands loses them all without being asked. The bonus VP goes to every victor tied
   for the highest combat value.
 - The 2-player neutral dice are rolled before the players' dice, each productive season.
-- The enemy cards come from a single public source (rules-data, confidence medium-low); they
-  are one table in ``data.py``.
+- The enemy cards come from a single public source (confidence medium-low): the table "The
+  enemies" in docs/games/kingsburg.md.
 """
 
 from __future__ import annotations

@@ -51,8 +51,7 @@ Decisions where the rulebook is silent (reasons in docs/kingsville-edition.md)
   worker). Points may go below zero; gold and wood never do.
 - The starting player is drawn from the RNG first, then each age's wonder and order decks are
   shuffled (Age I to III).
-- No seat has secrets, so ``hidden_information`` is False; the only unknown is the deck order,
-  which nobody sees (``perturb_secrets(state, None, seed)`` reshuffles it, for the leak test).
+- No seat has secrets; the only unknown is the deck order, which nobody sees.
 """
 
 from __future__ import annotations

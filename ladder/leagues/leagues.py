@@ -108,8 +108,14 @@ def create_league(
         )
     resolved = check_game_setup(game, players, options)
     entrants = ([challenger] if challenger is not None else []) + list(bots)
-    if len(set(entrants)) != len(entrants):
-        raise InvalidRequestError("a bot is entered twice")
+    if challenger is not None and challenger in bots:
+        raise InvalidRequestError(
+            f"{challenger!r} is both the challenger and in the field: a gauntlet's challenger plays "
+            "the field and is not part of it (leave it out of --bot)"
+        )
+    twice = next((bot for index, bot in enumerate(entrants) if bot in entrants[:index]), None)
+    if twice is not None:
+        raise InvalidRequestError(f"{twice!r} is entered twice: each bot is entered in a league once")
     league_seed = seed if seed is not None else secrets.randbits(SEED_BITS)
     settings: dict[str, Any] = {
         "rounds": rounds,

@@ -62,10 +62,18 @@ def pushed_out_of_range(value: Any) -> Any:
 class Misbehaving:
     """The behaviour of one row; ``answer`` and ``send_raw`` reach the server whatever the protocol."""
 
-    def __init__(self, key: str, answer: Callable[[dict[str, Any]], None], send_raw: Callable[[bytes], None]):
+    def __init__(
+        self,
+        key: str,
+        answer: Callable[[dict[str, Any]], None],
+        send_raw: Callable[[bytes], None],
+        output: Callable[[str], None] = lambda text: None,
+    ):
         self.key = key
         self.answer = answer
         self.send_raw = send_raw
+        self.output = output
+        """Writes a line that is no reply (behind the bridge: on stdout)."""
         self.answered = 0
         self.fault_after = int(os.environ.get("FAULT_AFTER", "2"))
         self.was_late = False
@@ -106,6 +114,13 @@ class Misbehaving:
         elif key == "answers-again":
             for _ in range(FLOOD):
                 self.answer({**ids, "legalActionIndex": 0})
+        elif key == "wrong-field":
+            self.answer({**ids, "actionIndex": 0})
+        elif key == "prints-output":
+            self.output("PHP Warning:  Undefined array key 3 in /bot/bot.php on line 12")
+            self.answer({**ids, "legalActionIndex": 0})
+        elif key == "wrong-request-id":
+            self.answer({"matchId": match_id, "requestId": str(10**9 + self.answered), "legalActionIndex": 0})
         elif key == "unknown-requests":
             for n in range(FLOOD):
                 self.answer({"matchId": match_id, "requestId": str(10**9 + n), "legalActionIndex": 0})
@@ -146,7 +161,11 @@ def json_lines(key: str) -> None:
             time.sleep(60)
             os._exit(0)
 
-    bot = Misbehaving(key, answer, send_raw)
+    def output(text: str) -> None:
+        with lock:
+            print(text, flush=True)
+
+    bot = Misbehaving(key, answer, send_raw, output)
     for line in sys.stdin:
         message = json.loads(line)
         report(message)

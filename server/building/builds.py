@@ -33,6 +33,7 @@ from pathlib import Path
 from kingmaker.server.building.archive_step import REFUSED_EXIT
 from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
 from kingmaker.server.building.jailed_unpack import STEP, StepFailed, last_json, unpack_in_jail
+from kingmaker.server.building.log_tail import ending
 from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
@@ -240,7 +241,7 @@ def failure_reason(
         return f"the build filled its disk (the bot's folder holds {budget.disk_bytes / 2**20:g} MiB)"
     if any(marker in log for marker in NETWORK_MARKERS):
         return "the build tried to reach the network: builds have none (dependencies come in the submission)"
-    return f"the build failed with exit code {code} (its log says why)"
+    return f"the build failed with exit code {code}{ending(log)}"
 
 
 def missing_program(manifest: Manifest, folder: Path) -> str:

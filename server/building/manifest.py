@@ -4,7 +4,8 @@ The manifest (read with ``tomllib``)::
 
     run = "./bot"            # required: the command that starts the bot (split like a shell, no shell)
     build = "make"           # optional: a shell command (sh -c) run once in the folder, offline
-    protocol = "grpc"        # optional: "grpc" (default) or "json-lines" (the bridge goes in front)
+    protocol = "grpc"        # optional: "grpc" (default), "json-lines" (the bridge goes in front)
+                             #   or "json-lines-compact" (the same, requests in the compact form)
     language = "cpp"         # optional, informative
     games = ["kingdoms"]     # optional: the games it plays (submit's -g wins when given)
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MANIFEST = "kingmaker.toml"
-PROTOCOLS = ("grpc", "json-lines")
+PROTOCOLS = ("grpc", "json-lines", "json-lines-compact")
 KEYS = ("run", "build", "protocol", "language", "games")
 PYTHONS = ("python", "python3")
 """A ``run`` that starts with one of these runs with the server's own interpreter (SDK, grpc)."""
@@ -44,10 +45,15 @@ class Manifest:
     detected: str = ""
     """Empty when it came from kingmaker.toml; else the layout found and what was chosen."""
 
-    def as_dict(self) -> dict[str, str]:
-        """The manifest as the version keeps and shows it (strings only)."""
-        shown = {"run": shlex.join(self.run), "build": self.build, "protocol": self.protocol}
-        shown |= {"language": self.language, "games": ",".join(self.games), "detected": self.detected}
+    def as_dict(self) -> dict[str, str | list[str]]:
+        """The manifest as the version keeps and shows it: strings, and ``games`` a list, as
+        kingmaker.toml says it."""
+        shown: dict[str, str | list[str]] = {
+            "run": shlex.join(self.run),
+            "build": self.build,
+            "protocol": self.protocol,
+        }
+        shown |= {"language": self.language, "games": list(self.games), "detected": self.detected}
         return {key: value for key, value in shown.items() if value}
 
 
@@ -102,6 +108,8 @@ def launch_command(run: tuple[str, ...] | list[str], protocol: str) -> list[str]
         argv[0] = sys.executable
     if protocol == "json-lines":
         return [sys.executable, "-m", "kingmaker", "bridge", "--", *argv]
+    if protocol == "json-lines-compact":
+        return [sys.executable, "-m", "kingmaker", "bridge", "--compact", "--", *argv]
     return argv
 
 

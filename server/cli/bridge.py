@@ -19,12 +19,19 @@ def bridge(
     game: list[str] = typer.Option(
         [], "--game", "-g", help="A game this bot plays (repeat for several). Default: any."
     ),
+    compact: bool = typer.Option(
+        False,
+        "--compact",
+        help="Action requests in the compact form: the legal actions' type and field names said once "
+        '(docs/protocol.md, "The compact form").',
+    ),
 ) -> None:
     """Connect to the server as a bot and let COMMAND play: it reads one JSON request per line on
     stdin and writes one JSON reply per line on stdout (see docs/protocol.md, "The JSON bridge").
     Exits as COMMAND did (its code, or its signal); SIGTERM leaves after the match in play."""
     try:
-        status = asyncio.run(run_bridge(command, server, token, game, on_program_exit=exit_as))
+        bridged = run_bridge(command, server, token, game, on_program_exit=exit_as, compact=compact)
+        status = asyncio.run(bridged)
     except ConnectionRefused as error:
         fail(f"the server refused this bot: {error}", code=2)
     except StreamEnded as error:  # one line, not a traceback: the bot's stderr is its author's log

@@ -77,15 +77,19 @@ def table_(
         print_json(_table_data(league, result) | {"pairs": [_pair_data(pair) for pair in pairs]})
         return
     print_crosstable(league, result)
-    print_meetings(league, pairs)
+    print_meetings(league, pairs, result.bots)
 
 
-def print_meetings(league: admin_pb2.LeagueInfo, pairs: Sequence[admin_pb2.LeaguePair]) -> None:
-    """How often each pair of bots played each other: the matchmaker's mixing at a glance."""
+def print_meetings(
+    league: admin_pb2.LeagueInfo, pairs: Sequence[admin_pb2.LeaguePair], order: Sequence[str] = ()
+) -> None:
+    """How often each pair of bots played each other: the matchmaker's mixing at a glance. Bots
+    are numbered in ``order`` (the crosstable's, so a number is the same bot in both tables),
+    then the league's bots that have no result yet."""
     if not pairs:
         return
     played = {(p.bot, p.other): p.played for p in pairs} | {(p.other, p.bot): p.played for p in pairs}
-    bots = list(league.bots)
+    bots = [*order, *(bot for bot in league.bots if bot not in order)]
     numbers = [str(n) for n in range(1, len(bots) + 1)]
     meetings = table("meetings: rated matches each pair played together", ("#", "bot", *numbers))
     for label, bot in zip(numbers, bots, strict=True):
@@ -164,14 +168,14 @@ def print_crosstable(league: admin_pb2.LeagueInfo, result: Crosstable) -> None:
         )  # fmt: skip
     print_table(bots)
     numbers = [str(n) for n in range(1, len(result.bots) + 1)]
-    pairs = table("head to head: row's score against column (± standard error)", ("#", *numbers))
+    pairs = table("head to head: row's score against column (± standard error)", ("#", "bot", *numbers))
     pairs.caption = "error over independent results (a duplicate group counts once), Agresti-Coull"
     for label, bot in zip(numbers, result.bots, strict=True):
         cells = []
         for other in result.bots:
             pair = result.pairs.get((bot, other))
             cells.append("" if pair is None else _score(pair.score, pair.error))
-        pairs.add_row(label, *cells)
+        pairs.add_row(label, bot, *cells)
     print_table(pairs)
 
 

@@ -3,6 +3,8 @@ builds said, and bringing an earlier version back."""
 
 from __future__ import annotations
 
+import contextlib
+import json as json_module
 from datetime import UTC, datetime
 
 import typer
@@ -62,20 +64,31 @@ def build_log(
     version: int = typer.Argument(
         0, min=bounds.VERSION.low, max=bounds.VERSION.high, help="The version (default: the newest)."
     ),
+    json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """What a version's build printed (its end, when long), and how its validation went."""
+    """What a version's build printed (its end, when long), how its validation went, and its A/B
+    duel's verdict (submit --ab)."""
     with admin_client(server, admin_token) as client:
         info = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=name, number=version))
         owner = _owns(client, name)
+    if json:
+        data = as_data(info)
+        data["manifest"] = {key: manifest_value(value) for key, value in info.manifest.items()}
+        if not info.HasField("ab"):
+            data["ab"] = None
+        print_json(data)
+        return
     console.print(f"[bold]{info.bot}[/] version {info.number}: {info.status}", highlight=False)
     if info.status_reason:
         console.print(info.status_reason, markup=False, highlight=False, soft_wrap=True)
     if not info.source:  # (every version has one, shown to its owner and the admin only)
         console.print("its build, manifest and stderr are its owner's and the admin's", highlight=False)
     for key, value in sorted(info.manifest.items()):
-        console.print(f"{key}: {value}", markup=False, highlight=False, soft_wrap=True)
+        shown = manifest_value(value)
+        text = ", ".join(shown) if isinstance(shown, list) else shown
+        console.print(f"{key}: {text}", markup=False, highlight=False, soft_wrap=True)
     if info.build_log.strip():
         console.print(info.build_log.rstrip(), markup=False, highlight=False)
     elif not owner:
@@ -95,6 +108,24 @@ def build_log(
         )
         if match.stderr_tail.strip():
             console.print(match.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
+    if info.HasField("ab"):
+        ab = info.ab
+        verdict = (
+            ab.reason
+            if ab.done
+            else f"v{info.number} vs v{ab.against}, {ab.game}: {ab.matches} matches so far"
+        )
+        console.print(f"A/B duel: {verdict}", markup=False, highlight=False, soft_wrap=True)
+
+
+def manifest_value(text: str) -> str | list[str]:
+    """A manifest value from the wire: a JSON list (``games``) as a list, any other text as it is."""
+    if text.startswith("["):
+        with contextlib.suppress(ValueError):
+            value = json_module.loads(text)
+            if isinstance(value, list):
+                return [str(item) for item in value]
+    return text
 
 
 def rollback(

@@ -69,6 +69,8 @@ SYSTEM_FILES = (
     # Debian's JDKs keep their configuration here (conf/security/java.security is a link into
     # it): without it a JVM cannot start. Settings only, no secrets.
     *sorted(glob.glob("/etc/java-*-openjdk")),
+    # Interpreters' settings, so a bot behaves as outside (PHP without php.ini warns on stdout).
+    *("/etc/php", "/etc/perl", "/etc/ruby", "/etc/gemrc", "/etc/nodejs", *glob.glob("/etc/python3*")),
 )
 
 # Run inside the jail as root: give the bot's folders (fresh tmpfs, ':'-separated) to its own user,

@@ -17,6 +17,7 @@ from typing import Any
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.building.log_tail import ending
 from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
@@ -63,9 +64,8 @@ async def validate(
                 }
             )
             if not passed:
-                return Validation(
-                    False, played, _why(game, players, seat, mine.end_reason, mine.detail, report)
-                )
+                why = _why(game, players, seat, mine.end_reason, mine.detail, report)
+                return Validation(False, played, why + ending(mine.stderr_tail))
     return Validation(True, played)
 
 

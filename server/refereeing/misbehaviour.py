@@ -34,6 +34,8 @@ class Misbehaviour:
     """How the seat's ``detail`` says a launched bot's process ended (remote: "the stream closed")."""
     grpc_only: bool = False
     """Cannot be said through the bridge (every line it forwards is a well-formed message)."""
+    bridge_only: bool = False
+    """Can only be said through the bridge (a line of JSON, or of no JSON, on a program's stdout)."""
 
     def cells(self) -> tuple[str, ...]:
         ends = f"`{self.ends_as}`" + (
@@ -42,7 +44,7 @@ class Misbehaviour:
         if self.process:
             ends += f", detail: the bot's process {self.process}"
         return (
-            self.does + (" (gRPC only)" if self.grpc_only else ""),
+            self.does + (" (gRPC only)" if self.grpc_only else " (bridge only)" if self.bridge_only else ""),
             ", then ".join(f"`{code}`" for code in self.errors) or "none",
             ends,
             self.strikes,
@@ -77,8 +79,21 @@ ROWS = (
     ),
     Misbehaviour(
         "no-choice",
-        "answers with neither an index nor an action (through the bridge: a line that is not a reply)",
+        "answers with neither an index nor an action",
         ("MALFORMED_REPLY", "FORFEITED"), "MALFORMED_REPLY", "MALFORMED_REPLY", MAX, "OK",
+    ),
+    Misbehaviour(
+        "wrong-field",
+        "answers with a JSON object that is no reply (`actionIndex` for `legalActionIndex`); the "
+        "error names what is wrong and quotes the line",
+        ("MALFORMED_REPLY", "FORFEITED"), "MALFORMED_REPLY", "MALFORMED_REPLY", MAX, "OK",
+        bridge_only=True,
+    ),
+    Misbehaviour(
+        "prints-output",
+        "writes a line that is not a JSON object (a warning, a debug print) before each reply: "
+        "its output, quoted in its log, never a strike",
+        (), "FINISHED", "FINISHED", "0", "OK", bridge_only=True,
     ),
     Misbehaviour(
         "wrong-type",
@@ -90,6 +105,11 @@ ROWS = (
         "answers the same request again, more than 20 extra times in one match",
         ("LATE_REPLY", "FLOODING", "FORFEITED"), "PROTOCOL_ERROR", "PROTOCOL_ERROR", "0",
         "RESOURCE_EXHAUSTED",
+    ),
+    Misbehaviour(
+        "wrong-request-id",
+        "answers each request naming a request that is not open, and nothing else",
+        ("UNKNOWN_REQUEST", "FORFEITED"), "PROTOCOL_ERROR", "PROTOCOL_ERROR", MAX, "OK",
     ),
     Misbehaviour(
         "unknown-requests",

@@ -43,7 +43,20 @@ _FORFEIT_REASON = {
     "late": EndReason.TIMEOUT,
     "illegal": EndReason.ILLEGAL_ACTION,
     "malformed": EndReason.MALFORMED_REPLY,
+    "unknown": EndReason.PROTOCOL_ERROR,
 }
+_STRIKE_CODE = {
+    "late": arena_pb2.ERROR_CODE_LATE_REPLY,
+    "illegal": arena_pb2.ERROR_CODE_ILLEGAL_ACTION,
+    "malformed": arena_pb2.ERROR_CODE_MALFORMED_REPLY,
+    "unknown": arena_pb2.ERROR_CODE_UNKNOWN_REQUEST,
+}
+MALFORMED_TEXT_CHARS = 500
+"""The most of a bridge's account of a malformed reply (``ActionReply.malformed``) kept."""
+FLUSH_HINT = (
+    "nothing at all came from the bot meanwhile: if it wrote a reply, the reply never left it "
+    "(a program must flush its output after each reply)"
+)
 
 
 @dataclass
@@ -81,7 +94,7 @@ class Strike:
 
     request_id: int
     kind: str
-    """"late", "illegal" or "malformed"."""
+    """"late", "illegal", "malformed" or "unknown" (its reply named a request that is not open)."""
     detail: str
 
 
@@ -258,14 +271,24 @@ class Referee:
                 else:
                     self._forfeit(book, EndReason.DISCONNECTED, "the stream closed")
                 return None
+            limit = self._limit(book)
             book.clock.expire(answer.elapsed_ms - answer.server_lag_ms - answer.waited_ms)
-            self._strike(book, "late", request_id, f"no reply within {answer.elapsed_ms:.0f} ms")
+            if answer.stray:
+                text = (
+                    f"no reply to request {request_id} came; the bot's reply named {answer.stray}, "
+                    "which is not open on this stream (copy `match_id` and `request_id` from the request)"
+                )
+                self._strike(book, "unknown", request_id, text)
+                return None
+            text = f"no reply within {limit} (the server waited {answer.elapsed_ms:.0f} ms)"
+            self._strike(book, "late", request_id, text if answer.heard else f"{text}; {FLUSH_HINT}")
             return None
         # Neither the server's lag nor the machine's keeping the bot from a CPU is the bot's time.
         own_ms = answer.elapsed_ms - answer.server_lag_ms - answer.waited_ms
+        limit = self._limit(book)
         if not book.clock.charge(own_ms, cpu_ms):
             used = f"{own_ms:.0f} ms" + (f", {cpu_ms:.0f} ms of CPU" if cpu_ms is not None else "")
-            self._strike(book, "late", request_id, f"the reply took {used}")
+            self._strike(book, "late", request_id, f"the reply took {used}, over {limit}")
             return None
         reply = answer.reply
         choice = reply.WhichOneof("choice")
@@ -285,17 +308,23 @@ class Referee:
                 return action
             self._strike(book, "illegal", request_id, f"{action!r} is not a legal action now")
             return None
+        if choice == "malformed":  # the bridge's account of a line that was no reply
+            self._strike(book, "malformed", request_id, reply.malformed[:MALFORMED_TEXT_CHARS])
+            return None
         self._strike(book, "malformed", request_id, "the reply holds neither an index nor an action")
         return None
+
+    def _limit(self, book: SeatState) -> str:
+        """The decision's limit as the bot was told it, for a late strike's text."""
+        bank = book.clock.bank_ms
+        charged = "of CPU time" if book.clock.charges_cpu else "by the wall clock"
+        extra = f" plus its {bank} ms bank" if bank else ""
+        return f"the decision's {book.clock.control.decision_ms} ms limit{extra} {charged}"
 
     def _strike(self, book: SeatState, kind: str, request_id: int, text: str) -> None:
         book.strikes += 1
         book.strike_log.append(Strike(request_id, kind, text))
-        code = {
-            "late": arena_pb2.ERROR_CODE_LATE_REPLY,
-            "illegal": arena_pb2.ERROR_CODE_ILLEGAL_ACTION,
-            "malformed": arena_pb2.ERROR_CODE_MALFORMED_REPLY,
-        }[kind]
+        code = _STRIKE_CODE[kind]
         strikes = f"strike {book.strikes} of {book.clock.control.max_strikes}"
         if book.session is not None:
             book.session.error(

@@ -82,6 +82,12 @@ class Answer:
     waited_ms: float = 0.0
     """How long the bot's threads waited for a CPU meanwhile (read only for a reply that took
     over half its wait; 0 where the server cannot see the bot's processes)."""
+    stray: str = ""
+    """For a request with no reply: the reply the bot sent meanwhile naming a request that is not
+    open (its ids, as the bot was told), so the record says that rather than "no reply"."""
+    heard: bool = True
+    """For a request with no reply: whether anything at all came on the stream meanwhile (nothing:
+    a program that wrote its reply without flushing it looks exactly so)."""
 
 
 @dataclass
@@ -94,6 +100,8 @@ class _Open:
     """The loop's lag reading then."""
     out_at: float | None = None
     """When the stream took the request to send it (None until it has)."""
+    stray: str = ""
+    """The first reply, while this request was open, that named a request not open (``Answer.stray``)."""
 
 
 def _settle(future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]], reply: Any) -> None:
@@ -129,6 +137,8 @@ class BotSession:
     draining: bool = False
     """The stream is leaving: it plays out its matches and is offered no new one (``drain``)."""
     _farewell: tuple[arena_pb2.ErrorCode, str] | None = None
+    heard: int = 0
+    """How many messages have come on the stream (to tell whether any came during a request)."""
     ended_by_server: str = ""
     """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
     rotated, the server is stopping): the matches it was in are not the bot's to lose."""
@@ -211,6 +221,7 @@ class BotSession:
         future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]] = loop.create_future()
         sent_at = loop.time()
         lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
+        heard_before = self.heard
         pending = _Open(request.match_id, future, sent_at, lag_at_send)
         self._open[request.request_id] = pending
         timer = loop.call_later(wait_seconds, self._expire, pending, wait_seconds, waits)
@@ -230,7 +241,15 @@ class BotSession:
         starved = min(starved, elapsed - lag)
         if reply is not None:
             return Answer(reply, elapsed, server_lag_ms=lag, waited_ms=starved)
-        return Answer(None, elapsed, closed=self.closed.is_set(), server_lag_ms=lag, waited_ms=starved)
+        return Answer(
+            None,
+            elapsed,
+            closed=self.closed.is_set(),
+            server_lag_ms=lag,
+            waited_ms=starved,
+            stray=pending.stray,
+            heard=self.heard > heard_before,
+        )
 
     def _expire(self, pending: _Open, wait_seconds: float, waits: CpuWaits | None = None) -> None:
         """The wait is over by the wall clock; but if part of it was the server's (the request
@@ -259,6 +278,7 @@ class BotSession:
         """Route one message from the bot; protocol faults answer with an error."""
         if self.closed.is_set():  # closed for a fault: nothing it says counts any more
             return
+        self.heard += 1
         kind = message.WhichOneof("message")
         if kind == "reply":
             self._on_reply(message.reply)
@@ -319,7 +339,15 @@ class BotSession:
             self._unsolicited_message(arena_pb2.ERROR_CODE_LATE_REPLY, text, reply)
         else:
             text = f"request {reply.request_id} of match {reply.match_id!r} is not open on this stream"
+            self._note_stray(reply.match_id, f"request {reply.request_id} of match {reply.match_id!r}")
             self._unsolicited_message(arena_pb2.ERROR_CODE_UNKNOWN_REQUEST, text, reply)
+
+    def _note_stray(self, match_id: str, text: str) -> None:
+        """Keep a reply to a request not open with the open requests it may have meant to answer:
+        those of the match it names, or, naming none open, every open one."""
+        meant = [pending for pending in self._open.values() if pending.match_id == match_id]
+        for pending in meant or self._open.values():
+            pending.stray = pending.stray or text
 
     def _unsolicited_message(self, code: arena_pb2.ErrorCode, text: str, reply: Any = None) -> None:
         self._unsolicited += 1

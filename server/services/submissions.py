@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -324,7 +325,7 @@ def version_info(record: VersionRecord, with_log: bool = True) -> admin_pb2.Vers
         build_hash=record.build_hash or "",
         command=list(record.command),
         protocol=record.protocol,
-        manifest={key: str(value) for key, value in record.manifest.items()},
+        manifest={key: manifest_text(value) for key, value in record.manifest.items()},
         build_log=record.build_log if with_log else "",
         submitted_by=record.submitted_by,
         created_at=_seconds(record.created_at),
@@ -366,3 +367,8 @@ def _file_sha256(path: Path) -> str:
 
 def _seconds(moment: datetime | None) -> float:
     return moment.timestamp() if moment is not None else 0.0
+
+
+def manifest_text(value: Any) -> str:
+    """A manifest value as the wire's map of strings carries it: a list (``games``) as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)

@@ -133,6 +133,13 @@ def test_league_table_shows_head_to_head_places_faults_and_time(played: Backgrou
     out = ok(played, "league", "table", "weekly")
     assert all(len(line) <= 80 for line in out.splitlines())
     assert "greedy" in out and "random" in out and "crash" in out
+    # Every table names its rows, and a number is the same bot in each (the crosstable's order).
+    numbered = [
+        {row[0]: row[1] for line in section.splitlines() if (row := line.split()) and row[0].isdigit()}
+        for section in re.split(r"\n\s*(?=head to head|meetings)", out)
+    ]
+    assert len(numbered) == 3 and numbered[0] == numbered[1] == numbered[2], out
+    assert set(numbered[0].values()) == {"greedy", "random", "crash"}
     data = json.loads(ok(played, "league", "table", "weekly", "--json"))
     lines = {line["bot"]: line for line in data["bots"]}
     assert lines["crash"]["faults"] == 2 and lines["crash"]["places"] == [2, 2]

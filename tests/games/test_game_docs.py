@@ -68,3 +68,30 @@ def test_the_check_sees_a_missing_field() -> None:
     assert [name for name in proto_names(influence) if name.rpartition(".")[2] not in named] == [
         "Influence.envoy"
     ]
+
+
+# A path into the engine's source, or its docstrings: an author of another language must find
+# every rule on the page itself (issue 46).
+SOURCE_POINTER = re.compile(
+    r"\bgames/[a-z_]+/|docstring|\b(?:pieces|data|gifts|actions|plays|cards)\.(?:py|json)\b"
+)
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_the_games_doc_points_at_no_source(game: str) -> None:
+    doc = (DOCS / f"{game}.md").read_text()
+    pointers = [line for line in doc.splitlines() if SOURCE_POINTER.search(line)]
+    assert not pointers, f"docs/games/{game}.md points at source instead of saying it: {pointers}"
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_the_games_doc_holds_every_decision_the_engine_took(game: str) -> None:
+    """The engine's own list of decisions where the rulebook is silent is the page's, word for word."""
+    notes = importlib.import_module(f"kingmaker.games.{game}").__doc__ or ""
+    listed = notes[notes.index("Decisions ") :].splitlines()[1:]
+    decisions = "\n".join(line for line in listed if not re.fullmatch(r"-{5,}", line)).strip()
+    doc = (DOCS / f"{game}.md").read_text()
+    section = doc.split("## Where the rulebook is silent", 1)[1].split("\n## ", 1)[0]
+    assert decisions.replace("``", "`") in section, (
+        f"docs/games/{game}.md's 'Where the rulebook is silent' differs from games/{game}/__init__.py"
+    )

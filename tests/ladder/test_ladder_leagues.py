@@ -169,7 +169,12 @@ def test_a_disabled_bot_leaves_the_ladder_pool(db: Database) -> None:
         ({"format": "swiss"}, InvalidRequestError, "unknown league format"),
         ({"format": "gauntlet"}, InvalidRequestError, "challenger"),
         ({"challenger": "bot0"}, InvalidRequestError, "challenger"),
-        ({"bots": ["bot0", "bot0", "bot1"]}, InvalidRequestError, "twice"),
+        ({"bots": ["bot0", "bot0", "bot1"]}, InvalidRequestError, "'bot0' is entered twice: each bot"),
+        (
+            {"format": "gauntlet", "challenger": "bot0", "bots": ["bot0", "bot1"]},
+            InvalidRequestError,
+            "'bot0' is both the challenger and in the field: a gauntlet's challenger plays the field",
+        ),
         ({"bots": ["bot0", "ghost"]}, NotFoundError, "ghost"),
         ({"bots": ["bot0", "other_game"]}, InvalidRequestError, "does not play"),
         ({"rounds": 0}, InvalidRequestError, "rounds"),

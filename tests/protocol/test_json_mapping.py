@@ -8,7 +8,9 @@ import pytest
 from google.protobuf import json_format
 
 from kingmaker.games.registry import game_names, get_game
-from kingmaker.sdk.bridge import load_game_messages, parse_reply, to_json_line
+from kingmaker.sdk.bridge import load_game_messages, to_json_line
+from kingmaker.sdk.bridge_compact import compact_line
+from kingmaker.sdk.bridge_lines import read_line
 from kingmaker.sdk.codec import codec_for
 from kingmaker.v1 import arena_pb2
 
@@ -51,9 +53,10 @@ def test_the_chosen_action_can_be_sent_back_as_json() -> None:
     message = first_request("kingdoms", seed=1)
     chosen = json.loads(to_json_line(message))["actionRequest"]["legalActions"][-1]
     line = json.dumps({"matchId": "m-1", "requestId": "9", "action": chosen}).encode()
-    reply = parse_reply(line)
-    assert reply.request_id == 9
-    assert reply.action == message.action_request.legal_actions[-1]
+    read = read_line(line)
+    assert read.reply is not None and read.routed
+    assert read.reply.request_id == 9
+    assert read.reply.action == message.action_request.legal_actions[-1]
 
 
 @pytest.mark.parametrize(
@@ -61,26 +64,86 @@ def test_the_chosen_action_can_be_sent_back_as_json() -> None:
     [
         b'{"legalActionIndex": 2}',
         b'{"legal_action_index": 2}',
-        b'{"reply": {"legalActionIndex": 2}}',
+        b'{"legalActionIndex": "2"}',
+        b'  {"reply": {"legalActionIndex": 2}}',
     ],
 )
 def test_a_reply_line_may_be_an_action_reply_or_a_bot_message(line: bytes) -> None:
-    reply = parse_reply(line)
-    assert reply.WhichOneof("choice") == "legal_action_index"
-    assert reply.legal_action_index == 2
+    read = read_line(line)
+    assert read.reply is not None and not read.routed
+    assert read.reply.WhichOneof("choice") == "legal_action_index"
+    assert read.reply.legal_action_index == 2
 
 
 @pytest.mark.parametrize(
     "line",
     [
-        b"{not json",
+        b"PHP Warning:  Undefined array key 3 in /bot/bot.php on line 12",
+        b"thinking about request 7...",
         b"[1, 2]",
-        b'{"legalActionIndex": "two"}',
-        b'{"hello": {}}',
-        b'{"unknownField": 1}',
-        b"\xff",
+        b"42",
+        b"\xff\xfe",
     ],
 )
-def test_a_line_that_is_no_reply_is_rejected(line: bytes) -> None:
-    with pytest.raises(ValueError, match=r"."):  # any explanation, but one there must be
-        parse_reply(line)
+def test_a_line_that_does_not_open_an_object_is_the_programs_output(line: bytes) -> None:
+    assert read_line(line).reply is None
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b"{not json", "not valid JSON (Expecting property name enclosed in double quotes at column 2)"),
+        (b'{"actionIndex": 0}', "unknown field `actionIndex`"),
+        (b'{"legalActionIndex": "zero"}', '`legalActionIndex` must be a whole number from 0, got "zero"'),
+        (b'{"legalActionIndex": -1}', "`legalActionIndex` must be a whole number from 0, got -1"),
+        (b'{"legalActionIndex": 1, "action": {}}', "not both"),
+        (b'{"requestId": "seven", "legalActionIndex": 1}', '`requestId` must be a whole number, got "seven"'),
+        (b'{"matchId": "m"}', "the reply holds neither `legalActionIndex` nor `action`"),
+        (b'{"action": 3}', "`action` must be an object with an `@type`"),
+        (b'{"reply": 3}', "`reply` must be a JSON object"),
+    ],
+)
+def test_a_wrong_reply_says_what_is_wrong_and_quotes_the_line(line: bytes, reason: str) -> None:
+    read = read_line(line)
+    assert read.reply is not None
+    assert read.reply.WhichOneof("choice") == "malformed"
+    assert reason in read.reply.malformed
+    assert read.reply.malformed.endswith("; the line: " + line.decode())
+
+
+def test_a_quote_is_at_most_200_bytes() -> None:
+    line = b'{"note": "' + b"x" * 500 + b'"}'
+    read = read_line(line)
+    assert read.reply is not None
+    quote = read.reply.malformed.split("; the line: ", 1)[1]
+    assert quote == line[:200].decode() + "…"
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_the_compact_form_holds_the_same_request(game: str) -> None:
+    """Each compact legal action, read with `actionKinds`, is the plain form's action; the rest of
+    the request is the plain form's."""
+    load_game_messages()
+    message = first_request(game, seed=3)
+    plain = json.loads(to_json_line(message))["actionRequest"]
+    compact = json.loads(compact_line(message))["actionRequest"]
+    kinds = compact.pop("actionKinds")
+    assert compact.pop("actionType") == f"type.googleapis.com/kingmaker.{game}.v1.Action"
+    rows = compact.pop("legalActions")
+    actions = plain.pop("legalActions")
+    assert compact == plain
+    assert len(rows) == len(actions)
+    for row, action in zip(rows, actions, strict=True):
+        kind, *names = kinds[row[0]]
+        fields = dict(zip(names, row[1:], strict=True))
+        given = {name: value for name, value in fields.items() if value is not None}
+        assert action == {"@type": f"type.googleapis.com/kingmaker.{game}.v1.Action", kind: given}
+
+
+def test_the_compact_first_kingdoms_request_is_at_most_a_quarter_of_the_plain_one() -> None:
+    load_game_messages()
+    sizes = [
+        (len(compact_line(message)), len(to_json_line(message)))
+        for message in (first_request("kingdoms", seed) for seed in range(1, 6))
+    ]
+    assert all(compact * 4 <= plain for compact, plain in sizes), sizes

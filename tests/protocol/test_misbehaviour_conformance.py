@@ -24,6 +24,7 @@ from protocol_support import kingmaker_command
 from kingmaker.ladder.bots import bots
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.refereeing import misbehaviour
 from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.refereeing.misbehaviour import MAX, ROWS, Misbehaviour, markdown_table
 from kingmaker.server.refereeing.referee import MatchReport, SeatReport
@@ -44,7 +45,7 @@ CASES = [
     pytest.param(row, transport, kind, id=f"{row.key}-{transport}-{kind}")
     for row in ROWS
     for transport in ("grpc", "bridge")
-    if not (row.grpc_only and transport == "bridge")
+    if not (row.grpc_only and transport == "bridge") and not (row.bridge_only and transport == "grpc")
     for kind in ("launched", "remote")
 ]
 
@@ -79,8 +80,10 @@ def play_launched(
     return seat, seat.stderr + seat.stderr_tail, None
 
 
-def play_remote(server: BackgroundServer, row: Misbehaviour, transport: str) -> tuple[SeatReport, str, int]:
-    name = f"{row.key}-{transport}"
+def play_remote(
+    server: BackgroundServer, row: Misbehaviour, transport: str, suffix: str = ""
+) -> tuple[SeatReport, str, int]:
+    name = f"{row.key}-{transport}{suffix}"
     info, token = bots.register_bot(server.server.db, name, ["kingdoms"])
     environment = {**os.environ, "KINGMAKER_SERVER": server.address, "KINGMAKER_TOKEN": token}
     bot = subprocess.Popen(command(row, transport), env=environment, stderr=subprocess.PIPE, text=True)
@@ -172,3 +175,38 @@ def test_the_doc_table_is_the_python_table() -> None:
         "docs/protocol.md's misbehaviour table differs from server/refereeing/misbehaviour.py: "
         "paste `python -m kingmaker.server.refereeing.misbehaviour` into it"
     )
+
+
+# What each fault is told in: the words that name it, in the match record (the seat's strikes,
+# which `match show` prints), in the `Error` the bot is sent, and so in a bridged program's stderr
+# (its owner's log, or its remote author's terminal).
+WORDS = {
+    "wrong-field": "unknown field `actionIndex` (a reply holds `legalActionIndex` or `action`",
+    "wrong-request-id": "the bot's reply named request 1000000003 of match",
+    "silent": "no reply within the decision's 1000 ms limit",
+}
+
+
+@pytest.mark.parametrize("kind", ["launched", "remote"])
+@pytest.mark.parametrize("key", sorted(WORDS))
+def test_a_strike_is_told_in_the_same_words_everywhere(server: BackgroundServer, key: str, kind: str) -> None:
+    row = misbehaviour.row(key)
+    if kind == "launched":
+        seat, told, _ = play_launched(server, row, "bridge")
+    else:
+        seat, told, _ = play_remote(server, row, "bridge", suffix="-words")  # a bot of its own
+    first = seat.strike_log[0].detail
+    assert WORDS[key] in first, first
+    assert f": {first}; a default action was played (strike 1 of 2)" in told, told
+    if key == "wrong-field":
+        assert first.endswith('"actionIndex": 0}'), "the line is quoted"
+    if key == "silent":
+        assert "(the server waited " in first and "nothing at all came from the bot" in first
+
+
+def test_a_line_of_output_is_quoted_in_the_owners_log_and_costs_nothing(server: BackgroundServer) -> None:
+    row = misbehaviour.row("prints-output")
+    seat, told, _ = play_launched(server, row, "bridge")
+    assert seat.strikes == 0 and seat.end_reason.name == "FINISHED"
+    quote = "not a reply, kept as the program's output: PHP Warning:  Undefined array key 3 in /bot/bot.php"
+    assert quote in told

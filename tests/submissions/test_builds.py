@@ -77,7 +77,8 @@ def test_a_compiler_error_fails_the_build_and_its_log_holds_the_error(tmp_path: 
     result = build(folder_with(tmp_path / "c", broken), tmp_path / "builds")
     assert not result.ok
     assert "missing_name" in result.log and "error" in result.log
-    assert result.reason == "the build failed with exit code 2 (its log says why)"
+    assert result.reason.startswith("the build failed with exit code 2; its log says: ")
+    assert "missing_name" in result.reason, "the compiler's own words, not only its exit code"
     assert not (tmp_path / "builds").exists() or not os.listdir(tmp_path / "builds")
 
 

@@ -19,14 +19,14 @@ def test_a_full_manifest_is_read_as_written() -> None:
     assert manifest.run == ("./bot", "--fast", "a b")
     assert (manifest.build, manifest.protocol, manifest.language) == ("make", "json-lines", "cpp")
     assert manifest.games == ("kingdoms", "kingsburg") and manifest.detected == ""
-    assert manifest.as_dict()["games"] == "kingdoms,kingsburg"
+    assert manifest.as_dict()["games"] == ["kingdoms", "kingsburg"], "kept as the list it is"
 
 
 @pytest.mark.parametrize(
     ("text", "said"),
     [
         ('build = "make"', 'needs run = "the command that starts the bot"'),
-        ('run = "./bot"\nprotocol = "http"', "protocol must be one of grpc, json-lines, not 'http'"),
+        ('run = "./bot"\nprotocol = "http"', "one of grpc, json-lines, json-lines-compact, not 'http'"),
         ('run = "./bot"\nbuld = "make"', "unknown key 'buld'"),
         ('run = "./bot"\ngames = "kingdoms"', "games must be a list of names"),
         ('run = "./bot', "is not valid TOML"),

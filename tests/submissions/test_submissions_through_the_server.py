@@ -180,7 +180,9 @@ def test_submit_ab_replaces_the_active_version_only_when_its_duel_shows_it_is_no
     out = ok(server, "submit", str(first), "--bot", "ab", "-g", "kings_road", "--ab")
     assert "ab version 1 is active" in out, "a first version has nothing to be compared with"
 
-    out = ok(server, "submit", str(sample_bot_folder(tmp_path / "v2", greedy_bot)), "--bot", "ab", "--ab")
+    second = sample_bot_folder(tmp_path / "v2", greedy_bot)
+    (second / "kingmaker.toml").write_text('run = "python3 bot.py"\ngames = ["kings_road"]\n')
+    out = ok(server, "submit", str(second), "--bot", "ab", "--ab")
     assert "A/B duel against the active version" in out
     assert "A/B ab v2 vs v1, kings_road: matches" in out  # followed live, the game named
     # It ends with the estimate and the gate's verdict in words.
@@ -188,6 +190,14 @@ def test_submit_ab_replaces_the_active_version_only_when_its_duel_shows_it_is_no
     assert "(accepted)" in out and "ab version 2 is active" in out
     duel = versions.get_version(db, "ab", 2).validation[-1]["ab"]
     assert duel["verdict"] == "H1" and duel["game"] == "kings_road"
+    # build-log tells the duel's verdict, and --json gives it with the manifest as written.
+    assert re.search(
+        r"A/B duel: ab v2 vs v1, kings_road: \d+ matches, .*\(accepted\)",
+        ok(server, "bot", "build-log", "ab", "2"),
+    )
+    logged = json.loads(ok(server, "bot", "build-log", "ab", "2", "--json"))
+    assert logged["manifest"]["games"] == ["kings_road"], "a list, as kingmaker.toml says it"
+    assert logged["ab"]["verdict"] == "H1" and logged["ab"]["done"] and "(accepted)" in logged["ab"]["reason"]
 
     code, out, err = cli(
         server, "submit", str(sample_bot_folder(tmp_path / "v3", random_bot)), "--bot", "ab", "--ab"
