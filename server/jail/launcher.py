@@ -338,15 +338,12 @@ def memory_file(name: str) -> IO[bytes]:
 
 
 async def _copy_built_folder(folder: str, workdir: Path, memory_bytes: int) -> tuple[str, int]:
-    """A copy of a built folder in the bot's run folder, which the jail shows at ``BOT_FOLDER``:
-    a bind mount's source shows in the jail's ``/proc/self/mountinfo`` by its path within its
-    file system, and the store's folder is under the server's home (the run folder is on a
-    tmpfs, where that path is ``/kingmaker-run-.../kingmaker-bot-.../bot``). Paid once per bot
-    process (a managed bot stays running between matches). The copy is in memory, as the bot's
-    own tmpfs folders are, so it counts against the bot's memory limit, ``memory_bytes`` (0:
-    none), at its apparent size (a sparse file at its full length; its holes stay holes): the
-    copy, and what is left of the limit for the bot's cgroup, at least ``BOT_MEMORY_LEFT``; a
-    built folder that leaves less is a ``LaunchError``."""
+    """A copy of a built folder in the bot's run folder, shown at ``BOT_FOLDER`` (a bind mount's
+    source shows in the jail's ``/proc/self/mountinfo``; the store is under the server's home,
+    the run folder on a tmpfs). Paid once per bot process. The copy is in memory, as the bot's
+    tmpfs folders are, so it counts against the bot's memory limit, ``memory_bytes`` (0: none),
+    at its apparent size (a sparse file at its full length; holes stay holes): the copy, and
+    what is left for the bot's cgroup, at least ``BOT_MEMORY_LEFT``, or ``LaunchError``."""
     copy = workdir / "bot"
     bound = FolderBound(max(memory_bytes - BOT_MEMORY_LEFT, 1) if memory_bytes else 0, 0)
     try:
