@@ -24,6 +24,7 @@ from kingmaker.ladder.competitions.competition_finals import (
     stage_plan,
 )
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record
+from kingmaker.ladder.competitions.competition_swiss import record_byes
 from kingmaker.ladder.competitions.competitions import ensure_open_league
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
 from kingmaker.ladder.leagues import leagues
@@ -70,8 +71,11 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
     work = ClockWork()
     with db.read() as session:
         rows = session.exec(select(Competition).where(Competition.phase != CompetitionPhase.FINAL)).all()
-        names = [(row.name, row.phase, row.opens_at, row.closes_at, bool(row.tiers)) for row in rows]
-    for name, phase, opens_at, closes_at, tiered in names:
+        names = [
+            (row.name, row.phase, row.opens_at, row.closes_at, bool(row.tiers), finals_start(row))
+            for row in rows
+        ]
+    for name, phase, opens_at, closes_at, tiered, finals_at in names:
         if phase == CompetitionPhase.OPEN and now >= closes_at:
             close(db, name, now)
             work.changed.append(name)
@@ -88,11 +92,37 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
                 work.to_run.append(league)
         if phase == CompetitionPhase.CLOSED:
             work.to_stop.extend(_open_league_if_running(db, name))
+            if now >= finals_at:  # the finals start by themselves, decided once (the phase moves)
+                phase = _finals_by_clock(db, name, now)
+                if name not in work.changed:
+                    work.changed.append(name)
         if phase == CompetitionPhase.FINALS:
             if advance(db, name, now):
                 work.changed.append(name)
             work.to_run.extend(ensure_stage_leagues(db, name, now))
     return work
+
+
+def finals_start(competition: Competition) -> datetime:
+    """When the finals start by themselves: the stated time, else the deadline."""
+    return competition.finals_at or competition.closes_at
+
+
+def _finals_by_clock(db: Database, name: str, now: datetime) -> str:
+    """Start the finals at their time; if the frozen entries cannot fill one match, say so and end
+    the competition with no winner, so that it never sits closed waiting for someone. The phase
+    it is in afterwards."""
+    try:
+        _start_finals(db, name, now, by_clock=True)
+    except InvalidRequestError as refused:
+        with db.transaction() as session:
+            competition = by_name(session, name, lock=True)
+            if competition.phase == CompetitionPhase.CLOSED:
+                competition.phase = CompetitionPhase.FINAL
+                session.add(competition)
+                record(session, competition, "winner", "winner", None, f"no winner: {refused}", now)
+    with db.read() as session:
+        return by_name(session, name).phase
 
 
 def close(db: Database, name: str, now: datetime) -> None:
@@ -168,7 +198,7 @@ def start_finals(db: Database, name: str, now: datetime) -> list[str]:
         return _start_finals(db, name, now)
 
 
-def _start_finals(db: Database, name: str, now: datetime) -> list[str]:
+def _start_finals(db: Database, name: str, now: datetime, by_clock: bool = False) -> list[str]:
     with db.read() as session:
         phase = by_name(session, name).phase
     if phase == CompetitionPhase.OPEN:
@@ -192,16 +222,17 @@ def _start_finals(db: Database, name: str, now: datetime) -> list[str]:
                 )
             competition.phase, competition.stage = CompetitionPhase.FINALS, 1
             session.add(competition)
-            record(
-                session,
-                competition,
-                "finals",
-                "finals",
-                None,
-                f"finals started ({_describe(competition)})",
-                now,
-                1,
+            when = (
+                f"at their stated time {format_time(finals_start(competition))}"
+                if by_clock
+                else "by the admin, before their time"
+                if now < finals_start(competition)
+                else "by the admin"
             )
+            record(
+                session, competition, "finals", "finals", None,
+                f"finals started {when} ({_describe(competition)})", now, 1,
+            )  # fmt: skip
     advance(db, name, now)  # a stage of byes only is decided at once
     return ensure_stage_leagues(db, name, now)
 
@@ -251,6 +282,8 @@ def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
         }
     settings = competition.finals
     rounds = settings["rounds"] if settings["format"] == "ladder" else settings["best_of"]
+    if settings["format"] == "swiss":
+        _record_byes(db, name, now)
     for slot, bots in groups.items():
         if slot in linked:
             continue
@@ -261,7 +294,8 @@ def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
             with contextlib.suppress(ConflictError):  # created by a call beside this one
                 leagues.create_league(
                     db, league_name, competition.game, [names[bot] for bot in bots], format="round_robin",
-                    players=competition.players, duplicate=True, rounds=rounds,
+                    players=len(bots) if settings["format"] == "swiss" else competition.players,
+                    duplicate=True, rounds=rounds,
                     versions={names[bot]: versions[names[bot]] for bot in bots},
                 )  # fmt: skip
         with db.transaction() as session:
@@ -282,6 +316,16 @@ def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
             )
         ).all()
         return [league.name for league in rows if not league.finished]
+
+
+def _record_byes(db: Database, name: str, now: datetime) -> None:
+    """A Swiss round's byes are decided with its tables (and recorded once), so the page shows
+    who sits out while the round is played."""
+    with db.transaction() as session:
+        competition = by_name(session, name, lock=True)
+        if competition.phase != CompetitionPhase.FINALS:
+            return
+        record_byes(session, competition, now)
 
 
 def drop_unusable(db: Database, name: str, now: datetime) -> None:

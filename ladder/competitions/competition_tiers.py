@@ -25,6 +25,7 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competitions.competition_records import StandingInfo
+from kingmaker.ladder.competitions.competition_results import finished_record
 from kingmaker.ladder.competitions.competition_rows import by_name, record
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues, membership
@@ -272,7 +273,7 @@ def tier_standings(session: Session, competition: Competition) -> tuple[Standing
         ).first()
         if league is None:
             continue
-        played = finished_counts(session, league.id)
+        played = finished_record(session, league.id)
         rows = [
             (row, bot)
             for row, bot in session.exec(
@@ -286,7 +287,7 @@ def tier_standings(session: Session, competition: Competition) -> tuple[Standing
             note = f"boss of {tier['name']}" if bot.name == tier["boss"] else ""
             standings.append(
                 StandingInfo(place, bot.name, bot.active_version, row.mu, row.sigma,
-                             conservative(row.mu, row.sigma), played.get(row.bot_id, 0), 0, note,
+                             conservative(row.mu, row.sigma), *played.get(row.bot_id, (0, 0)), note,
                              tier=tier["name"])
             )  # fmt: skip
     return tuple(standings)

@@ -24,6 +24,7 @@ from kingmaker.ladder.competitions import competition_tiers
 from kingmaker.ladder.competitions.competition_finals import standings_and_stages
 from kingmaker.ladder.competitions.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record, refuse_after_deadline
+from kingmaker.ladder.competitions.competition_swiss import swiss_rounds
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues, membership
 from kingmaker.ladder.matches.match_setup import check_game_setup
@@ -108,6 +109,7 @@ def create_competition(
     finals: Mapping[str, Any] | None = None,
     tiers: Sequence[Mapping[str, Any]] = (),
     promote_after: int | None = None,
+    finals_at: datetime | None = None,
 ) -> CompetitionInfo:
     """A new competition, open from ``opens_at`` (now by default) until ``closes_at``. Its open
     ladder league (``NAME.open``, or one per tier: ``competition_tiers``) is made once it has
@@ -124,6 +126,11 @@ def create_competition(
         raise InvalidRequestError(
             f"its deadline {format_time(closes_at)} has passed (it is {format_time(now)})"
         )
+    if finals_at is not None and finals_at < closes_at:
+        raise InvalidRequestError(
+            f"its finals ({format_time(finals_at)}) cannot start before "
+            f"its deadline ({format_time(closes_at)})"
+        )
     if promote_after and not tiers:
         raise InvalidRequestError("promote_after is for competitions with tiers (give --tier NAME=BOSSBOT)")
     seats = players or default_players(game)
@@ -138,15 +145,18 @@ def create_competition(
             players=seats,
             opens_at=opens_at,
             closes_at=closes_at,
+            finals_at=finals_at,
             finals=settings,
             tiers=competition_tiers.check_tiers(session, game, tiers),
             promote_after=competition_tiers.check_promote_after(promote_after),
         )
         session.add(competition)
         session.flush()
+        starts = format_time(finals_at or closes_at)
         record(
-            session, competition, "create", "create", None, f"created; closes {format_time(closes_at)}", now
-        )
+            session, competition, "create", "create", None,
+            f"created; closes {format_time(closes_at)}; finals start {starts}", now,
+        )  # fmt: skip
         return competition_info(session, competition)
 
 
@@ -326,6 +336,7 @@ def competition_info(session: Session, competition: Competition, details: bool =
         players=competition.players,
         opens_at=competition.opens_at,
         closes_at=competition.closes_at,
+        finals_at=competition.finals_at or competition.closes_at,
         phase=competition.phase,
         finals=dict(competition.finals),
         open_league=league.name if league is not None else None,
@@ -347,4 +358,6 @@ def get_competition(db: Database, name: str) -> CompetitionInfo:
         competition = by_name(session, name)
         info = competition_info(session, competition)
         standings, stages = standings_and_stages(session, competition)
-    return CompetitionInfo(**{**info.__dict__, "standings": standings, "stages": stages})
+        rounds = swiss_rounds(session, competition) if competition.finals["format"] == "swiss" else ()
+    shown = {"standings": standings, "stages": stages, "swiss_rounds": rounds}
+    return CompetitionInfo(**{**info.__dict__, **shown})
