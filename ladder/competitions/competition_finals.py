@@ -26,8 +26,8 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import names_in
-from kingmaker.ladder.competitions.brackets import first_stage, next_stage
-from kingmaker.ladder.competitions.competition_records import StageLeague, StandingInfo
+from kingmaker.ladder.competitions.brackets import first_stage, next_stage, stages
+from kingmaker.ladder.competitions.competition_records import BracketMeeting, StageLeague, StandingInfo
 from kingmaker.ladder.competitions.competition_results import (
     finalists,
     finished_matches,
@@ -358,3 +358,50 @@ def _finals_standings(
     for offset, entry in enumerate(dropped, start=len(standings) + 1):
         standings.append(StandingInfo(offset, names[entry.bot_id], None, 0.0, 0.0, 0.0, 0, 0, "dropped"))
     return tuple(standings)
+
+
+def bracket_meetings(session: Session, competition: Competition) -> tuple[BracketMeeting, ...]:
+    """Every meeting of a bracket's tree from its first stage to its final: the pairs as seeded,
+    the winners decided so far, and the meetings to come with whoever is known of them."""
+    seeded = [entry.bot_id for entry in finalists(session, competition, dropped_too=True)]
+    if competition.finals["format"] != "bracket" or competition.stage == 0 or not seeded:
+        return ()
+    names = names_in(session, seeded)
+    leagues = {
+        (row.stage, row.slot): row.league_id
+        for row in session.exec(
+            select(CompetitionStage).where(CompetitionStage.competition_id == competition.id)
+        )
+    }
+    league_names = {
+        league.id: league.name
+        for league in session.exec(select(League).where(col(League.id).in_(list(leagues.values()))))
+    }
+    decided = {
+        (row.stage, int(row.key.rsplit(":", 1)[1])): row.bot_id
+        for row in session.exec(
+            select(CompetitionDecision).where(
+                CompetitionDecision.competition_id == competition.id, CompetitionDecision.kind == "advance"
+            )
+        )
+    }
+    meetings: list[BracketMeeting] = []
+    pairs = first_stage(seeded)
+    for stage in range(1, stages(len(seeded)) + 1):
+        winners: list[int | None] = []
+        for slot, (a, b) in enumerate(pairs):
+            winner = decided.get((stage, slot))
+            league = leagues.get((stage, slot))
+            meetings.append(
+                BracketMeeting(
+                    stage, slot, (_name(names, a), _name(names, b)), _name(names, winner),
+                    league_names.get(league) if league is not None else None,
+                )
+            )  # fmt: skip
+            winners.append(winner)
+        pairs = next_stage(winners) if len(winners) > 1 else []
+    return tuple(meetings)
+
+
+def _name(names: dict[int, str], bot: int | None) -> str | None:
+    return names.get(bot) if bot is not None else None

@@ -64,6 +64,19 @@ class StageLeague:
 
 
 @dataclass(frozen=True)
+class BracketMeeting:
+    """One meeting of a bracket, decided, in play or still to come: the tree the page draws."""
+
+    stage: int
+    slot: int
+    bots: tuple[str | None, str | None]
+    """Seed order within the meeting; None: a bye, or not known yet (a meeting to come)."""
+    winner: str | None = None
+    league: str | None = None
+    """Its league (None: a bye, or not made yet)."""
+
+
+@dataclass(frozen=True)
 class SwissRound:
     """One Swiss round as played: its tables, each seat with the points it scored that round,
     and who sat out (a bye)."""
@@ -97,4 +110,6 @@ class CompetitionInfo:
     finals_at: datetime | None = None
     """When the finals start by themselves (the deadline unless stated)."""
     swiss_rounds: tuple[SwissRound, ...] = ()
+    bracket: tuple[BracketMeeting, ...] = ()
+    """Bracket finals: every meeting of the tree, stage by stage."""
     """Swiss finals: every round so far."""

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competitions import competition_tiers
-from kingmaker.ladder.competitions.competition_finals import standings_and_stages
+from kingmaker.ladder.competitions.competition_finals import bracket_meetings, standings_and_stages
 from kingmaker.ladder.competitions.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record, refuse_after_deadline
 from kingmaker.ladder.competitions.competition_swiss import swiss_rounds
@@ -359,5 +359,6 @@ def get_competition(db: Database, name: str) -> CompetitionInfo:
         info = competition_info(session, competition)
         standings, stages = standings_and_stages(session, competition)
         rounds = swiss_rounds(session, competition) if competition.finals["format"] == "swiss" else ()
-    shown = {"standings": standings, "stages": stages, "swiss_rounds": rounds}
+        bracket = bracket_meetings(session, competition)
+    shown = {"standings": standings, "stages": stages, "swiss_rounds": rounds, "bracket": bracket}
     return CompetitionInfo(**{**info.__dict__, **shown})
