@@ -26,9 +26,9 @@ from kingmaker.ladder.competitions.competition_finals import (
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record
 from kingmaker.ladder.competitions.competition_swiss import record_byes
 from kingmaker.ladder.competitions.competitions import ensure_open_league
+from kingmaker.ladder.competitions.league_records import version_ratings
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
 from kingmaker.ladder.leagues import leagues
-from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (
     Bot,
@@ -37,7 +37,6 @@ from kingmaker.ladder.storage.models import (
     CompetitionPhase,
     CompetitionStage,
     League,
-    LeagueBot,
 )
 
 
@@ -137,15 +136,7 @@ def close(db: Database, name: str, now: datetime) -> None:
             .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
             .where(CompetitionEntry.competition_id == competition.id)
         ).all()
-        ladder = {
-            row.bot_id: conservative(row.mu, row.sigma)
-            for row in session.exec(
-                select(LeagueBot).where(LeagueBot.league_id == competition.league_id)
-            ).all()
-        }
-        tiers = competition_tiers.tier_ratings(session, competition) if competition.tiers else {}
-        if tiers:  # the higher tier first, then the rating in it (docs/competitions.md)
-            ladder = {bot: rating for bot, (_, rating) in tiers.items()}
+        by_league: dict[int | None, dict[tuple[int, int | None], tuple[float, int]]] = {}
         frozen = []
         for entry, bot in entries:
             version = entry.selected_version or bot.active_version
@@ -157,24 +148,28 @@ def close(db: Database, name: str, now: datetime) -> None:
                 )
                 continue
             entry.frozen_version = version
-            frozen.append((entry, bot))
+            league_id = competition_tiers.tier_league_id(session, competition, entry.tier)
+            if league_id not in by_league:  # the version's own record there, never a rating from elsewhere
+                by_league[league_id] = version_ratings(session, competition.game, league_id)
+            frozen.append((entry, bot, by_league[league_id].get((bot.id or 0, version))))
             how = "selected by its author" if entry.selected_version else "active at the deadline"
             reason = f"{bot.name} frozen at v{version} ({how})"
             record(session, competition, f"freeze:{bot.id}", "freeze", bot.id, reason, now)
-        frozen.sort(
-            key=lambda pair: (-pair[0].tier, -ladder.get(pair[1].id or 0, float("-inf")), pair[0].position)
-        )
-        for seed, (entry, bot) in enumerate(frozen, start=1):
+        # The higher tier first; then the frozen version's own record there; one that never played
+        # there after those that did; then the order of entry (docs/competitions.md).
+        frozen.sort(key=lambda row: (-row[0].tier, row[2] is None, -(row[2] or (0.0, 0))[0], row[0].position))
+        for seed, (entry, bot, own) in enumerate(frozen, start=1):
             entry.seed = seed
             session.add(entry)
-            rating = ladder.get(bot.id or 0)
-            shown = (
-                f"conservative {rating:.2f} in the open ladder"
-                if rating is not None
-                else "no open ladder rating"
-            )
+            where = "the open ladder"
             if competition.tiers:
-                shown = f"tier {competition.tiers[entry.tier]['name']}, {shown}"
+                where = f"tier {competition.tiers[entry.tier]['name']}"
+            shown = (
+                f"v{entry.frozen_version}'s own record in {where}: conservative {own[0]:.2f} "
+                f"over {own[1]} matches"
+                if own is not None
+                else f"v{entry.frozen_version} never played in {where}: seeded after those that did"
+            )
             record(
                 session,
                 competition,

@@ -290,3 +290,33 @@ def test_standings_agree_with_the_decisions_open_and_cut(db: Database) -> None:
                  key=lambda d: int(d.reason.split("placed ", 1)[1].split()[0]))  # fmt: skip
     standing = [s.bot for s in after.standings if s.note == "out after stage 1"]
     assert standing == [d.bot for d in cut] and len(cut) == 3
+
+
+def test_seeds_come_from_the_frozen_version_s_own_record_in_the_open_ladder(db: Database) -> None:
+    ids = bots(db, 3)
+    create_competition(db, "frozen", TEST_GAME, DEADLINE, START, finals={"format": "bracket", "best_of": 1})
+    for name in ("b0", "b1"):
+        enter_competition(db, "frozen", name, START)
+    league = leagues.get_league(db, "frozen.open")
+
+    def play_some(strength: dict[int, int], count: int, b0_version: int) -> None:
+        """As the server records them: each seat with the version that played."""
+        for _ in range(count):
+            for ticket in leagues.claim_matches(db, league.id, 1):
+                order = sorted(ticket.bot_ids, key=lambda bot: -strength[bot])
+                seats = tuple(SeatOutcome(s, b, score=strength[b], rank=order.index(b) + 1,
+                                          version=b0_version if b == ids["b0"] else 1)
+                              for s, b in enumerate(ticket.bot_ids))  # fmt: skip
+                finish_match(db, MatchOutcome(ticket.match_id, seats, "test-1"))
+
+    play_some({ids["b0"]: 2, ids["b1"]: 1}, 6, b0_version=1)  # b0 v1 beats b1 v1 every time
+    edit_bot(db, "b0", command=["true", "b0-v2"])  # b0 v2 loses every time: the bot's rating sinks
+    play_some({ids["b0"]: 0, ids["b1"]: 1}, 12, b0_version=2)
+    select_version(db, "frozen", "b0", 1, START + timedelta(hours=1))  # ...but its finals play v1
+    enter_competition(db, "frozen", "b2", START + timedelta(hours=2))  # never plays before the deadline
+    apply_clock(db, DEADLINE)
+    seeds = {d.bot: d.reason for d in get_competition(db, "frozen").decisions if d.kind == "seed"}
+    assert seeds["b0"].startswith("b0 seeded 1 (v1's own record in the open ladder: conservative")
+    assert seeds["b0"].endswith("over 6 matches)")
+    assert seeds["b1"].startswith("b1 seeded 2 (")
+    assert seeds["b2"] == "b2 seeded 3 (v1 never played in the open ladder: seeded after those that did)"
