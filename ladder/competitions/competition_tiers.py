@@ -87,6 +87,11 @@ def tier_league_name(competition: str, index: int) -> str:
     return f"{competition}.t{index + 1}"
 
 
+def is_tier_league(competition: str, league: str) -> bool:
+    """Whether ``league`` is one of the competition's tier ladders (``NAME.t1``...)."""
+    return re.fullmatch(re.escape(competition) + r"\.t\d+", league) is not None
+
+
 def is_boss(competition: Competition, bot_name: str) -> bool:
     return any(tier["boss"] == bot_name for tier in competition.tiers)
 

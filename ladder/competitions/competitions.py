@@ -182,13 +182,39 @@ def enter_competition(db: Database, name: str, bot_name: str, now: datetime) -> 
         assert competition.id is not None and bot.id is not None
         if session.get(CompetitionEntry, (competition.id, bot.id)) is not None:
             raise ConflictError(f"bot {bot_name} is in competition {name!r} already")
-        count = len(session.exec(select(CompetitionEntry.bot_id).where(
-            CompetitionEntry.competition_id == competition.id)).all())  # fmt: skip
+        positions = session.exec(select(CompetitionEntry.position).where(
+            CompetitionEntry.competition_id == competition.id)).all()  # fmt: skip
+        position = max(positions, default=-1) + 1  # after any who left: order of entry stays unique
         session.add(
-            CompetitionEntry(competition_id=competition.id, bot_id=bot.id, position=count, entered_at=now)
+            CompetitionEntry(competition_id=competition.id, bot_id=bot.id, position=position, entered_at=now)
         )
         record(session, competition, f"enter:{bot.id}", "enter", bot.id, f"{bot_name} entered", now)
     ensure_open_league(db, name)
+    return get_competition(db, name)
+
+
+def leave_competition(db: Database, name: str, bot_name: str, now: datetime) -> CompetitionInfo:
+    """Take an entry out before the deadline (its author's or the admin's call): it leaves the
+    competition and its open ladder (or tier ladder); its matches there already in play finish
+    and count, its waiting ones are cancelled. Refused once the deadline has passed."""
+    with db.transaction() as session:
+        competition = by_name(session, name, lock=True)
+        refuse_after_deadline(competition, now, "leave")
+        bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
+        entry = session.get(CompetitionEntry, (competition.id, bot.id)) if bot is not None else None
+        if bot is None or entry is None:
+            raise NotFoundError(f"bot {bot_name} is not in competition {name!r}")
+        league_names = [
+            league.name
+            for league in session.exec(select(League).where(col(League.name).startswith(f"{name}.")))
+            if league.name == f"{name}.open" or competition_tiers.is_tier_league(name, league.name)
+        ]
+        session.delete(entry)
+        record(session, competition, f"leave:{bot.id}:{now.timestamp()}", "leave", bot.id,
+               f"{bot_name} left before the deadline", now)  # fmt: skip
+    for league_name in league_names:
+        with contextlib.suppress(NotFoundError):  # not a member there (another tier, or left already)
+            membership.leave_league(db, league_name, bot_name)
     return get_competition(db, name)
 
 
@@ -318,12 +344,13 @@ def competition_info(session: Session, competition: Competition, details: bool =
             )
             for entry, bot in rows
         ]  # fmt: skip
-        names = {bot.id: bot.name for _, bot in rows}
         decided = session.exec(
             select(CompetitionDecision)
             .where(CompetitionDecision.competition_id == competition.id)
             .order_by(col(CompetitionDecision.id))
         ).all()
+        named = {d.bot_id for d in decided if d.bot_id is not None}  # an entry that left, too
+        names = {bot.id: bot.name for bot in session.exec(select(Bot).where(col(Bot.id).in_(named)))}
         decisions = [
             DecisionInfo(
                 d.kind, names.get(d.bot_id) if d.bot_id is not None else None, d.stage, d.reason, d.decided_at

@@ -104,6 +104,19 @@ def enter(
     console.print(f"{bot} entered {info.name} (closes {info.closes_at})")
 
 
+@app.command("leave")
+def leave(
+    name: str = typer.Argument(..., help="The competition."),
+    bot: str = typer.Argument(..., help="Your entry (the admin: any)."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Take your entry out of a competition (before the deadline)."""
+    with admin_client(server, admin_token) as client:
+        info = client.call("LeaveCompetition", admin_pb2.CompetitionEntryRequest(name=name, bot=bot))
+    console.print(f"{bot} left {info.name}")
+
+
 @app.command("select")
 def select(
     name: str = typer.Argument(..., help="The competition."),

@@ -19,7 +19,7 @@ from kingmaker.ladder.competitions.competitions import (
     parse_time,
     select_version,
 )
-from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
@@ -320,3 +320,24 @@ def test_seeds_come_from_the_frozen_version_s_own_record_in_the_open_ladder(db: 
     assert seeds["b0"].endswith("over 6 matches)")
     assert seeds["b1"].startswith("b1 seeded 2 (")
     assert seeds["b2"] == "b2 seeded 3 (v1 never played in the open ladder: seeded after those that did)"
+
+
+def test_an_entry_leaves_before_the_deadline_and_its_ladder_goes_on_without_it(db: Database) -> None:
+    from kingmaker.ladder.competitions.competitions import leave_competition
+
+    ids = bots(db, 4)
+    create_competition(db, "door", TEST_GAME, DEADLINE, START)
+    for name in ("b0", "b1", "b2"):
+        enter_competition(db, "door", name, START)
+    info = leave_competition(db, "door", "b1", START + timedelta(minutes=1))
+    assert [e.bot for e in info.entries] == ["b0", "b2"]
+    assert [(d.kind, d.bot) for d in info.decisions][-1] == ("leave", "b1")
+    open_league = leagues.get_league(db, "door.open")
+    assert open_league.left_ids == (ids["b1"],), "it left the open ladder"
+    enter_competition(db, "door", "b3", START + timedelta(minutes=2))  # order of entry stays unique
+    enter_competition(db, "door", "b1", START + timedelta(minutes=3))  # and may come back
+    assert [e.bot for e in get_competition(db, "door").entries] == ["b0", "b2", "b3", "b1"]
+    with pytest.raises(InvalidRequestError, match="too late to leave"):
+        leave_competition(db, "door", "b0", DEADLINE)
+    with pytest.raises(NotFoundError, match="not in competition"):
+        leave_competition(db, "door", "nobody", START)
