@@ -182,12 +182,7 @@ def _pair_result(
         return present, None, f"{names[present]} has a bye in stage {stage}"
     row = session.get(CompetitionStage, (competition.id, stage, slot))
     assert row is not None
-    wins: dict[int, int] = defaultdict(int)
-    scores: dict[int, int] = defaultdict(int)
-    for _, seats in finished_matches(session, [row.league_id]):
-        for bot, rank, score in seats:
-            wins[bot] += rank == 1
-            scores[bot] += score
+    wins, scores = _meeting_record(session, row.league_id)
     seeds = {e.bot_id: e.seed or 0 for e in session.exec(select(CompetitionEntry).where(
         CompetitionEntry.competition_id == competition.id)).all()}  # fmt: skip
     first, second = sorted((a, b), key=lambda bot: (-wins[bot], -scores[bot], seeds[bot]))
@@ -299,12 +294,7 @@ def _stage_results(
     results: dict[int, tuple[float, ...]] = defaultdict(lambda: (1.0, 0.0, 0.0))
     rows = session.exec(select(CompetitionStage).where(CompetitionStage.competition_id == competition.id))
     for row in rows:
-        wins: dict[int, int] = defaultdict(int)
-        scores: dict[int, int] = defaultdict(int)
-        for _, seats in finished_matches(session, [row.league_id]):
-            for bot, rank, score in seats:
-                wins[bot] += rank == 1
-                scores[bot] += score
+        wins, scores = _meeting_record(session, row.league_id)
         for bot in wins.keys() | scores.keys():
             entry = session.get(CompetitionEntry, (competition.id, bot))
             if entry is not None and entry.out_at_stage == row.stage:
@@ -405,3 +395,14 @@ def bracket_meetings(session: Session, competition: Competition) -> tuple[Bracke
 
 def _name(names: dict[int, str], bot: int | None) -> str | None:
     return names.get(bot) if bot is not None else None
+
+
+def _meeting_record(session: Session, league_id: int) -> tuple[dict[int, int], dict[int, int]]:
+    """Each bot's matches won and total score in one meeting's league."""
+    wins: dict[int, int] = defaultdict(int)
+    scores: dict[int, int] = defaultdict(int)
+    for _, seats in finished_matches(session, [league_id]):
+        for bot, rank, score in seats:
+            wins[bot] += rank == 1
+            scores[bot] += score
+    return wins, scores

@@ -200,10 +200,7 @@ def leave_competition(db: Database, name: str, bot_name: str, now: datetime) -> 
     with db.transaction() as session:
         competition = by_name(session, name, lock=True)
         refuse_after_deadline(competition, now, "leave")
-        bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
-        entry = session.get(CompetitionEntry, (competition.id, bot.id)) if bot is not None else None
-        if bot is None or entry is None:
-            raise NotFoundError(f"bot {bot_name} is not in competition {name!r}")
+        bot, entry = _entry(session, competition, bot_name)
         league_names = [
             league.name
             for league in session.exec(select(League).where(col(League.name).startswith(f"{name}.")))
@@ -285,10 +282,7 @@ def select_version(db: Database, name: str, bot_name: str, number: int, now: dat
     with db.transaction() as session:
         competition = by_name(session, name, lock=True)
         refuse_after_deadline(competition, now, "select a version")
-        bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
-        entry = session.get(CompetitionEntry, (competition.id, bot.id)) if bot is not None else None
-        if bot is None or entry is None:
-            raise NotFoundError(f"bot {bot_name} is not in competition {name!r}")
+        bot, entry = _entry(session, competition, bot_name)
         if number:
             version = session.exec(
                 select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.number == number)
@@ -389,3 +383,11 @@ def get_competition(db: Database, name: str) -> CompetitionInfo:
         bracket = bracket_meetings(session, competition)
     shown = {"standings": standings, "stages": stages, "swiss_rounds": rounds, "bracket": bracket}
     return CompetitionInfo(**{**info.__dict__, **shown})
+
+
+def _entry(session: Session, competition: Competition, bot_name: str) -> tuple[Bot, CompetitionEntry]:
+    bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
+    entry = session.get(CompetitionEntry, (competition.id, bot.id)) if bot is not None else None
+    if bot is None or entry is None:
+        raise NotFoundError(f"bot {bot_name} is not in competition {competition.name!r}")
+    return bot, entry
