@@ -26,11 +26,20 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import names_in
-from kingmaker.ladder.competitions.brackets import first_stage, next_stage
-from kingmaker.ladder.competitions.competition_records import StageLeague, StandingInfo
-from kingmaker.ladder.competitions.competition_results import finalists, finished_matches, publish_winner
+from kingmaker.ladder.competitions.brackets import first_stage, next_stage, stages
+from kingmaker.ladder.competitions.competition_records import BracketMeeting, StageLeague, StandingInfo
+from kingmaker.ladder.competitions.competition_results import (
+    finalists,
+    finished_matches,
+    finished_record,
+    publish_winner,
+)
 from kingmaker.ladder.competitions.competition_rows import record
-from kingmaker.ladder.competitions.competition_swiss import decide_swiss_round, swiss_plan, swiss_ranking
+from kingmaker.ladder.competitions.competition_swiss import (
+    decide_swiss_round,
+    swiss_plan,
+    swiss_ranking,
+)
 from kingmaker.ladder.competitions.competition_tiers import tier_standings
 from kingmaker.ladder.ratings.ratings import conservative, rate, settings_for
 from kingmaker.ladder.storage.models import (
@@ -173,12 +182,7 @@ def _pair_result(
         return present, None, f"{names[present]} has a bye in stage {stage}"
     row = session.get(CompetitionStage, (competition.id, stage, slot))
     assert row is not None
-    wins: dict[int, int] = defaultdict(int)
-    scores: dict[int, int] = defaultdict(int)
-    for _, seats in finished_matches(session, [row.league_id]):
-        for bot, rank, score in seats:
-            wins[bot] += rank == 1
-            scores[bot] += score
+    wins, scores = _meeting_record(session, row.league_id)
     seeds = {e.bot_id: e.seed or 0 for e in session.exec(select(CompetitionEntry).where(
         CompetitionEntry.competition_id == competition.id)).all()}  # fmt: skip
     first, second = sorted((a, b), key=lambda bot: (-wins[bot], -scores[bot], seeds[bot]))
@@ -251,9 +255,10 @@ def standings_and_stages(
             bot.id: bot.active_version
             for bot in session.exec(select(Bot).where(col(Bot.id).in_(list(by_bot)))).all()
         }
+        played = finished_record(session, competition.league_id)
         standings = tuple(
             StandingInfo(place, names[row.bot_id], active.get(row.bot_id), row.mu, row.sigma,
-                         conservative(row.mu, row.sigma), row.planned, 0)
+                         conservative(row.mu, row.sigma), *played.get(row.bot_id, (0, 0)))
             for place, row in enumerate(ranked, start=1)
         )  # fmt: skip
     else:
@@ -277,19 +282,42 @@ def standings_and_stages(
     return standings, tuple(stages)
 
 
+def _stage_results(
+    session: Session, competition: Competition, ladder_order: list[int]
+) -> dict[int, tuple[float, ...]]:
+    """How each entry did in the stage it went out at, as a sort key (smaller is better), so that
+    entries out in the same stage stand in the order that stage's decision gave them: in a reset
+    ladder its finals rating (frozen since: a cut entry plays no more), in a bracket its meeting's
+    wins then score; an entry dropped (no result) after those who played."""
+    if competition.finals["format"] == "ladder":
+        return {bot: (float(place),) for place, bot in enumerate(ladder_order)}
+    results: dict[int, tuple[float, ...]] = defaultdict(lambda: (1.0, 0.0, 0.0))
+    rows = session.exec(select(CompetitionStage).where(CompetitionStage.competition_id == competition.id))
+    for row in rows:
+        wins, scores = _meeting_record(session, row.league_id)
+        for bot in wins.keys() | scores.keys():
+            entry = session.get(CompetitionEntry, (competition.id, bot))
+            if entry is not None and entry.out_at_stage == row.stage:
+                results[bot] = (0.0, -float(wins[bot]), -float(scores[bot]))
+    return results
+
+
 def _finals_standings(
     session: Session, competition: Competition, by_bot: dict[int, CompetitionEntry], names: dict[int, str]
 ) -> tuple[StandingInfo, ...]:
     ranked = finals_ranking(session, competition)
     order = [row[0] for row in ranked]
-    figures = {row[0]: row for row in finals_ranking(session, competition, dropped_too=True)}
-    points: dict[int, int] = {}
+    everyone = finals_ranking(session, competition, dropped_too=True)
+    figures = {row[0]: row for row in everyone}
+    points: dict[int, tuple[float, float]] = {}
     if competition.finals["format"] == "swiss":
         by_points = swiss_ranking(session, competition)
-        order, points = [bot for bot, _, _ in by_points], {bot: score for bot, score, _ in by_points}
+        order = [bot for bot, *_ in by_points]
+        points = {bot: (score, buchholz) for bot, score, buchholz, _ in by_points}
+    result = _stage_results(session, competition, [row[0] for row in everyone])
     out = sorted(
         (e for e in by_bot.values() if e.out_at_stage is not None),
-        key=lambda e: (-(e.out_at_stage or 0), e.seed or 0, e.position),
+        key=lambda e: (-(e.out_at_stage or 0), result[e.bot_id], e.seed or 0, e.position),
     )
     standings = []
     for place, bot in enumerate(order + [e.bot_id for e in out], start=1):
@@ -312,10 +340,69 @@ def _finals_standings(
                 played,
                 won,
                 note,
-                points.get(bot, 0),
+                points.get(bot, (0.0, 0.0))[0],
+                buchholz=points.get(bot, (0.0, 0.0))[1],
             )
         )
     dropped = [e for e in by_bot.values() if e.frozen_version is None]
     for offset, entry in enumerate(dropped, start=len(standings) + 1):
         standings.append(StandingInfo(offset, names[entry.bot_id], None, 0.0, 0.0, 0.0, 0, 0, "dropped"))
     return tuple(standings)
+
+
+def bracket_meetings(session: Session, competition: Competition) -> tuple[BracketMeeting, ...]:
+    """Every meeting of a bracket's tree from its first stage to its final: the pairs as seeded,
+    the winners decided so far, and the meetings to come with whoever is known of them."""
+    seeded = [entry.bot_id for entry in finalists(session, competition, dropped_too=True)]
+    if competition.finals["format"] != "bracket" or competition.stage == 0 or not seeded:
+        return ()
+    names = names_in(session, seeded)
+    leagues = {
+        (row.stage, row.slot): row.league_id
+        for row in session.exec(
+            select(CompetitionStage).where(CompetitionStage.competition_id == competition.id)
+        )
+    }
+    league_names = {
+        league.id: league.name
+        for league in session.exec(select(League).where(col(League.id).in_(list(leagues.values()))))
+    }
+    decided = {
+        (row.stage, int(row.key.rsplit(":", 1)[1])): row.bot_id
+        for row in session.exec(
+            select(CompetitionDecision).where(
+                CompetitionDecision.competition_id == competition.id, CompetitionDecision.kind == "advance"
+            )
+        )
+    }
+    meetings: list[BracketMeeting] = []
+    pairs = first_stage(seeded)
+    for stage in range(1, stages(len(seeded)) + 1):
+        winners: list[int | None] = []
+        for slot, (a, b) in enumerate(pairs):
+            winner = decided.get((stage, slot))
+            league = leagues.get((stage, slot))
+            meetings.append(
+                BracketMeeting(
+                    stage, slot, (_name(names, a), _name(names, b)), _name(names, winner),
+                    league_names.get(league) if league is not None else None,
+                )
+            )  # fmt: skip
+            winners.append(winner)
+        pairs = next_stage(winners) if len(winners) > 1 else []
+    return tuple(meetings)
+
+
+def _name(names: dict[int, str], bot: int | None) -> str | None:
+    return names.get(bot) if bot is not None else None
+
+
+def _meeting_record(session: Session, league_id: int) -> tuple[dict[int, int], dict[int, int]]:
+    """Each bot's matches won and total score in one meeting's league."""
+    wins: dict[int, int] = defaultdict(int)
+    scores: dict[int, int] = defaultdict(int)
+    for _, seats in finished_matches(session, [league_id]):
+        for bot, rank, score in seats:
+            wins[bot] += rank == 1
+            scores[bot] += score
+    return wins, scores

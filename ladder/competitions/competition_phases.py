@@ -24,10 +24,11 @@ from kingmaker.ladder.competitions.competition_finals import (
     stage_plan,
 )
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record
+from kingmaker.ladder.competitions.competition_swiss import record_byes
 from kingmaker.ladder.competitions.competitions import ensure_open_league
+from kingmaker.ladder.competitions.league_records import version_ratings
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError
 from kingmaker.ladder.leagues import leagues
-from kingmaker.ladder.ratings.ratings import conservative
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (
     Bot,
@@ -36,7 +37,6 @@ from kingmaker.ladder.storage.models import (
     CompetitionPhase,
     CompetitionStage,
     League,
-    LeagueBot,
 )
 
 
@@ -70,8 +70,11 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
     work = ClockWork()
     with db.read() as session:
         rows = session.exec(select(Competition).where(Competition.phase != CompetitionPhase.FINAL)).all()
-        names = [(row.name, row.phase, row.opens_at, row.closes_at, bool(row.tiers)) for row in rows]
-    for name, phase, opens_at, closes_at, tiered in names:
+        names = [
+            (row.name, row.phase, row.opens_at, row.closes_at, bool(row.tiers), finals_start(row))
+            for row in rows
+        ]
+    for name, phase, opens_at, closes_at, tiered, finals_at in names:
         if phase == CompetitionPhase.OPEN and now >= closes_at:
             close(db, name, now)
             work.changed.append(name)
@@ -88,11 +91,37 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
                 work.to_run.append(league)
         if phase == CompetitionPhase.CLOSED:
             work.to_stop.extend(_open_league_if_running(db, name))
+            if now >= finals_at:  # the finals start by themselves, decided once (the phase moves)
+                phase = _finals_by_clock(db, name, now)
+                if name not in work.changed:
+                    work.changed.append(name)
         if phase == CompetitionPhase.FINALS:
             if advance(db, name, now):
                 work.changed.append(name)
             work.to_run.extend(ensure_stage_leagues(db, name, now))
     return work
+
+
+def finals_start(competition: Competition) -> datetime:
+    """When the finals start by themselves: the stated time, else the deadline."""
+    return competition.finals_at or competition.closes_at
+
+
+def _finals_by_clock(db: Database, name: str, now: datetime) -> str:
+    """Start the finals at their time; if the frozen entries cannot fill one match, say so and end
+    the competition with no winner, so that it never sits closed waiting for someone. The phase
+    it is in afterwards."""
+    try:
+        _start_finals(db, name, now, by_clock=True)
+    except InvalidRequestError as refused:
+        with db.transaction() as session:
+            competition = by_name(session, name, lock=True)
+            if competition.phase == CompetitionPhase.CLOSED:
+                competition.phase = CompetitionPhase.FINAL
+                session.add(competition)
+                record(session, competition, "winner", "winner", None, f"no winner: {refused}", now)
+    with db.read() as session:
+        return by_name(session, name).phase
 
 
 def close(db: Database, name: str, now: datetime) -> None:
@@ -107,15 +136,7 @@ def close(db: Database, name: str, now: datetime) -> None:
             .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
             .where(CompetitionEntry.competition_id == competition.id)
         ).all()
-        ladder = {
-            row.bot_id: conservative(row.mu, row.sigma)
-            for row in session.exec(
-                select(LeagueBot).where(LeagueBot.league_id == competition.league_id)
-            ).all()
-        }
-        tiers = competition_tiers.tier_ratings(session, competition) if competition.tiers else {}
-        if tiers:  # the higher tier first, then the rating in it (docs/competitions.md)
-            ladder = {bot: rating for bot, (_, rating) in tiers.items()}
+        by_league: dict[int | None, dict[tuple[int, int | None], tuple[float, int]]] = {}
         frozen = []
         for entry, bot in entries:
             version = entry.selected_version or bot.active_version
@@ -127,24 +148,28 @@ def close(db: Database, name: str, now: datetime) -> None:
                 )
                 continue
             entry.frozen_version = version
-            frozen.append((entry, bot))
+            league_id = competition_tiers.tier_league_id(session, competition, entry.tier)
+            if league_id not in by_league:  # the version's own record there, never a rating from elsewhere
+                by_league[league_id] = version_ratings(session, competition.game, league_id)
+            frozen.append((entry, bot, by_league[league_id].get((bot.id or 0, version))))
             how = "selected by its author" if entry.selected_version else "active at the deadline"
             reason = f"{bot.name} frozen at v{version} ({how})"
             record(session, competition, f"freeze:{bot.id}", "freeze", bot.id, reason, now)
-        frozen.sort(
-            key=lambda pair: (-pair[0].tier, -ladder.get(pair[1].id or 0, float("-inf")), pair[0].position)
-        )
-        for seed, (entry, bot) in enumerate(frozen, start=1):
+        # The higher tier first; then the frozen version's own record there; one that never played
+        # there after those that did; then the order of entry (docs/competitions.md).
+        frozen.sort(key=lambda row: (-row[0].tier, row[2] is None, -(row[2] or (0.0, 0))[0], row[0].position))
+        for seed, (entry, bot, own) in enumerate(frozen, start=1):
             entry.seed = seed
             session.add(entry)
-            rating = ladder.get(bot.id or 0)
-            shown = (
-                f"conservative {rating:.2f} in the open ladder"
-                if rating is not None
-                else "no open ladder rating"
-            )
+            where = "the open ladder"
             if competition.tiers:
-                shown = f"tier {competition.tiers[entry.tier]['name']}, {shown}"
+                where = f"tier {competition.tiers[entry.tier]['name']}"
+            shown = (
+                f"v{entry.frozen_version}'s own record in {where}: conservative {own[0]:.2f} "
+                f"over {own[1]} matches"
+                if own is not None
+                else f"v{entry.frozen_version} never played in {where}: seeded after those that did"
+            )
             record(
                 session,
                 competition,
@@ -168,7 +193,7 @@ def start_finals(db: Database, name: str, now: datetime) -> list[str]:
         return _start_finals(db, name, now)
 
 
-def _start_finals(db: Database, name: str, now: datetime) -> list[str]:
+def _start_finals(db: Database, name: str, now: datetime, by_clock: bool = False) -> list[str]:
     with db.read() as session:
         phase = by_name(session, name).phase
     if phase == CompetitionPhase.OPEN:
@@ -192,16 +217,17 @@ def _start_finals(db: Database, name: str, now: datetime) -> list[str]:
                 )
             competition.phase, competition.stage = CompetitionPhase.FINALS, 1
             session.add(competition)
-            record(
-                session,
-                competition,
-                "finals",
-                "finals",
-                None,
-                f"finals started ({_describe(competition)})",
-                now,
-                1,
+            when = (
+                f"at their stated time {format_time(finals_start(competition))}"
+                if by_clock
+                else "by the admin, before their time"
+                if now < finals_start(competition)
+                else "by the admin"
             )
+            record(
+                session, competition, "finals", "finals", None,
+                f"finals started {when} ({_describe(competition)})", now, 1,
+            )  # fmt: skip
     advance(db, name, now)  # a stage of byes only is decided at once
     return ensure_stage_leagues(db, name, now)
 
@@ -251,6 +277,8 @@ def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
         }
     settings = competition.finals
     rounds = settings["rounds"] if settings["format"] == "ladder" else settings["best_of"]
+    if settings["format"] == "swiss":
+        _record_byes(db, name, now)
     for slot, bots in groups.items():
         if slot in linked:
             continue
@@ -261,7 +289,8 @@ def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
             with contextlib.suppress(ConflictError):  # created by a call beside this one
                 leagues.create_league(
                     db, league_name, competition.game, [names[bot] for bot in bots], format="round_robin",
-                    players=competition.players, duplicate=True, rounds=rounds,
+                    players=len(bots) if settings["format"] == "swiss" else competition.players,
+                    duplicate=True, rounds=rounds,
                     versions={names[bot]: versions[names[bot]] for bot in bots},
                 )  # fmt: skip
         with db.transaction() as session:
@@ -282,6 +311,16 @@ def ensure_stage_leagues(db: Database, name: str, now: datetime) -> list[str]:
             )
         ).all()
         return [league.name for league in rows if not league.finished]
+
+
+def _record_byes(db: Database, name: str, now: datetime) -> None:
+    """A Swiss round's byes are decided with its tables (and recorded once), so the page shows
+    who sits out while the round is played."""
+    with db.transaction() as session:
+        competition = by_name(session, name, lock=True)
+        if competition.phase != CompetitionPhase.FINALS:
+            return
+        record_byes(session, competition, now)
 
 
 def drop_unusable(db: Database, name: str, now: datetime) -> None:

@@ -44,10 +44,12 @@ class StandingInfo:
     wins: int
     note: str = ""
     """"cut after stage 1", "lost in stage 2", "winner"..."""
-    points: int = 0
-    """Swiss finals: the points that order them."""
+    points: float = 0.0
+    """Swiss finals: the points that order them (each round worth at most 1)."""
     tier: str = ""
     """While open, in a competition with tiers: the tier these standings are of."""
+    buchholz: float = 0.0
+    """Swiss finals: the sum of the points of every opponent met (the first tie-break)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,29 @@ class StageLeague:
     finished: bool
     match_ids: tuple[int, ...] = ()
     """The league's finished matches (each has a replay on the website)."""
+
+
+@dataclass(frozen=True)
+class BracketMeeting:
+    """One meeting of a bracket, decided, in play or still to come: the tree the page draws."""
+
+    stage: int
+    slot: int
+    bots: tuple[str | None, str | None]
+    """Seed order within the meeting; None: a bye, or not known yet (a meeting to come)."""
+    winner: str | None = None
+    league: str | None = None
+    """Its league (None: a bye, or not made yet)."""
+
+
+@dataclass(frozen=True)
+class SwissRound:
+    """One Swiss round as played: its tables, each seat with the points it scored that round,
+    and who sat out (a bye)."""
+
+    stage: int
+    tables: tuple[tuple[tuple[str, float], ...], ...]
+    byes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,3 +107,9 @@ class CompetitionInfo:
     tiers: tuple[dict[str, Any], ...] = ()
     """Lowest first: ``{"name", "boss", "league"}`` (the boss None for a top tier without one)."""
     promote_after: int = 0
+    finals_at: datetime | None = None
+    """When the finals start by themselves (the deadline unless stated)."""
+    swiss_rounds: tuple[SwissRound, ...] = ()
+    bracket: tuple[BracketMeeting, ...] = ()
+    """Bracket finals: every meeting of the tree, stage by stage."""
+    """Swiss finals: every round so far."""

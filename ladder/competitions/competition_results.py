@@ -63,3 +63,18 @@ def finished_matches(
         assert match.id is not None
         matches.setdefault(match.id, []).append((seat.bot_id, seat.rank or 1, seat.score or 0))
     return list(matches.items())
+
+
+def finished_record(session: Session, league_id: int | None) -> dict[int, tuple[int, int]]:
+    """Each bot's (finished matches, wins) in a league: what its standings show, never the
+    matches planned."""
+    rows = session.exec(
+        select(MatchSeat.bot_id, MatchSeat.rank)
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(Match.league_id == league_id, Match.status == MatchStatus.FINISHED)
+    ).all()
+    found: dict[int, tuple[int, int]] = {}
+    for bot, rank in rows:
+        matches, wins = found.get(bot, (0, 0))
+        found[bot] = (matches + 1, wins + (rank == 1))
+    return found

@@ -1,8 +1,9 @@
 """Tiers of a competition, as CodinGame's leagues (Wood -> Bronze -> ...): while it is open each
 tier is its own continuous ladder league (``NAME.t1``, ``NAME.t2``, ...) of its entries and its
 boss, a bot the admin registered that plays there but is never an entry. Entries start in the
-lowest tier; one that ranks above its tier's boss (by conservative rating, mu - 3 sigma) after
-``promote_after`` finished matches in that tier moves up to the next one. The top tier has no
+lowest tier; one that, after ``promote_after`` finished matches in that tier, finished above its
+tier's boss in most of the matches they met in there (results in the tier alone, never a rating
+earned elsewhere) moves up to the next one. The top tier has no
 tier above it (its boss, if it has one, only plays).
 
 Crash-safe as the rest of the competition: a promotion moves the entry's tier and records its
@@ -25,7 +26,9 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competitions.competition_records import StandingInfo
+from kingmaker.ladder.competitions.competition_results import finished_record
 from kingmaker.ladder.competitions.competition_rows import by_name, record
+from kingmaker.ladder.competitions.league_records import meetings_with
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues, membership
 from kingmaker.ladder.ratings.ratings import conservative
@@ -82,6 +85,11 @@ def check_promote_after(count: int | None) -> int:
 
 def tier_league_name(competition: str, index: int) -> str:
     return f"{competition}.t{index + 1}"
+
+
+def is_tier_league(competition: str, league: str) -> bool:
+    """Whether ``league`` is one of the competition's tier ladders (``NAME.t1``...)."""
+    return re.fullmatch(re.escape(competition) + r"\.t\d+", league) is not None
 
 
 def is_boss(competition: Competition, bot_name: str) -> bool:
@@ -170,8 +178,9 @@ def _plays_now(bot: Bot) -> bool:
 
 
 def promote(db: Database, name: str, now: datetime) -> list[str]:
-    """Promote every entry that ranks above its tier's boss after the stated number of matches
-    in that tier (once each: the tier and the decision change together). Returns their names."""
+    """Promote every entry that finished above its tier's boss in most of their meetings there,
+    after the stated number of matches in that tier (once each: the tier and the decision change
+    together). Returns their names."""
     promoted: list[str] = []
     with db.transaction() as session:
         competition = by_name(session, name, lock=True)
@@ -189,8 +198,8 @@ def promote(db: Database, name: str, now: datetime) -> list[str]:
             }
             if boss.id not in rows:
                 continue
-            bar = conservative(rows[boss.id].mu, rows[boss.id].sigma)
             played = finished_counts(session, league.id)
+            against = meetings_with(session, league.id or 0, boss.id or 0)  # results in this tier alone
             for entry, bot in session.exec(
                 select(CompetitionEntry, Bot)
                 .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
@@ -204,13 +213,13 @@ def promote(db: Database, name: str, now: datetime) -> list[str]:
                     or played.get(entry.bot_id, 0) < competition.promote_after
                 ):
                     continue
-                rating = conservative(row.mu, row.sigma)
-                if rating <= bar:
+                above, met = against.get(entry.bot_id, (0, 0))
+                if 2 * above <= met:  # not above the boss in most of their meetings here
                     continue
                 upper = tiers[index + 1]["name"]
                 reason = (
-                    f"{bot.name} promoted from {tier['name']} to {upper}: conservative {rating:.2f} above "
-                    f"boss {boss.name}'s {bar:.2f} after {played[entry.bot_id]} matches in {tier['name']}"
+                    f"{bot.name} promoted from {tier['name']} to {upper}: above boss {boss.name} in {above} "
+                    f"of {met} meetings in {tier['name']}, after {played[entry.bot_id]} matches there"
                 )
                 if record(
                     session, competition, f"promote:{bot.id}:{index + 1}", "promote", bot.id, reason, now
@@ -232,26 +241,12 @@ def finished_counts(session: Session, league_id: int | None) -> dict[int, int]:
     return {bot_id: int(count) for bot_id, count in rows}
 
 
-def tier_ratings(session: Session, competition: Competition) -> dict[int, tuple[int, float]]:
-    """Each entry's tier and conservative rating in its tier's league (the finals' seeding:
-    higher tier first, then the rating)."""
-    found: dict[int, tuple[int, float]] = {}
-    entries = session.exec(
-        select(CompetitionEntry).where(CompetitionEntry.competition_id == competition.id)
-    ).all()
-    for index in range(len(competition.tiers)):
-        league = session.exec(
-            select(League).where(League.name == tier_league_name(competition.name, index))
-        ).first()
-        if league is None:
-            continue
-        rows = {
-            row.bot_id: row for row in session.exec(select(LeagueBot).where(LeagueBot.league_id == league.id))
-        }
-        for entry in entries:
-            if entry.tier == index and entry.bot_id in rows:
-                found[entry.bot_id] = (index, conservative(rows[entry.bot_id].mu, rows[entry.bot_id].sigma))
-    return found
+def tier_league_id(session: Session, competition: Competition, tier: int) -> int | None:
+    """The league an entry of ``tier`` played while open: its tier's, or the open ladder."""
+    if not competition.tiers:
+        return competition.league_id
+    name = tier_league_name(competition.name, tier)
+    return session.exec(select(League.id).where(League.name == name)).first()
 
 
 def tier_leagues(session: Session, competition: Competition) -> list[League]:
@@ -272,7 +267,7 @@ def tier_standings(session: Session, competition: Competition) -> tuple[Standing
         ).first()
         if league is None:
             continue
-        played = finished_counts(session, league.id)
+        played = finished_record(session, league.id)
         rows = [
             (row, bot)
             for row, bot in session.exec(
@@ -286,7 +281,7 @@ def tier_standings(session: Session, competition: Competition) -> tuple[Standing
             note = f"boss of {tier['name']}" if bot.name == tier["boss"] else ""
             standings.append(
                 StandingInfo(place, bot.name, bot.active_version, row.mu, row.sigma,
-                             conservative(row.mu, row.sigma), played.get(row.bot_id, 0), 0, note,
+                             conservative(row.mu, row.sigma), *played.get(row.bot_id, (0, 0)), note,
                              tier=tier["name"])
             )  # fmt: skip
     return tuple(standings)

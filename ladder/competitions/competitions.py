@@ -21,9 +21,10 @@ from sqlmodel import Session, col, select
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competitions import competition_tiers
-from kingmaker.ladder.competitions.competition_finals import standings_and_stages
+from kingmaker.ladder.competitions.competition_finals import bracket_meetings, standings_and_stages
 from kingmaker.ladder.competitions.competition_records import CompetitionInfo, DecisionInfo, EntryInfo
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record, refuse_after_deadline
+from kingmaker.ladder.competitions.competition_swiss import swiss_rounds
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues, membership
 from kingmaker.ladder.matches.match_setup import check_game_setup
@@ -108,6 +109,7 @@ def create_competition(
     finals: Mapping[str, Any] | None = None,
     tiers: Sequence[Mapping[str, Any]] = (),
     promote_after: int | None = None,
+    finals_at: datetime | None = None,
 ) -> CompetitionInfo:
     """A new competition, open from ``opens_at`` (now by default) until ``closes_at``. Its open
     ladder league (``NAME.open``, or one per tier: ``competition_tiers``) is made once it has
@@ -124,6 +126,11 @@ def create_competition(
         raise InvalidRequestError(
             f"its deadline {format_time(closes_at)} has passed (it is {format_time(now)})"
         )
+    if finals_at is not None and finals_at < closes_at:
+        raise InvalidRequestError(
+            f"its finals ({format_time(finals_at)}) cannot start before "
+            f"its deadline ({format_time(closes_at)})"
+        )
     if promote_after and not tiers:
         raise InvalidRequestError("promote_after is for competitions with tiers (give --tier NAME=BOSSBOT)")
     seats = players or default_players(game)
@@ -138,15 +145,18 @@ def create_competition(
             players=seats,
             opens_at=opens_at,
             closes_at=closes_at,
+            finals_at=finals_at,
             finals=settings,
             tiers=competition_tiers.check_tiers(session, game, tiers),
             promote_after=competition_tiers.check_promote_after(promote_after),
         )
         session.add(competition)
         session.flush()
+        starts = format_time(finals_at or closes_at)
         record(
-            session, competition, "create", "create", None, f"created; closes {format_time(closes_at)}", now
-        )
+            session, competition, "create", "create", None,
+            f"created; closes {format_time(closes_at)}; finals start {starts}", now,
+        )  # fmt: skip
         return competition_info(session, competition)
 
 
@@ -172,13 +182,36 @@ def enter_competition(db: Database, name: str, bot_name: str, now: datetime) -> 
         assert competition.id is not None and bot.id is not None
         if session.get(CompetitionEntry, (competition.id, bot.id)) is not None:
             raise ConflictError(f"bot {bot_name} is in competition {name!r} already")
-        count = len(session.exec(select(CompetitionEntry.bot_id).where(
-            CompetitionEntry.competition_id == competition.id)).all())  # fmt: skip
+        positions = session.exec(select(CompetitionEntry.position).where(
+            CompetitionEntry.competition_id == competition.id)).all()  # fmt: skip
+        position = max(positions, default=-1) + 1  # after any who left: order of entry stays unique
         session.add(
-            CompetitionEntry(competition_id=competition.id, bot_id=bot.id, position=count, entered_at=now)
+            CompetitionEntry(competition_id=competition.id, bot_id=bot.id, position=position, entered_at=now)
         )
         record(session, competition, f"enter:{bot.id}", "enter", bot.id, f"{bot_name} entered", now)
     ensure_open_league(db, name)
+    return get_competition(db, name)
+
+
+def leave_competition(db: Database, name: str, bot_name: str, now: datetime) -> CompetitionInfo:
+    """Take an entry out before the deadline (its author's or the admin's call): it leaves the
+    competition and its open ladder (or tier ladder); its matches there already in play finish
+    and count, its waiting ones are cancelled. Refused once the deadline has passed."""
+    with db.transaction() as session:
+        competition = by_name(session, name, lock=True)
+        refuse_after_deadline(competition, now, "leave")
+        bot, entry = _entry(session, competition, bot_name)
+        league_names = [
+            league.name
+            for league in session.exec(select(League).where(col(League.name).startswith(f"{name}.")))
+            if league.name == f"{name}.open" or competition_tiers.is_tier_league(name, league.name)
+        ]
+        session.delete(entry)
+        record(session, competition, f"leave:{bot.id}:{now.timestamp()}", "leave", bot.id,
+               f"{bot_name} left before the deadline", now)  # fmt: skip
+    for league_name in league_names:
+        with contextlib.suppress(NotFoundError):  # not a member there (another tier, or left already)
+            membership.leave_league(db, league_name, bot_name)
     return get_competition(db, name)
 
 
@@ -249,10 +282,7 @@ def select_version(db: Database, name: str, bot_name: str, number: int, now: dat
     with db.transaction() as session:
         competition = by_name(session, name, lock=True)
         refuse_after_deadline(competition, now, "select a version")
-        bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
-        entry = session.get(CompetitionEntry, (competition.id, bot.id)) if bot is not None else None
-        if bot is None or entry is None:
-            raise NotFoundError(f"bot {bot_name} is not in competition {name!r}")
+        bot, entry = _entry(session, competition, bot_name)
         if number:
             version = session.exec(
                 select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.number == number)
@@ -308,12 +338,13 @@ def competition_info(session: Session, competition: Competition, details: bool =
             )
             for entry, bot in rows
         ]  # fmt: skip
-        names = {bot.id: bot.name for _, bot in rows}
         decided = session.exec(
             select(CompetitionDecision)
             .where(CompetitionDecision.competition_id == competition.id)
             .order_by(col(CompetitionDecision.id))
         ).all()
+        named = {d.bot_id for d in decided if d.bot_id is not None}  # an entry that left, too
+        names = {bot.id: bot.name for bot in session.exec(select(Bot).where(col(Bot.id).in_(named)))}
         decisions = [
             DecisionInfo(
                 d.kind, names.get(d.bot_id) if d.bot_id is not None else None, d.stage, d.reason, d.decided_at
@@ -326,6 +357,7 @@ def competition_info(session: Session, competition: Competition, details: bool =
         players=competition.players,
         opens_at=competition.opens_at,
         closes_at=competition.closes_at,
+        finals_at=competition.finals_at or competition.closes_at,
         phase=competition.phase,
         finals=dict(competition.finals),
         open_league=league.name if league is not None else None,
@@ -347,4 +379,15 @@ def get_competition(db: Database, name: str) -> CompetitionInfo:
         competition = by_name(session, name)
         info = competition_info(session, competition)
         standings, stages = standings_and_stages(session, competition)
-    return CompetitionInfo(**{**info.__dict__, "standings": standings, "stages": stages})
+        rounds = swiss_rounds(session, competition) if competition.finals["format"] == "swiss" else ()
+        bracket = bracket_meetings(session, competition)
+    shown = {"standings": standings, "stages": stages, "swiss_rounds": rounds, "bracket": bracket}
+    return CompetitionInfo(**{**info.__dict__, **shown})
+
+
+def _entry(session: Session, competition: Competition, bot_name: str) -> tuple[Bot, CompetitionEntry]:
+    bot = session.exec(select(Bot).where(Bot.name == bot_name)).first()
+    entry = session.get(CompetitionEntry, (competition.id, bot.id)) if bot is not None else None
+    if bot is None or entry is None:
+        raise NotFoundError(f"bot {bot_name} is not in competition {competition.name!r}")
+    return bot, entry

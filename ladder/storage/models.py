@@ -416,6 +416,8 @@ class Competition(SQLModel, table=True):
     opens_at: datetime
     closes_at: datetime
     """The deadline: entries freeze at the version they play (or were selected) at this time."""
+    finals_at: datetime | None = None
+    """When the finals start by themselves (None: at the deadline)."""
     finals: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     """The finals' format and its settings: ``{"format": "ladder", "rounds": 2, "cuts": [4, 2]}``
     or ``{"format": "bracket", "best_of": 3}``."""

@@ -36,6 +36,9 @@ def create(
     game: str = typer.Option(..., "--game", "-g", help="The game it plays."),
     closes: str = typer.Option(..., "--closes", help="The deadline, ISO 8601 UTC: 2026-12-01T18:00:00Z."),
     opens: str = typer.Option("", "--opens", help="When its ladder starts (default: now)."),
+    finals_at: str = typer.Option(
+        "", "--finals-at", help="When its finals start by themselves (default: at --closes)."
+    ),
     players: int = typer.Option(0, "--players", "-p", min=0, max=5, help="Seats per match (default: 2)."),
     finals: str = typer.Option(
         "ladder", "--finals", help="ladder (reset ladder with cuts), bracket (2 seats) or swiss."
@@ -76,12 +79,16 @@ def create(
     request = admin_pb2.CreateCompetitionRequest(
         name=name, game=game, closes_at=_time(closes, "--closes"),
         opens_at=_time(opens, "--opens") if opens else "",
+        finals_at=_time(finals_at, "--finals-at") if finals_at else "",
         players=players, finals_format=finals, rounds=rounds, cuts=cut, best_of=best_of,
         tiers=tiers, promote_after=promote_after,
     )  # fmt: skip
     with admin_client(server, admin_token) as client:
         info = client.call("CreateCompetition", request)
-    console.print(f"created competition [bold]{info.name}[/]: {info.game}, open until {info.closes_at}")
+    console.print(
+        f"created competition [bold]{info.name}[/]: {info.game}, open until {info.closes_at}; "
+        f"finals start {info.finals_at}"
+    )
 
 
 @app.command("enter")
@@ -95,6 +102,19 @@ def enter(
     with admin_client(server, admin_token) as client:
         info = client.call("EnterCompetition", admin_pb2.CompetitionEntryRequest(name=name, bot=bot))
     console.print(f"{bot} entered {info.name} (closes {info.closes_at})")
+
+
+@app.command("leave")
+def leave(
+    name: str = typer.Argument(..., help="The competition."),
+    bot: str = typer.Argument(..., help="Your entry (the admin: any)."),
+    server: str | None = ServerOption,
+    admin_token: str | None = TokenOption,
+) -> None:
+    """Take your entry out of a competition (before the deadline)."""
+    with admin_client(server, admin_token) as client:
+        info = client.call("LeaveCompetition", admin_pb2.CompetitionEntryRequest(name=name, bot=bot))
+    console.print(f"{bot} left {info.name}")
 
 
 @app.command("select")
@@ -124,7 +144,8 @@ def finals_(
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
-    """Start the finals once the competition has closed, or resume them."""
+    """Start the finals early (after the deadline, before their time), or resume them: they
+    start by themselves at their time."""
     with admin_client(server, admin_token) as client:
         info = client.call("StartFinals", admin_pb2.GetCompetitionRequest(name=name))
     leagues = [stage.league for stage in info.stages if stage.stage == info.stage and not stage.finished]
@@ -202,6 +223,8 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
     console.print(f"[bold]{info.name}[/]: {info.game}, {info.players} seats; finals: {finals}")
     phase = info.phase + (f" (stage {info.stage})" if info.phase == "finals" else "")
     console.print(f"phase: {phase}; closes {info.closes_at}; time left: {time_left(info)}")
+    if info.phase in ("open", "closed"):
+        console.print(f"finals start by themselves at {info.finals_at}")
     if info.winner:
         console.print(f"winner: [bold]{info.winner}[/]")
     if info.tiers:
@@ -222,7 +245,8 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
         shown.add_row(
             *((row.tier,) if tiered else ()), str(row.place), row.bot,
             f"v{row.version}" if row.version else "-",
-            str(row.points) if swiss else f"{row.conservative:.2f}", str(row.matches), str(row.wins),
+            f"{row.points:g} (Buchholz {row.buchholz:g})" if swiss else f"{row.conservative:.2f}",
+            str(row.matches), str(row.wins),
             row.note,
         )  # fmt: skip
     print_table(shown)

@@ -60,6 +60,7 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
                 wins=s.wins,
                 note=s.note,
                 points=s.points,
+                buchholz=s.buchholz,
                 tier=s.tier,
             )
             for s in info.standings
@@ -81,4 +82,16 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
             for t in info.tiers
         ],
         promote_after=info.promote_after,
+        finals_at=format_time(info.finals_at or info.closes_at),
+        swiss_rounds=[
+            admin_pb2.SwissRound(
+                stage=r.stage,
+                tables=[
+                    admin_pb2.SwissTable(bots=[bot for bot, _ in table], points=[p for _, p in table])
+                    for table in r.tables
+                ],
+                byes=list(r.byes),
+            )
+            for r in info.swiss_rounds
+        ],
     )

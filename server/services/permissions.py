@@ -146,6 +146,7 @@ PERMISSIONS: dict[str, Permission] = {
     # competitions
     "CreateCompetition": Permission(Rule.ADMIN),
     "EnterCompetition": Permission(Rule.OWNER, _bot),
+    "LeaveCompetition": Permission(Rule.OWNER, _bot),
     "SelectCompetitionVersion": Permission(Rule.OWNER, _bot),
     "GetCompetition": Permission(Rule.PUBLIC),
     "ListCompetitions": Permission(Rule.PUBLIC),

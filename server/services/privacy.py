@@ -150,14 +150,18 @@ FIELDS: dict[str, dict[str, Seen]] = {
     # competitions: public, like the ladder (docs/competitions.md)
     "CompetitionInfo": _fields(
         "name game players opens_at closes_at phase finals_format rounds cuts best_of open_league "
-        "stage winner entries decisions standings stages now tiers promote_after"
+        "stage winner entries decisions standings stages now tiers promote_after finals_at swiss_rounds"
     ),
+    "SwissRound": _fields("stage tables byes"),
+    "SwissTable": _fields("bots points"),
     "CompetitionTier": _fields("name boss league"),
     "CompetitionEntry": _fields(
         "bot author active_version selected_version frozen_version seed out_at_stage tier"
     ),
     "CompetitionDecision": _fields("kind bot stage reason decided_at"),
-    "CompetitionStanding": _fields("place bot version mu sigma conservative matches wins note points tier"),
+    "CompetitionStanding": _fields(
+        "place bot version mu sigma conservative matches wins note points tier buchholz"
+    ),
     "CompetitionStage": _fields("stage slot league bots finished match_ids"),
     "ListCompetitionsResponse": _fields("competitions next_page_token"),
     "GetBotLogsResponse": _fields("next_page_token", logs=Seen.OWN_ITEMS),

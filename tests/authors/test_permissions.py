@@ -160,6 +160,7 @@ REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
         ),
     ),
     "EnterCompetition": (Unary, lambda bot, fresh: admin_pb2.CompetitionEntryRequest(name=fresh, bot=bot)),
+    "LeaveCompetition": (Unary, lambda bot, fresh: admin_pb2.CompetitionEntryRequest(name=fresh, bot=bot)),
     "SelectCompetitionVersion": (
         Unary,
         lambda bot, fresh: admin_pb2.CompetitionEntryRequest(name=fresh, bot=bot, version=1),

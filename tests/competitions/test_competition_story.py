@@ -46,8 +46,9 @@ def test_three_authors_from_entries_to_a_published_winner(
     deadline = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     code, _, err = cli("competition", "create", "cup", "-g", "kingdoms", "--closes", "soon", *who["admin"])
     assert code != 0 and "bad time 'soon'" in err and len(err.strip().splitlines()) == 1
+    later = (datetime.now(UTC) + timedelta(hours=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
     ok("competition", "create", "cup", "-g", "kingdoms", "--closes", deadline, "--rounds", "1", "--cut", "2",
-       *who["admin"])  # fmt: skip
+       "--finals-at", later, *who["admin"])  # fmt: skip
     code, _, err = cli("competition", "enter", "cup", "ann-bot", *who["ben"])
     assert code != 0 and "ann-bot is not your bot" in err
     for author in ("ann", "ben", "cat"):
@@ -78,9 +79,11 @@ def test_three_authors_from_entries_to_a_published_winner(
     code, _, err = cli("competition", "finals", "cup", *who["ann"])
     assert code != 0 and "only the admin" in err
 
-    # Finals: the frozen versions only, to a published winner.
+    # Finals, started early by the admin: the frozen versions only, to a published winner.
     ok("competition", "finals", "cup", *who["admin"])
     final = wait_for("the winner", lambda: (s := status("cup", who["ann"]))["phase"] == "final" and s)
+    (started,) = [d["reason"] for d in final["decisions"] if d["kind"] == "finals"]
+    assert started.startswith("finals started by the admin, before their time"), started
     seats = finals_seats(competition_server, "cup")
     assert set(seats) == {("ann-bot", 2), ("ben-bot", 1), ("cat-bot", 1)}
     assert ("ben-bot", 2) not in seats, "a version submitted after the deadline never plays the finals"

@@ -1,7 +1,9 @@
-"""The server killed with SIGKILL in each phase of a competition, then started again: a deadline
-that passed while it was down is applied when it starts; the frozen versions and every decision
-stay as they were, once each; the finals resume where they stopped, no finished match lost nor
-played twice, and the winner, once published, stays published."""
+"""The server killed with SIGKILL in each phase of a competition of each finals format, then
+started again, and nobody runs `competition finals`: a deadline that passed while it was down is
+applied when it starts; the finals' time that passed while it was down starts them when it starts;
+the frozen versions and every decision stay as they were, once each; the finals resume where they
+stopped mid-round, no finished match lost nor played twice, and the winner, once published, stays
+published."""
 
 from __future__ import annotations
 
@@ -16,7 +18,11 @@ from sqlalchemy import create_engine, text
 from kingmaker.server.background import ServerProcess
 from kingmaker.server.jail.sandbox import bubblewrap
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail"),
+    pytest.mark.timeout(600),  # builds in the jail and five server starts, on a shared machine
+]
 
 TOKEN = "test-admin-token"
 
@@ -36,7 +42,22 @@ FINALS_MATCHES = (
 )
 
 
-def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_file: Path) -> None:
+FORMATS = {
+    # format: (its options, finished finals matches, decisions of each kind it makes)
+    # 3 bots, 3 pairs, 1 round, both seatings; then the 2 left, 1 pair.
+    "ladder": (["--rounds", "1", "--cut", "2"], 3 * 2 + 1 * 2, {"cut": 1}),
+    # a bracket of 4: seed 1 has a bye, seeds 2 and 3 meet, then the final; a duplicate pair each.
+    "bracket": (["--finals", "bracket", "--best-of", "1"], 2 + 2, {"advance": 3, "eliminated": 2}),
+    # one table of 3 a round, a seed from each seat, 2 rounds.
+    "swiss": (["--finals", "swiss", "--rounds", "2", "-p", "3"], 3 + 3, {"round": 2}),
+}
+
+
+@pytest.mark.parametrize("finals_format", list(FORMATS))
+def test_a_competition_survives_sigkill_in_every_phase(
+    tmp_path: Path, clock_file: Path, finals_format: str
+) -> None:
+    options, finals_matches, decided = FORMATS[finals_format]
     home, socket = tmp_path / "home", tmp_path / "server.sock"
     database = f"sqlite:///{tmp_path / 'ladder.db'}"
 
@@ -49,8 +70,9 @@ def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_fil
         for author in ("ann", "ben", "cat"):
             submit(tmp_path / author, f"{author}-bot", "count - 1", who[author])
         deadline = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        finals = ["--rounds", "2", "--cut", "2"]
-        ok("competition", "create", "cup", "-g", "kingdoms", "--closes", deadline, *finals, *who["admin"])
+        finals_at = (datetime.now(UTC) + timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        ok("competition", "create", "cup", "-g", "kingdoms", "--closes", deadline, "--finals-at", finals_at,
+           *options, *who["admin"])  # fmt: skip
         for author in ("ann", "ben", "cat"):
             ok("competition", "enter", "cup", f"{author}-bot", *who[author])
         assert submit(tmp_path / "ann-2", "ann-bot", "0", who["ann"]) == 2
@@ -68,6 +90,8 @@ def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_fil
             "cat-bot": 1,
         }
 
+        assert f"finals start by themselves at {finals_at}" in ok("competition", "status", "cup", *who["ann"])
+
         # Killed while closed: nothing moves.
         server.kill()
         server = start()
@@ -75,8 +99,18 @@ def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_fil
         assert again["phase"] == "closed" and again["decisions"] == closed["decisions"]
         assert again["entries"] == closed["entries"]
 
-        # Killed in the middle of the finals: they resume on their own when it starts.
-        ok("competition", "finals", "cup", *who["admin"])
+        # Killed while closed, and the finals' time passes while it is down: they start by
+        # themselves when it starts (nobody runs `competition finals`).
+        server.kill()
+        move_clock(clock_file, hours=4)
+        server = start()
+        started = wait_for(
+            "the finals at start-up", lambda: (s := status("cup", who["admin"]))["phase"] != "closed" and s
+        )
+        (said,) = [d["reason"] for d in started["decisions"] if d["kind"] == "finals"]
+        assert said.startswith(f"finals started at their stated time {finals_at}")
+
+        # Killed in the middle of a round: it resumes on its own when it starts.
         wait_for(
             "a finals match", lambda: any(row[3] == "finished" for row in rows(database, FINALS_MATCHES))
         )
@@ -93,8 +127,7 @@ def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_fil
         assert finished_before <= {row[0] for row in finished}, "no finished match is lost"
         slots = [(row[1], row[2]) for row in finished]
         assert len(slots) == len(set(slots)), "no planned match is finished twice"
-        # Stage 1: 3 bots, 3 pairs, 2 rounds, both seatings; stage 2: the 2 left, 1 pair.
-        assert len(finished) == 3 * 2 * 2 + 1 * 2 * 2
+        assert len(finished) == finals_matches
         assert not [row for row in matches if row[3] in ("running", "scheduled")]
         versions = rows(
             database,
@@ -103,14 +136,8 @@ def test_a_competition_survives_sigkill_in_every_phase(tmp_path: Path, clock_fil
         )
         assert set(versions) == {("ann-bot", 2), ("ben-bot", 1), ("cat-bot", 1)}
         kinds = [d["kind"] for d in final["decisions"]]
-        for kind, count in (
-            ("freeze", 3),
-            ("seed", 3),
-            ("close", 1),
-            ("finals", 1),
-            ("cut", 1),
-            ("winner", 1),
-        ):
+        expected = {"freeze": 3, "seed": 3, "close": 1, "finals": 1, "winner": 1, **decided}
+        for kind, count in expected.items():
             assert kinds.count(kind) == count, (kind, kinds)
 
         # Killed once final: the winner stays published, nothing is decided again.

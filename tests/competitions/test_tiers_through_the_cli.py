@@ -1,8 +1,9 @@
 """Tiers through a real server and the command line, on a clock the test holds: the admin makes a
 competition whose lowest tier is guarded by a random bot; a greedy bot entered there beats it, is
-promoted by the server's clock (once, with its reason) and plays on in the next tier's ladder
-against that tier's boss; ``competition status`` and the website show the tiers and each entry's
-tier; the boss is refused as an entry and never promoted."""
+promoted by the server's clock (once, for its results against the boss in that tier) and plays on
+in the next tier's ladder against that tier's boss; ``competition status`` and the website show the
+tiers and each entry's tier; the boss is refused as an entry and never promoted; at the deadline
+one entry cannot fill a finals match, and the competition ends rather than wait."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def test_a_greedy_entry_beats_the_random_boss_and_is_promoted(
     )
     (decision,) = [d for d in promoted["decisions"] if d["kind"] == "promote"]
     assert decision["bot"] == "greedy" and "from wood to gold" in decision["reason"]
-    assert "above boss wood-boss's" in decision["reason"]
+    assert "above boss wood-boss in" in decision["reason"]  # its results in wood, nothing else
     played = int(decision["reason"].split(" after ", 1)[1].split()[0])
     assert played >= 3, decision["reason"]  # --promote-after 3: never before its third match
     wood = [s for s in promoted["standings"] if s["tier"] == "wood"]
@@ -69,9 +70,14 @@ def test_a_greedy_entry_beats_the_random_boss_and_is_promoted(
     assert [(t["name"], t["boss"]) for t in page["tiers"]] == [("wood", "wood-boss"), ("gold", "gold-boss")]
     assert page["entries"][0]["tier"] == "gold" and 'id="tiers"' in html
 
-    move_clock(clock_file, hours=2)  # the deadline: the tier ladders stop, the entry is frozen
-    closed = wait_for("the deadline", lambda: (s := status("season", admin))["phase"] == "closed" and s)
-    assert closed["entries"][0]["frozen_version"] == 1
+    # The deadline: the tier ladders stop, the entry is frozen; one entry cannot fill a finals
+    # match, so the competition ends there rather than sit closed waiting for someone.
+    move_clock(clock_file, hours=2)
+    closed = wait_for("the deadline", lambda: (s := status("season", admin))["phase"] == "final" and s)
+    assert closed["entries"][0]["frozen_version"] == 1 and not closed["winner"]
+    assert [d["reason"] for d in closed["decisions"] if d["kind"] == "winner"] == [
+        "no winner: 1 frozen entries cannot fill a 2-seat match: no finals"
+    ]
     kinds = [d["kind"] for d in closed["decisions"]]
     assert kinds.count("promote") == 1 and "enter" in kinds
     assert all(d["bot"] != "wood-boss" for d in closed["decisions"] if d["kind"] in ("promote", "enter"))

@@ -102,7 +102,7 @@ def test_an_entry_above_its_boss_is_promoted_once_and_one_below_is_not(db: Datab
 
     apply_clock(db, DEADLINE)  # closes: the higher tier seeds first; bosses never enter the finals
     closed = get_competition(db, "season")
-    assert closed.phase == "closed"
+    assert closed.phase == "finals"  # they start by themselves at the deadline
     assert [(e.bot, e.seed) for e in closed.entries] == [("strong", 1), ("weak", 2)]
 
 
@@ -147,3 +147,28 @@ def test_tiers_are_checked(db: Database) -> None:
         ("wood", "wood-boss", "e.t1"), ("gold", None, "e.t2"),
     ]  # fmt: skip
     assert info.promote_after == 10
+
+
+def test_a_rating_earned_elsewhere_never_promotes_only_results_against_the_boss_in_the_tier(
+    db: Database,
+) -> None:
+    ids = register(db, "wood-boss", "gold-boss", "famous", "sparring")
+    # Elsewhere, "famous" wins everything: a high game rating, earned outside the tier.
+    leagues.create_league(db, "elsewhere", TEST_GAME, ["famous", "sparring"], format="ladder", players=2)
+    play(db, "elsewhere", {ids["famous"]: 9, ids["sparring"]: 0}, until=12, bot=ids["famous"])
+    create_competition(db, "fair", TEST_GAME, DEADLINE, START, tiers=TIERS, promote_after=4)
+    enter_competition(db, "fair", "famous", START)
+    apply_clock(db, START)
+    play(db, "fair.t1", {ids["famous"]: 1, ids["wood-boss"]: 2}, until=6, bot=ids["famous"])  # loses there
+    apply_clock(db, START + timedelta(minutes=1))
+    info = get_competition(db, "fair")
+    assert [e.tier for e in info.entries] == ["wood"] and not [
+        d for d in info.decisions if d.kind == "promote"
+    ]
+    play(db, "fair.t1", {ids["famous"]: 3, ids["wood-boss"]: 2}, until=14, bot=ids["famous"])  # now wins
+    apply_clock(db, START + timedelta(minutes=2))
+    (promoted,) = [d.reason for d in get_competition(db, "fair").decisions if d.kind == "promote"]
+    assert promoted == (
+        "famous promoted from wood to gold: above boss wood-boss in 8 of 14 meetings in wood, "
+        "after 14 matches there"
+    )

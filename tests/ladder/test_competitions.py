@@ -3,6 +3,7 @@ both finals formats to a winner, and every step taken again changing nothing."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,7 +19,7 @@ from kingmaker.ladder.competitions.competitions import (
     parse_time,
     select_version,
 )
-from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.matches import finish_match
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
@@ -64,8 +65,9 @@ def test_times_are_iso_utc_and_bad_ones_say_so() -> None:
 def test_a_reset_ladder_with_a_cut_freezes_versions_and_publishes_a_winner(db: Database) -> None:
     ids = bots(db, 4)
     create_competition(
-        db, "cup", TEST_GAME, DEADLINE, START, finals={"format": "ladder", "rounds": 1, "cuts": [2]}
-    )
+        db, "cup", TEST_GAME, DEADLINE, START, finals={"format": "ladder", "rounds": 1, "cuts": [2]},
+        finals_at=DEADLINE + timedelta(hours=1),
+    )  # fmt: skip
     for name in ("b0", "b1", "b2"):
         enter_competition(db, "cup", name, START + timedelta(minutes=1))
     edit_bot(db, "b1", command=["true", "b1-v2"])  # b1 v2 is active before the deadline
@@ -82,9 +84,12 @@ def test_a_reset_ladder_with_a_cut_freezes_versions_and_publishes_a_winner(db: D
     assert {e.bot: e.frozen_version for e in info.entries} == {"b0": 1, "b1": 2, "b2": 1}
     assert {e.bot: e.active_version for e in info.entries} == {"b0": 2, "b1": 2, "b2": 2}
 
-    stage_one = start_finals(db, "cup", DEADLINE + timedelta(hours=1))
+    assert apply_clock(db, DEADLINE + timedelta(minutes=59)).to_run == []  # closed until its finals
+    stage_one = apply_clock(db, DEADLINE + timedelta(hours=1)).to_run  # they start by themselves
     assert stage_one == ["cup.f1.0"]
     assert start_finals(db, "cup", DEADLINE + timedelta(hours=1)) == stage_one  # a resume
+    (started,) = [d.reason for d in get_competition(db, "cup").decisions if d.kind == "finals"]
+    assert started.startswith("finals started at their stated time 2026-12-01T19:00:00Z")
     league = leagues.get_league(db, "cup.f1.0")
     pinned = pinned_runnables(db, league.bot_ids, league.id)
     assert {run.name: (run.version, run.command) for run in pinned.values()} == {
@@ -148,58 +153,70 @@ def test_finals_settings_are_checked(db: Database) -> None:
         create_competition(db, "c", TEST_GAME, DEADLINE, START, finals={"format": "double"})
 
 
-def test_swiss_rounds_seat_tables_by_points_and_give_each_a_bye_in_turn(db: Database) -> None:
-    ids = bots(db, 5)
+def test_swiss_rounds_mix_table_sizes_score_by_share_beaten_and_never_repeat_a_table(db: Database) -> None:
+    ids = bots(db, 7)
     create_competition(
-        db,
-        "swiss",
-        TEST_GAME,
-        DEADLINE,
-        START,
-        players=3,
+        db, "swiss", TEST_GAME, DEADLINE, START, players=4,
         finals={"format": "swiss", "rounds": 3, "best_of": 1},
-    )
+    )  # fmt: skip
     for name in ids:
         enter_competition(db, "swiss", name, START)
     strength = {bot_id: -index for index, bot_id in enumerate(ids.values())}  # b0 strongest
-    tables = []
-    stage = start_finals(db, "swiss", DEADLINE)
+    named = {bot_id: name for name, bot_id in ids.items()}
+    rounds: list[list[tuple[str, ...]]] = []
+    stage = apply_clock(db, DEADLINE).to_run  # no finals command: they start at the deadline
     for minute in range(1, 10):
         if not stage:
             break
+        rounds.append([tuple(named[bot] for bot in leagues.get_league(db, name).bot_ids) for name in stage])
         for name in stage:
-            tables.append(leagues.get_league(db, name).bot_ids)
-            assert play_out(db, name, strength) == 3  # one seed from each of the 3 seats
+            play_out(db, name, strength)
         stage = apply_clock(db, DEADLINE + timedelta(minutes=minute)).to_run
     final = get_competition(db, "swiss")
-    named = {bot_id: name for name, bot_id in ids.items()}
-    # Round 1 by seed (5 into tables of 3: the two lowest sit out); round 2: b0 leads with 2
-    # points, and the two lowest who have not sat out (b2, b1) do; round 3: only b0 has not.
-    assert [sorted(named[bot] for bot in table) for table in tables] == [
-        ["b0", "b1", "b2"], ["b0", "b3", "b4"], ["b1", "b2", "b3"],
-    ]  # fmt: skip
-    byes = [(d.stage, d.bot) for d in final.decisions if d.kind == "bye"]
-    assert sorted(byes) == [(1, "b3"), (1, "b4"), (2, "b1"), (2, "b2"), (3, "b0"), (3, "b4")]
-    assert final.phase == "final" and final.winner == "b0"
-    # 3 matches a table, 2 points a first place and 1 a second: b0 won 6 matches, b1 was second
-    # in 3 and first in 3.
-    assert [(s.bot, s.points) for s in final.standings][:2] == [("b0", 12), ("b1", 9)]
+    # 7 at 4 seats: a table of 4 and one of 3 every round, nobody sits out.
+    assert [sorted(len(table) for table in tables) for tables in rounds] == [[3, 4]] * 3
+    assert not [d for d in final.decisions if d.kind == "bye"]
+    assert sorted(rounds[0][0]) == ["b0", "b1", "b2", "b3"]  # round 1 by seed: the leaders together
+    # b0 beats everyone at every table: 1 point a round, whatever the table's size.
+    assert final.winner == "b0" and (final.standings[0].bot, final.standings[0].points) == ("b0", 3.0)
+    points = [s.points for s in final.standings]
+    assert points == sorted(points, reverse=True)
+    assert all(s.buchholz > 0 for s in final.standings)
+    (shown,) = [r for r in final.swiss_rounds if r.stage == 1]
+    assert shown.tables[0][0] == ("b0", 1.0) and shown.tables[0][-1][1] == 0.0  # first 1, last 0
 
 
-def test_seat_tables_fill_every_table() -> None:
-    from kingmaker.ladder.competitions.competition_swiss import seat_tables
-
-    tables, byes = seat_tables([1, 2, 3, 4, 5, 6, 7], 3, sat_out={7})
-    assert tables == [[1, 2, 3], [4, 5, 7]] and byes == [6]
-    tables, byes = seat_tables([1, 2, 3, 4], 4, sat_out=set())
-    assert tables == [[1, 2, 3, 4]] and byes == []
+def test_an_odd_swiss_at_two_seats_gives_each_bye_once_scored_as_a_win(db: Database) -> None:
+    ids = bots(db, 5)
+    create_competition(db, "duel", TEST_GAME, DEADLINE, START, finals={"format": "swiss", "rounds": 4})
+    for name in ids:
+        enter_competition(db, "duel", name, START)
+    strength = {bot_id: -index for index, bot_id in enumerate(ids.values())}
+    stage, minute, pairs = apply_clock(db, DEADLINE).to_run, 0, []
+    while stage:
+        minute += 1
+        for name in stage:
+            pairs.append(frozenset(leagues.get_league(db, name).bot_ids))
+            play_out(db, name, strength)
+        stage = apply_clock(db, DEADLINE + timedelta(minutes=minute)).to_run
+    final = get_competition(db, "duel")
+    byes = [d.bot for d in final.decisions if d.kind == "bye"]
+    assert len(byes) == 4 and len(set(byes)) == 4, "nobody sits out twice while another has not"
+    assert len(pairs) == len(set(pairs)) == 8, "no pair meets twice"
+    by_bot = {s.bot: s for s in final.standings}
+    for bot in byes:  # a bye is a win's point: 4 rounds of at most 1
+        assert by_bot[bot].points >= 1.0 and by_bot[bot].matches == 3 * 2  # 3 meetings, both seats
+    assert final.winner == "b0" and by_bot["b0"].points == 4.0
 
 
 def test_an_entry_suspended_before_its_stage_is_dropped_and_the_bracket_goes_on(db: Database) -> None:
     from ladder_support import suspend
 
     ids = bots(db, 4)
-    create_competition(db, "open-cup", TEST_GAME, DEADLINE, START, finals={"format": "bracket", "best_of": 1})
+    create_competition(
+        db, "open-cup", TEST_GAME, DEADLINE, START, finals={"format": "bracket", "best_of": 1},
+        finals_at=DEADLINE + timedelta(hours=1),
+    )  # fmt: skip
     for name in ids:
         enter_competition(db, "open-cup", name, START)
     apply_clock(db, DEADLINE)
@@ -228,3 +245,99 @@ def test_competitions_are_listed_a_page_at_a_time(db: Database) -> None:
     first = list_competitions(db, limit=2)
     assert [info.name for info in first] == ["a", "b"]
     assert [info.name for info in list_competitions(db, limit=2, after_id=first[-1].id)] == ["c"]
+
+
+def test_finals_that_cannot_fill_a_match_end_the_competition_rather_than_wait(db: Database) -> None:
+    bots(db, 1)
+    create_competition(db, "lonely", TEST_GAME, DEADLINE, START)
+    enter_competition(db, "lonely", "b0", START)
+    apply_clock(db, DEADLINE)
+    info = get_competition(db, "lonely")
+    assert info.phase == "final" and info.winner is None
+    (said,) = [d.reason for d in info.decisions if d.kind == "winner"]
+    assert said == "no winner: 1 frozen entries cannot fill a 2-seat match: no finals"
+
+
+def test_standings_agree_with_the_decisions_open_and_cut(db: Database) -> None:
+    ids = bots(db, 5)
+    create_competition(
+        db, "agree", TEST_GAME, DEADLINE, START, finals={"format": "ladder", "rounds": 1, "cuts": [2]}
+    )
+    for name in ids:
+        enter_competition(db, "agree", name, START)
+    strength = {bot_id: index for index, bot_id in enumerate(ids.values())}  # b4 strongest
+    open_league = get_competition(db, "agree").open_league
+    assert open_league is not None
+    info = leagues.get_league(db, open_league)
+    tickets = leagues.claim_matches(db, info.id, 3)  # three open matches finish, the rest wait
+    for ticket in tickets:
+        order = sorted(ticket.bot_ids, key=lambda bot: -strength[bot])
+        seats = tuple(SeatOutcome(s, b, score=strength[b], rank=order.index(b) + 1)
+                      for s, b in enumerate(ticket.bot_ids))  # fmt: skip
+        finish_match(db, MatchOutcome(ticket.match_id, seats, "test-1"))
+    shown = {s.bot: (s.matches, s.wins) for s in get_competition(db, "agree").standings}
+    played = Counter(bot for t in tickets for bot in t.bot_ids)
+    won = Counter(max(t.bot_ids, key=lambda bot: strength[bot]) for t in tickets)
+    names = {bot_id: name for name, bot_id in ids.items()}
+    assert shown == {names[b]: (played[b], won[b]) for b in ids.values()}, "finished matches, not planned"
+
+    # The cut ones stand in the order their cut decisions gave them, not by seed.
+    for name in apply_clock(db, DEADLINE).to_run:
+        play_out(db, name, {bot: -s for bot, s in strength.items()})  # seeds upside down
+    apply_clock(db, DEADLINE + timedelta(minutes=1))  # stage 1 is decided: three are cut
+    after = get_competition(db, "agree")
+    cut = sorted((d for d in after.decisions if d.kind == "cut"),
+                 key=lambda d: int(d.reason.split("placed ", 1)[1].split()[0]))  # fmt: skip
+    standing = [s.bot for s in after.standings if s.note == "out after stage 1"]
+    assert standing == [d.bot for d in cut] and len(cut) == 3
+
+
+def test_seeds_come_from_the_frozen_version_s_own_record_in_the_open_ladder(db: Database) -> None:
+    ids = bots(db, 3)
+    create_competition(db, "frozen", TEST_GAME, DEADLINE, START, finals={"format": "bracket", "best_of": 1})
+    for name in ("b0", "b1"):
+        enter_competition(db, "frozen", name, START)
+    league = leagues.get_league(db, "frozen.open")
+
+    def play_some(strength: dict[int, int], count: int, b0_version: int) -> None:
+        """As the server records them: each seat with the version that played."""
+        for _ in range(count):
+            for ticket in leagues.claim_matches(db, league.id, 1):
+                order = sorted(ticket.bot_ids, key=lambda bot: -strength[bot])
+                seats = tuple(SeatOutcome(s, b, score=strength[b], rank=order.index(b) + 1,
+                                          version=b0_version if b == ids["b0"] else 1)
+                              for s, b in enumerate(ticket.bot_ids))  # fmt: skip
+                finish_match(db, MatchOutcome(ticket.match_id, seats, "test-1"))
+
+    play_some({ids["b0"]: 2, ids["b1"]: 1}, 6, b0_version=1)  # b0 v1 beats b1 v1 every time
+    edit_bot(db, "b0", command=["true", "b0-v2"])  # b0 v2 loses every time: the bot's rating sinks
+    play_some({ids["b0"]: 0, ids["b1"]: 1}, 12, b0_version=2)
+    select_version(db, "frozen", "b0", 1, START + timedelta(hours=1))  # ...but its finals play v1
+    enter_competition(db, "frozen", "b2", START + timedelta(hours=2))  # never plays before the deadline
+    apply_clock(db, DEADLINE)
+    seeds = {d.bot: d.reason for d in get_competition(db, "frozen").decisions if d.kind == "seed"}
+    assert seeds["b0"].startswith("b0 seeded 1 (v1's own record in the open ladder: conservative")
+    assert seeds["b0"].endswith("over 6 matches)")
+    assert seeds["b1"].startswith("b1 seeded 2 (")
+    assert seeds["b2"] == "b2 seeded 3 (v1 never played in the open ladder: seeded after those that did)"
+
+
+def test_an_entry_leaves_before_the_deadline_and_its_ladder_goes_on_without_it(db: Database) -> None:
+    from kingmaker.ladder.competitions.competitions import leave_competition
+
+    ids = bots(db, 4)
+    create_competition(db, "door", TEST_GAME, DEADLINE, START)
+    for name in ("b0", "b1", "b2"):
+        enter_competition(db, "door", name, START)
+    info = leave_competition(db, "door", "b1", START + timedelta(minutes=1))
+    assert [e.bot for e in info.entries] == ["b0", "b2"]
+    assert [(d.kind, d.bot) for d in info.decisions][-1] == ("leave", "b1")
+    open_league = leagues.get_league(db, "door.open")
+    assert open_league.left_ids == (ids["b1"],), "it left the open ladder"
+    enter_competition(db, "door", "b3", START + timedelta(minutes=2))  # order of entry stays unique
+    enter_competition(db, "door", "b1", START + timedelta(minutes=3))  # and may come back
+    assert [e.bot for e in get_competition(db, "door").entries] == ["b0", "b2", "b3", "b1"]
+    with pytest.raises(InvalidRequestError, match="too late to leave"):
+        leave_competition(db, "door", "b0", DEADLINE)
+    with pytest.raises(NotFoundError, match="not in competition"):
+        leave_competition(db, "door", "nobody", START)

@@ -26,6 +26,7 @@ from kingmaker.server.web.serve import BackgroundWebServer
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
 
 BOTS = ("ada", "brick", "cyd", "dot")
+SWISS_MORE = ("eve", "fig", "gus")
 
 
 def play_stage(db: Database, names: list[str], seed: int) -> None:
@@ -73,6 +74,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     for name in BOTS[:2]:
         enter_competition(db, "season", name, now)
     apply_clock(db, now)
+    # "table": a Swiss of 7 at 4 seats, 2 rounds, played to its winner: tables of 4 and 3.
+    for name in SWISS_MORE:
+        register_bot(db, name, ["kingdoms"], command=["true", name])
+    create_competition(db, "table", "kingdoms", now + timedelta(hours=1), now, players=4,
+                       finals={"format": "swiss", "rounds": 2, "best_of": 1})  # fmt: skip
+    for name in (*BOTS, *SWISS_MORE):
+        enter_competition(db, "table", name, now)
+
+    def swiss_to_play(moment: datetime) -> list[str]:  # (the open tiers' ladders run beside it)
+        return [name for name in apply_clock(db, moment).to_run if name.startswith("table.")]
+
+    stage, number = swiss_to_play(later), 10  # no finals command: they start by themselves
+    while stage:
+        number += 1
+        play_stage(db, stage, seed=number)
+        stage = swiss_to_play(later + timedelta(minutes=number))
     server = BackgroundWebServer(db)
     try:
         yield {"db": db, "url": server.url, "running": running}
@@ -144,3 +161,49 @@ def test_a_competition_with_tiers_shows_them_and_each_entry_s_tier(
     assert sorted(row[2] for row in standings) == sorted([*BOTS[:2], "wood-boss"])
     assert all(row[0] == "wood" for row in standings)
     assert [row[2] for row in standings if "boss" in row] == ["wood-boss"]
+
+
+def test_a_bracket_is_drawn_as_a_tree_whose_meetings_link_their_matches(
+    site: dict[str, Any], browser: Any
+) -> None:
+    browser.get(f"{site['url']}/competitions/cup")
+    assert "best of 1 duplicate pairs." in browser.find_element("tag name", "main").text
+    meetings = css(browser, "#bracket-tree g.meeting")
+    assert [(m.get_attribute("data-stage"), m.get_attribute("data-slot")) for m in meetings] == [
+        ("1", "0"), ("1", "1"), ("2", "0"),
+    ]  # fmt: skip
+    assert len(css(browser, "#bracket-tree path.edge")) == 2, "each first meeting joins the final"
+    winner = css(browser, "#winner strong")[0].text
+    crowned = css(browser, "#bracket-tree g[data-stage='2'] text.won")
+    assert [text.get_attribute("data-bot") for text in crowned] == [winner]
+    finals = [a.get_dom_attribute("href") for a in css(browser, "#bracket-tree a.meeting-link")]
+    assert finals == ["/leagues/cup.f1.0", "/leagues/cup.f1.1", "/leagues/cup.f2.0"]
+    first = css(browser, "#bracket-tree g[data-stage='1'] rect")[0].rect
+    final = css(browser, "#bracket-tree g[data-stage='2'] rect")[0].rect
+    assert final["x"] > first["x"], "a later stage stands to the right"
+    browser.get(f"{site['url']}{finals[-1]}")
+    assert css(browser, "table.matches tbody tr"), "the meeting's league lists its matches"
+    browser.get(f"{site['url']}/competitions/derby")
+    live = [a.get_dom_attribute("href") for a in css(browser, "#bracket-tree a.live")]
+    assert live == [f"/matches/{site['running']}"], "the meeting in play links its live board"
+
+
+def test_a_swiss_shows_each_round_s_tables_points_by_round_and_its_tie_break(
+    site: dict[str, Any], browser: Any
+) -> None:
+    browser.get(f"{site['url']}/competitions/table")
+    rounds = css(browser, "section.swiss-round")
+    assert [r.get_attribute("data-round") for r in rounds] == ["1", "2"]
+    for shown in rounds:
+        sizes = [t.get_attribute("data-size") for t in shown.find_elements("css selector", "li.table")]
+        assert sizes == ["4", "3"], "7 at 4 seats: a table of 4 and one of 3, nobody sits out"
+    assert not css(browser, "p.byes")
+    tie_break = css(browser, "#tie-break")[0].text
+    assert "Buchholz" in tie_break and "higher rating" not in tie_break
+    rows = css(browser, "#points-by-round tbody tr")
+    assert len(rows) == 7
+    for row in rows:  # each round's points add up to the total
+        *by_round, total = [cell.text for cell in row.find_elements("css selector", "td.num")]
+        assert abs(sum(float(p) for p in by_round) - float(total)) < 1e-6
+    standings = [float(cell.text) for cell in css(browser, "#standings td.points")]
+    assert standings == sorted(standings, reverse=True) and standings[0] <= 2.0

@@ -5,12 +5,13 @@ not only at the ticker's next look (``competition_ticker``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from kingmaker.ladder import bounds
 from kingmaker.ladder.competitions import competition_phases, competitions
 from kingmaker.ladder.competitions.competition_clock import competition_now
 from kingmaker.ladder.competitions.competitions import parse_time
-from kingmaker.ladder.errors import InvalidRequestError
+from kingmaker.ladder.errors import InvalidRequestError, LadderError
 from kingmaker.ladder.leagues import leagues
 from kingmaker.server.scheduling.competition_ticker import look
 from kingmaker.server.services import validation
@@ -48,6 +49,7 @@ class CompetitionRpcs(AdminBase):
             finals=finals,
             tiers=[{"name": tier.name, "boss": tier.boss or None} for tier in request.tiers],
             promote_after=request.promote_after or None,
+            finals_at=parse_time(request.finals_at) if request.finals_at else None,
         )
         return await self._competition(request.name)
 
@@ -64,6 +66,21 @@ class CompetitionRpcs(AdminBase):
         if info.open_league:
             league = await asyncio.to_thread(leagues.get_league, self.db, info.open_league)
             await self.league_runner.entrants_changed(league.id)
+        return competition_message(info, competition_now())
+
+    @permitted
+    async def LeaveCompetition(
+        self, request: admin_pb2.CompetitionEntryRequest, context: Context
+    ) -> admin_pb2.CompetitionInfo:
+        await look(self.db, self.league_runner)
+        info = await asyncio.to_thread(
+            competitions.leave_competition, self.db, request.name, request.bot, competition_now()
+        )
+        for league_name in [info.open_league, *(tier["league"] for tier in info.tiers)]:
+            if league_name:  # its running ladder looks again: the entry's waiting matches go
+                with contextlib.suppress(LadderError):
+                    league = await asyncio.to_thread(leagues.get_league, self.db, league_name)
+                    await self.league_runner.entrants_changed(league.id)
         return competition_message(info, competition_now())
 
     @permitted
