@@ -294,7 +294,9 @@ class SubmissionPipeline:
             limits.build,
             self.temp_root,
             limits.archive,
-            progress=lambda process: self.live_logs.building(version.bot, version.number, process),
+            progress=lambda process, clock: self.live_logs.building(
+                version.bot, version.number, process, clock
+            ),
         )
 
 

@@ -179,6 +179,11 @@ class SubmissionService:
             message = version_info(record, with_log=False)
             if live_log:  # the build log is its owner's: what it printed since the last message
                 message.build_output, printed = self.pipeline.live_logs.since(record.bot, number, printed)
+                clock = self.pipeline.live_logs.clock(record.bot, number)
+                if clock is not None and record.status == "building":  # (whole seconds: news once a second)
+                    message.build_cpu_seconds = float(int(clock.cpu_seconds))
+                    message.build_cpu_limit = clock.cpu_limit
+                    message.build_wall_seconds = float(int(clock.wall_seconds))
             if message != last:
                 yield message
                 last = admin_pb2.VersionInfo()

@@ -94,12 +94,22 @@ def watch_event(message: admin_pb2.VersionInfo) -> dict[str, Any]:
             "status": message.status,
             "status_reason": message.status_reason,
             "build_output": message.build_output,
+            "build_clock": build_clock_text(message),
             "validation": [_readable_end(as_dict(played)) for played in message.validation],
             "ab": as_dict(message.ab) if message.HasField("ab") else None,
             "final": message.status in FINAL,
         }
     )
     return event
+
+
+def build_clock_text(message: admin_pb2.VersionInfo) -> str:
+    """Where a running build stands against its limit ("42 of 600 CPU-s, 1m10s"); "" otherwise."""
+    if message.status != "building" or not message.build_cpu_limit:
+        return ""
+    wall = int(message.build_wall_seconds)
+    elapsed = f"{wall}s" if wall < 60 else f"{wall // 60}m{wall % 60:02d}s"
+    return f"{message.build_cpu_seconds:.0f} of {message.build_cpu_limit:g} CPU-s, {elapsed}"
 
 
 def _seat_log(log: admin_pb2.SeatLog) -> dict[str, Any]:
