@@ -89,7 +89,7 @@ class SubmissionService:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(refused))
         finally:
             received.unlink(missing_ok=True)
-        record = await self.pipeline.start(record, games_given=bool(header.games))
+        record = await self.pipeline.start(record, list(header.games))
         return version_info(record)
 
     async def _check_submitter(self, bot: str, author_id: int | None, size: int) -> None:
@@ -278,7 +278,7 @@ class SubmissionService:
                 self.pipeline.blobs.keep(received, sha256)
         finally:
             received.unlink(missing_ok=True)
-        await self.pipeline.start(record, games_given=bool(request.games))
+        await self.pipeline.start(record, list(request.games))
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, request.name)
         return admin_pb2.AddBotResponse(bot=await self.bot_message(bot))
 
