@@ -86,7 +86,8 @@ def start_submission(
 ) -> VersionRecord:
     """A new version of ``bot_name``, ``building``, from a stored archive. The first submission of
     a name creates the bot (it waits, suspended, for a version to pass); later, given games
-    replace the bot's games."""
+    replace the bot's games only while no version plays: otherwise the bot's games change when
+    the new version becomes active (``server/new_versions``), never under the one playing."""
     with db.transaction() as session:
         bot = _submitted_to(session, bot_name, author_id)
         if author_id is not None:
@@ -104,7 +105,7 @@ def start_submission(
                 raise InvalidRequestError(f"bot {bot_name!r} was removed; submit under a new name")
             if bot.command is None and _latest(session, bot) is None:
                 raise InvalidRequestError(f"bot {bot_name!r} is a remote bot: it connects itself")
-            if games:
+            if games and bot.active_version is None:
                 ladder_bots.set_games(session, bot, games)
         assert bot.id is not None
         version = BotVersion(

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kingmaker.server.building.archive_step import REFUSED_EXIT
+from kingmaker.server.building.build_clock import BuildClock, build_weight
 from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
 from kingmaker.server.building.jailed_unpack import STEP, StepFailed, last_json, unpack_in_jail
 from kingmaker.server.building.log_tail import ending
@@ -56,6 +57,12 @@ limit counts from that command's start (the step's ``$ command`` line on stderr)
 machine the jail, the step's interpreter and the copy of the submission can take seconds, and
 that time is the server's, not the build's."""
 START_POLL_SECONDS = 0.05
+CLOCK_POLL_SECONDS = 0.5
+"""How often a running build's CPU time is read against its limit (a cgroup file, or /proc)."""
+REWEIGH_SECONDS = 5.0
+"""How often a running build's CPU weight follows the load (``build_clock.build_weight``)."""
+_running_builds = 0
+"""Builds of this process running now: they share the builds' floor of the CPU."""
 
 NETWORK_MARKERS = (
     "Network is unreachable",
@@ -116,10 +123,11 @@ async def build_archive(
     limits: BuildLimits | None = None,
     temp_root: Path | None = None,
     archive_limits: ArchiveLimits | None = None,
-    progress: Callable[[BotProcess | None], None] | None = None,
+    progress: Callable[[BotProcess | None, BuildClock | None], None] | None = None,
 ) -> BuildResult:
     """Build a submitted archive (checked again: it may come from the blob store). ``progress``
-    is given the build's process once it runs (its stderr is the build log), and None at its end."""
+    is given the build's process once it runs (its stderr is the build log) and its clock, and
+    None, None at its end."""
     checks = archive_limits or ArchiveLimits()
     async with _staging("kingmaker-unpacked-", temp_root) as staging:
         source = Path(staging) / "submission"
@@ -143,7 +151,7 @@ async def _build(
     sandbox: SandboxPolicy,
     limits: BuildLimits,
     temp_root: Path | None,
-    progress: Callable[[BotProcess | None], None] | None = None,
+    progress: Callable[[BotProcess | None, BuildClock | None], None] | None = None,
 ) -> BuildResult:
     incoming = await asyncio.to_thread(store.incoming, temp_root)
     try:
@@ -161,7 +169,7 @@ async def _build_into(
     limits: BuildLimits,
     temp_root: Path | None,
     incoming: Path,
-    progress: Callable[[BotProcess | None], None] | None,
+    progress: Callable[[BotProcess | None, BuildClock | None], None] | None,
 ) -> BuildResult:
     policy = dataclasses.replace(
         sandbox,
@@ -184,27 +192,25 @@ async def _build_into(
             )
         except LaunchError as error:
             return BuildResult(False, "", f"the build could not start: {error}", manifest)
-        timed_out = False
+        clock = BuildClock(limits.seconds, limits.wall_seconds)
         if progress is not None:
-            progress(process)
+            progress(process, clock)
         try:
             await _command_started(process, BUILD_START_SECONDS)
-            await asyncio.wait_for(process.process.wait(), limits.seconds)
-        except TimeoutError:
-            timed_out = True
+            stopped_by = await _within_limits(process, limits, clock)
         finally:
             if progress is not None:
-                progress(None)
+                progress(None, None)
             await process.stop(grace=0)
             log = process.stderr_tail(limits.log_bytes)
             process.discard_logs()
         output.seek(0)
         answer = last_json(output.read(65536).decode(errors="replace").splitlines()) or {}
-        if not timed_out and process.returncode == REFUSED_EXIT and "refused" in answer:
+        if not stopped_by and process.returncode == REFUSED_EXIT and "refused" in answer:
             refusal = answer["refused"]
             return BuildResult(False, log, f"the built folder cannot be kept: {refusal}", manifest)
-        if timed_out or process.returncode != 0:
-            reason = failure_reason(process.returncode, timed_out, process.limit_events, log, limits)
+        if stopped_by or process.returncode != 0:
+            reason = failure_reason(process.returncode, stopped_by, process.limit_events, log, limits)
             return BuildResult(False, log, reason, manifest)
         try:
             build_hash = await asyncio.to_thread(store.keep, incoming, limits.kept)
@@ -217,6 +223,34 @@ async def _build_into(
     return BuildResult(True, log, "", manifest, build_hash, folder)
 
 
+async def _within_limits(process: BotProcess, limits: BuildLimits, clock: BuildClock) -> str:
+    """Until the build ends ("") or runs past a limit ("cpu", "wall"); its CPU weight raised
+    meanwhile to the builds' floor (``build_clock.build_weight``)."""
+    loop = asyncio.get_running_loop()
+    started, before = loop.time(), process.cpu_seconds()  # (the jail's start is not the build's)
+    ended = asyncio.ensure_future(process.process.wait())
+    global _running_builds
+    _running_builds += 1
+    try:
+        reweighed = float("-inf")
+        while not ended.done():
+            now = loop.time()
+            clock.cpu_seconds, clock.wall_seconds = process.cpu_seconds() - before, now - started
+            if clock.cpu_seconds > limits.seconds:
+                return "cpu"
+            if clock.wall_seconds > limits.wall_seconds:
+                return "wall"
+            if process.cgroup is not None and now - reweighed >= REWEIGH_SECONDS:
+                process.cgroup.set_cpu_weight(build_weight(limits.limits.cpu_weight, _running_builds))
+                reweighed = now
+            await asyncio.wait({ended}, timeout=CLOCK_POLL_SECONDS)
+        clock.cpu_seconds, clock.wall_seconds = process.cpu_seconds() - before, loop.time() - started
+        return ""
+    finally:
+        _running_builds -= 1
+        ended.cancel()
+
+
 async def _command_started(process: BotProcess, within: float) -> None:
     """Until the step has said it starts the build's command (its first line on stderr), or has
     ended (a folder with no build command), or ``within`` seconds have gone by."""
@@ -227,12 +261,14 @@ async def _command_started(process: BotProcess, within: float) -> None:
 
 
 def failure_reason(
-    code: int | None, timed_out: bool, events: dict[str, int], log: str, limits: BuildLimits
+    code: int | None, stopped_by: str, events: dict[str, int], log: str, limits: BuildLimits
 ) -> str:
-    """Which limit stopped a build, or how it failed, in a sentence."""
+    """Which limit stopped a build (``stopped_by``: "cpu", "wall" or ""), or how it failed."""
     budget = limits.limits
-    if timed_out:
-        return f"the build ran past its time limit ({limits.seconds:g} s) and was stopped"
+    if stopped_by == "cpu":
+        return f"the build used its CPU time limit ({limits.seconds:g} CPU-s) and was stopped"
+    if stopped_by == "wall":
+        return f"the build ran past its wall-clock limit ({limits.wall_seconds:g} s) and was stopped"
     if events.get("oom_kill"):
         return f"the build ran out of memory (its limit: {budget.bot_memory_bytes / 2**20:g} MiB)"
     if events.get("pids_max") or any(marker in log for marker in FORK_MARKERS):

@@ -44,7 +44,8 @@ BUILD_LIMITS = Limits(
 address space than a playing bot, so more processes and address space; the whole build's memory
 (its tmpfs folders included) is bounded by ``bot_memory_bytes``, and its folder by
 ``disk_bytes``. A tenth of a bot's CPU weight: builds run on what matches leave (a ladder keeps
->= 0.8 of its pace beside five builds: ``bench/builds_beside_ladder.py``)."""
+>= 0.8 of its pace beside five builds: ``bench/builds_beside_ladder.py``), raised while they run
+so that together they get a floor of the CPU (``build_clock.build_weight``)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,10 @@ class BuildLimits:
     """How long a build may run, what it may use, and how much of its output is kept."""
 
     seconds: float = 600.0
-    """Wall-clock time of the whole build (copy in, build command, copy out)."""
+    """CPU time of the whole build, its processes' together, from its command's start: a build
+    waiting for a core on a busy server loses nothing of it (``build_clock``)."""
+    wall_seconds: float = 3600.0
+    """Wall-clock time of the whole build: stops one that waits on nothing, using no CPU."""
     limits: Limits = field(default_factory=lambda: BUILD_LIMITS)
     log_bytes: int = 64 * 1024
     """The end of the build's output kept as its log."""

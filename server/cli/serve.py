@@ -107,7 +107,8 @@ def serve(
         "--web",
         min=0,
         max=MAX_PORT,
-        help="Also serve the read-only website on this port (see docs/web.md).",
+        help="Also serve the website on this port: the public pages, and the authors' console where "
+        "they sign in to upload and follow their bots (see docs/web.md).",
     ),
     web_host: str = typer.Option(
         "127.0.0.1",

@@ -83,7 +83,8 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
     with console.status(f"{bot} version {number}: building") as status:
         for version in client.stream("WatchVersion", admin_pb2.GetVersionRequest(bot=bot, number=number)):
             elapsed = time.monotonic() - started
-            status.update(f"{bot} version {number}: {version.status} ({_elapsed(elapsed)})")
+            clock = build_clock(version)
+            status.update(f"{bot} version {number}: {version.status} ({_elapsed(elapsed)}){clock}")
             for line in version.build_output.splitlines():  # the build's log, as it is written
                 console.print(
                     f"[dim]{_elapsed(elapsed):>6}[/] {escape(line)}", highlight=False, soft_wrap=True
@@ -122,6 +123,14 @@ def ab_line(bot: str, number: int, ab: admin_pb2.DuelProgress) -> str:
         f"[{ab.score_low:.3f}, {ab.score_high:.3f}]  Elo {ab.elo:+5.0f} ± {ab.elo_half_width:<4.0f} "
         f"LLR {ab.llr:+.2f} ({ab.llr_lower:+.2f} .. {ab.llr_upper:+.2f})"
     )
+
+
+def build_clock(version: admin_pb2.VersionInfo) -> str:
+    """Where a running build stands against its limit: ", build 42 of 600 CPU-s in 1m10s"."""
+    if version.status != "building" or not version.build_cpu_limit:
+        return ""
+    used, limit = version.build_cpu_seconds, version.build_cpu_limit
+    return f", build {used:.0f} of {limit:g} CPU-s in {_elapsed(version.build_wall_seconds)}"
 
 
 def _elapsed(seconds: float) -> str:

@@ -162,3 +162,20 @@ def _descendants(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process tree from ``/proc``, where no cgroup counts it: each living process's
+    own time and that of the children it has waited for (so a compiler that ran and exited is
+    counted in its parent's). Ticks (10 ms), enough for a build's limit in minutes."""
+    ticks = 0
+    for member in _descendants(pid):
+        try:
+            fields = _read_proc(f"/proc/{member}/stat").rpartition(b")")[2].split()
+            ticks += sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, ValueError):
+            continue  # gone since the tree was read
+    return ticks / TICKS_PER_SECOND

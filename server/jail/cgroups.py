@@ -34,7 +34,9 @@ from pathlib import Path
 
 log = logging.getLogger("kingmaker.server.jail.cgroups")
 
-CONTROLLERS = ("memory", "pids", "cpu")
+CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+"""``cpuacct`` (v1 only; v2 counts CPU time in every group's ``cpu.stat``): a build's limit is its
+CPU time, its processes' together, the dead ones' too."""
 CPU_PERIOD_US = 100_000
 _numbers = itertools.count(1)
 
@@ -146,6 +148,29 @@ class BotCgroup:
                             seen[event] += int(words[1])
         return seen
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process that was ever in the groups (user and system), or None
+        where no group counts it."""
+        for folder, tree in self.folders.items():
+            with contextlib.suppress(OSError, ValueError):
+                if tree.version == 2:
+                    for line in (folder / "cpu.stat").read_text().splitlines():
+                        if line.startswith("usage_usec "):
+                            return int(line.split()[1]) / 1e6
+                elif "cpuacct" in tree.controllers:
+                    return int((folder / "cpuacct.usage").read_text()) / 1e9
+        return None
+
+    def set_cpu_weight(self, weight: int) -> bool:
+        """Give the groups another CPU weight (as ``cpu_weight``); False where none carries one."""
+        done = False
+        for folder, tree in self.folders.items():
+            if "cpu" in tree.controllers:
+                with contextlib.suppress(OSError):
+                    _write_weight(folder, tree, weight)
+                    done = True
+        return done
+
     def remove(self) -> None:
         """Remove the groups (after ``kill``: a group with processes cannot be removed)."""
         for folder in list(self.folders):
@@ -190,10 +215,15 @@ def _set_limits(
             write("cpu.cfs_period_us", CPU_PERIOD_US)
             write("cpu.cfs_quota_us", quota)
     if cpu_weight and "cpu" in tree.controllers:
-        if tree.version == 2:
-            write("cpu.weight", cpu_weight)
-        else:  # v1's shares: 1024 is the default, as 100 is v2's weight
-            write("cpu.shares", max(2, cpu_weight * 1024 // 100))
+        _write_weight(folder, tree, cpu_weight)
+
+
+def _write_weight(folder: Path, tree: Hierarchy, weight: int) -> None:
+    weight = max(1, min(10_000, weight))
+    if tree.version == 2:
+        (folder / "cpu.weight").write_text(str(weight))
+    else:  # v1's shares: 1024 is the default, as 100 is v2's weight
+        (folder / "cpu.shares").write_text(str(max(2, weight * 1024 // 100)))
 
 
 @functools.cache

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock
+from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock, tree_cpu_seconds
 from kingmaker.server.jail.bot_folders import bot_folders
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
@@ -235,6 +235,12 @@ class BotProcess:
     def cpu_clock(self) -> ProcessTreeClock | None:
         """The CPU time of the bot's process tree (the clock charges it), where it can be read."""
         return cpu_clock(self.process.pid)
+
+    def cpu_seconds(self) -> float:
+        """CPU time its processes have used so far, the ended ones' too: its cgroup's count, or
+        else ``/proc``'s for the tree (which misses a process whose parent ended unwaited)."""
+        counted = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        return counted if counted is not None else tree_cpu_seconds(self.process.pid)
 
     @property
     def returncode(self) -> int | None:

@@ -95,9 +95,12 @@ class SubmissionPipeline:
         self.live_logs = LiveBuildLogs()
         """What each build running now has printed so far (``WatchVersion`` streams it)."""
 
-    async def start(self, version: VersionRecord, games_given: bool = True) -> VersionRecord:
+    async def start(self, version: VersionRecord, games: Sequence[str] = ()) -> VersionRecord:
         """Build, validate and activate this new version in the background: at once, or queued
-        behind its author's other builds. The version as it is now (its status "queued" if so)."""
+        behind its author's other builds. The version as it is now (its status "queued" if so).
+        ``games``: those the submission gave (else its manifest's, else the bot's): the bot plays
+        them once this version is active, never before (the active version was validated for its
+        own games only)."""
         author = version.submitted_by_id
         limit = 1
         if author is not None:
@@ -105,7 +108,7 @@ class SubmissionPipeline:
             limit = bounds.builds_at_once
         ticket = self.queue.enter(author, limit)
         task = asyncio.create_task(
-            self._run(version, games_given, ticket), name=f"version {version.bot}@{version.number}"
+            self._run(version, tuple(games), ticket), name=f"version {version.bot}@{version.number}"
         )
         self._running.add(task)
         task.add_done_callback(self._running.discard)
@@ -159,9 +162,9 @@ class SubmissionPipeline:
         async with self.changed:
             self.changed.notify_all()
 
-    async def _run(self, version: VersionRecord, games_given: bool, ticket: BuildTicket) -> None:
+    async def _run(self, version: VersionRecord, games: tuple[str, ...], ticket: BuildTicket) -> None:
         try:
-            await self._build_and_check(version, games_given, ticket)
+            await self._build_and_check(version, games, ticket)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a failure of the server's: say so on the version, never lose it
@@ -184,7 +187,9 @@ class SubmissionPipeline:
         except Exception:  # the next prune tries again; the version's own way is done
             log.exception("pruning the versions of %s failed", bot)
 
-    async def _build_and_check(self, version: VersionRecord, games_given: bool, ticket: BuildTicket) -> None:
+    async def _build_and_check(
+        self, version: VersionRecord, games: tuple[str, ...], ticket: BuildTicket
+    ) -> None:
         assert version.archive_hash is not None
         if ticket.waiting:
             await asyncio.to_thread(versions.mark_queued, self.db, version.bot, version.number, True)
@@ -205,8 +210,10 @@ class SubmissionPipeline:
             )  # fmt: skip
             return
         run = built.manifest
-        if run.games and not games_given:
-            await asyncio.to_thread(_set_games, self.db, version.bot, list(run.games))
+        wanted = list(games or run.games)
+        bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
+        if wanted and bot.active_version is None and set(wanted) != set(bot.games):
+            await asyncio.to_thread(_set_games, self.db, version.bot, wanted)  # nothing plays yet
         size = await asyncio.to_thread(folder_bytes, self.builds.path(built.build_hash))
         author = version.submitted_by_id
         if author is not None:  # (the admin's versions are not bounded)
@@ -227,8 +234,9 @@ class SubmissionPipeline:
             )  # fmt: skip
         await self.notify()
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
+        plays = wanted or list(bot.games)
         entrant = Entrant(bot.name, None, run.run, None, version.number, run.protocol, built.build_hash)
-        checked = await validate(self.roster, entrant, bot.games, self.control)
+        checked = await validate(self.roster, entrant, plays, self.control)
         if not checked.passed:
             await asyncio.to_thread(
                 versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
@@ -236,11 +244,14 @@ class SubmissionPipeline:
             )  # fmt: skip
             return
         validation: list[Any] | None = checked.matches
-        if version.ab:
-            validation = await self._ab_gate(version, entrant, bot.games, checked.matches)
+        if version.ab:  # (compared where both play: a game new to the bot has no active version there)
+            both = [game for game in plays if game in bot.games]
+            validation = await self._ab_gate(version, entrant, both, checked.matches)
             if validation is None:
                 return
         await asyncio.to_thread(versions.activate, self.db, version.bot, version.number, validation)
+        if set(plays) != set(bot.games):  # its games change with the version that plays them
+            await asyncio.to_thread(_set_games, self.db, version.bot, plays)
         # Warm processes of the version it replaces must not play another match.
         await self.retire({version.bot_id})
 
@@ -294,7 +305,9 @@ class SubmissionPipeline:
             limits.build,
             self.temp_root,
             limits.archive,
-            progress=lambda process: self.live_logs.building(version.bot, version.number, process),
+            progress=lambda process, clock: self.live_logs.building(
+                version.bot, version.number, process, clock
+            ),
         )
 
 

@@ -135,7 +135,8 @@ FIELDS: dict[str, dict[str, Seen]] = {
     # submissions and versions: anyone sees a version's number, times, status and a public reason
     "VersionInfo": _fields(
         "bot number status submitted_by created_at built_at activated_at validation queue_place pruned",
-        "source archive_hash build_hash command protocol manifest build_log ab build_output",
+        "source archive_hash build_hash command protocol manifest build_log ab build_output "
+        "build_cpu_seconds build_cpu_limit build_wall_seconds",
         status_reason=Seen.REWORDED,
     ),
     "ValidationMatch": _fields("game players seat end_reason passed", "detail stderr_tail"),

@@ -90,7 +90,7 @@ class SubmissionService:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(refused))
         finally:
             received.unlink(missing_ok=True)
-        record = await self.pipeline.start(record, games_given=bool(header.games))
+        record = await self.pipeline.start(record, list(header.games))
         return version_info(record)
 
     async def _check_submitter(self, bot: str, author_id: int | None, size: int) -> None:
@@ -180,6 +180,11 @@ class SubmissionService:
             message = version_info(record, with_log=False)
             if live_log:  # the build log is its owner's: what it printed since the last message
                 message.build_output, printed = self.pipeline.live_logs.since(record.bot, number, printed)
+                clock = self.pipeline.live_logs.clock(record.bot, number)
+                if clock is not None and record.status == "building":  # (whole seconds: news once a second)
+                    message.build_cpu_seconds = float(int(clock.cpu_seconds))
+                    message.build_cpu_limit = clock.cpu_limit
+                    message.build_wall_seconds = float(int(clock.wall_seconds))
             if message != last:
                 yield message
                 last = admin_pb2.VersionInfo()
@@ -274,7 +279,7 @@ class SubmissionService:
                 self.pipeline.blobs.keep(received, sha256)
         finally:
             received.unlink(missing_ok=True)
-        await self.pipeline.start(record, games_given=bool(request.games))
+        await self.pipeline.start(record, list(request.games))
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, request.name)
         return admin_pb2.AddBotResponse(bot=await self.bot_message(bot))
 

@@ -251,9 +251,11 @@ def test_the_owner_sees_every_hidden_field_and_no_host_path(world: World) -> Non
         for name, seen in FIELDS[message.name].items()
         if seen in HIDDEN
     }
-    # A build's live output is filled only while it builds: tests/submissions/test_build_log_streams.py
-    # streams one to its owner, another author and anyone, and checks only the owner reads it.
-    assert hidden - filled == {("VersionInfo", "build_output")}
+    # A build's live output and clock are filled only while it builds:
+    # tests/submissions/test_build_log_streams.py streams one to its owner, another author and
+    # anyone, and checks only the owner reads them.
+    live = ("build_output", "build_cpu_seconds", "build_cpu_limit", "build_wall_seconds")
+    assert hidden - filled == {("VersionInfo", field) for field in live}
     reasons = [value for _, name, field, value in owner if (name, field) == ("VersionInfo", "status_reason")]
     assert any("<run folder>" in reason for reason in reasons), reasons
     install = str(Path(sdk.__file__).resolve().parents[1])

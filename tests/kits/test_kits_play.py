@@ -31,7 +31,9 @@ from kingmaker.server.jail.sandbox import bubblewrap
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2
 
-KITS = [language.name for language in LANGUAGES]
+# A kit is built once per test session, so under pytest-xdist all of a kit's tests run on one
+# worker (its own group), and the kits' builds are spread over the workers.
+KITS = [pytest.param(kit.name, marks=pytest.mark.xdist_group(f"kit-{kit.name}")) for kit in LANGUAGES]
 
 # The first test of a kit builds it: minutes for C++ or Java on a loaded two-core machine.
 pytestmark = pytest.mark.timeout(1800)

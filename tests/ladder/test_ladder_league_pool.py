@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from ladder_support import TEST_GAME, make_bots
 from sqlalchemy import event
 from sqlmodel import select
@@ -93,6 +94,9 @@ def claim_costs(db: Database, league_id: int, claims: int, luck: random.Random) 
     return costs
 
 
+# Some 250 claims and matches, ~30 s of CPU alone on a loaded machine: beside three other test
+# workers (pytest-xdist) and a load of 25 it once took over 300 s, counting, not waiting.
+@pytest.mark.timeout(1200)
 def test_a_claim_costs_the_same_statements_whatever_the_bots_and_matches_played(db: Database) -> None:
     few = make_bots(db, 10)
     many = few + make_bots(db, 90, first=10)

@@ -195,3 +195,16 @@ def test_of_two_versions_validated_at_once_the_newer_plays(db: Database) -> None
     assert (late.status, late.status_reason) == ("retired", "version 2, newer, was activated first")
     assert bots.get_bot(db, "sub").active_version == 2
     assert versions.rollback(db, "sub", 1).active_version == 1
+
+
+def test_a_new_version_never_changes_the_games_of_the_one_playing(db: Database) -> None:
+    """Issue 47: an upload naming more games widened the bot at once, while version 1, validated
+    for one game, still played. The games given go to the bot only while no version plays (the
+    pipeline gives them when the new version becomes active)."""
+    submitted(db, "sub")
+    assert bots.get_bot(db, "sub").games == (TEST_GAME,)
+    versions.start_submission(db, "sub", [TEST_GAME, "kingdoms"], HASH)
+    assert bots.get_bot(db, "sub").games == (TEST_GAME,), "version 1 plays what it was validated for"
+    versions.start_submission(db, "fresh", [TEST_GAME], HASH)
+    versions.start_submission(db, "fresh", ["kingdoms"], HASH)
+    assert bots.get_bot(db, "fresh").games == ("kingdoms",), "nothing plays yet: the newest games"

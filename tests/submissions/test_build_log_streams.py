@@ -16,7 +16,9 @@ from typer.testing import CliRunner
 from kingmaker.ladder.bots import authors
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
+from kingmaker.server.cli.submit import build_clock
 from kingmaker.server.jail.sandbox import bubblewrap
+from kingmaker.server.web.console.data import watch_event
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 pytestmark = pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail")
@@ -107,7 +109,24 @@ def test_the_build_log_streams_to_its_owner_and_to_nobody_else(
     printed = "".join(message.build_output for message in owner)
     assert printed.index("compiling part 1") < printed.index("compiling part 2") < printed.index("linked")
     assert printed.splitlines().count("compiling part 1") == 1, "each line once"
+    clocks = [message for message in seen["ann"] if message.build_cpu_limit]
+    assert clocks, "the owner sees where the build stands against its limit"
+    assert {message.status for message in clocks} == {"building"}
+    assert clocks[0].build_cpu_limit == 600
+    assert max(message.build_wall_seconds for message in clocks) >= 4, "8 s of sleep"
+    assert max(message.build_cpu_seconds for message in clocks) < 8, "sleeping costs no CPU time"
     for other in ("ben", "anyone"):
         assert seen[other], other
         assert seen[other][-1].status == seen["ann"][-1].status
         assert not any(message.build_output for message in seen[other]), other
+        assert not any(message.build_cpu_limit for message in seen[other]), other
+
+
+def test_the_build_clock_reads_the_same_in_the_cli_and_the_console() -> None:
+    building = admin_pb2.VersionInfo(
+        status="building", build_cpu_seconds=42, build_cpu_limit=600, build_wall_seconds=70
+    )
+    assert build_clock(building) == ", build 42 of 600 CPU-s in 1m10s"
+    assert watch_event(building)["build_clock"] == "42 of 600 CPU-s, 1m10s"
+    validating = admin_pb2.VersionInfo(status="validating", build_cpu_limit=600)
+    assert build_clock(validating) == "" and watch_event(validating)["build_clock"] == ""

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from kingmaker.server.building import builds
+from kingmaker.server.building.build_clock import BuildClock
 from kingmaker.server.building.build_store import BuildStore
 from kingmaker.server.building.builds import BuildResult, build_folder
 from kingmaker.server.building.submission_limits import BUILD_LIMITS, BuildLimits
 from kingmaker.server.jail.sandbox import MiB, SandboxPolicy, bubblewrap
+from kingmaker.server.packing import pack_folder
 
 needs_jail = pytest.mark.skipif(not bubblewrap().usable, reason="bubblewrap does not work here")
 pytestmark = needs_jail
@@ -142,12 +144,45 @@ def test_a_build_that_reaches_for_the_network_gets_nothing(tmp_path: Path) -> No
     assert arrived == []
 
 
-def test_a_build_that_runs_past_its_time_is_stopped(tmp_path: Path) -> None:
-    limits = dataclasses.replace(SMALL, seconds=2)
+def test_a_build_that_waits_past_its_wall_clock_limit_is_stopped(tmp_path: Path) -> None:
+    limits = dataclasses.replace(SMALL, wall_seconds=2)
     result = manifest_build(tmp_path, "echo started; sleep 600", limits)
     assert not result.ok
-    assert result.reason == "the build ran past its time limit (2 s) and was stopped"
+    assert result.reason == "the build ran past its wall-clock limit (2 s) and was stopped"
     assert "started" in result.log
+
+
+def test_a_build_that_computes_past_its_cpu_time_is_stopped(tmp_path: Path) -> None:
+    """Its processes' CPU time together, a child's that has ended too (``sh -c`` spins in one)."""
+    limits = dataclasses.replace(SMALL, seconds=1, wall_seconds=120)
+    result = manifest_build(tmp_path, "echo started; sh -c 'i=0; while :; do i=$((i+1)); done'", limits)
+    assert not result.ok
+    assert result.reason == "the build used its CPU time limit (1 CPU-s) and was stopped"
+    assert "started" in result.log
+
+
+def test_a_builds_limit_is_cpu_time_so_waiting_costs_it_nothing(tmp_path: Path) -> None:
+    """Issue 47: a build starved of CPU by a busy ladder was stopped at 600 s of wall time. A
+    build that waits 3 s (as one waits for a core) within a 1 CPU-s limit builds, and its clock,
+    as its watchers see it, counts both times."""
+    clocks: list[BuildClock] = []
+
+    def progress(process: object, clock: BuildClock | None) -> None:
+        if clock is not None:
+            clocks.append(clock)
+
+    folder = folder_with(tmp_path / "b", {"kingmaker.toml": 'run = "./x"\nbuild = "sleep 3; touch x"\n'})
+    limits = dataclasses.replace(SMALL, seconds=1, wall_seconds=120)
+    with (tmp_path / "folder.tar.gz").open("wb") as archive:
+        pack_folder(folder, archive)
+    store, archive_path = BuildStore(tmp_path / "s"), tmp_path / "folder.tar.gz"
+    built = builds.build_archive(archive_path, "tar.gz", store, SandboxPolicy(), limits, progress=progress)
+    result = asyncio.run(built)
+    assert result.ok, result.reason
+    [clock] = clocks
+    assert (clock.cpu_limit, clock.wall_limit) == (1, 120)
+    assert clock.wall_seconds >= 3
+    assert 0 <= clock.cpu_seconds < 1
 
 
 def test_a_builds_time_counts_from_its_commands_start(
@@ -158,7 +193,7 @@ def test_a_builds_time_counts_from_its_commands_start(
     build was stopped before its command began, its log empty."""
     slow_step = ("/bin/sh", "-c", 'sleep 3; exec "$0" "$@"', *builds.STEP)
     monkeypatch.setattr(builds, "STEP", slow_step)
-    limits = dataclasses.replace(SMALL, seconds=2)
+    limits = dataclasses.replace(SMALL, wall_seconds=2)
     result = manifest_build(tmp_path, "echo started; sleep 600", limits)
-    assert result.reason == "the build ran past its time limit (2 s) and was stopped"
+    assert result.reason == "the build ran past its wall-clock limit (2 s) and was stopped"
     assert "started" in result.log

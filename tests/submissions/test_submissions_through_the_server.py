@@ -163,6 +163,37 @@ def test_submit_no_wait_answers_at_once_and_the_version_goes_on_in_the_backgroun
     assert code == 1 and "is neither a folder nor an archive" in err
 
 
+def test_a_version_for_more_games_widens_the_bot_only_when_it_plays(
+    server: BackgroundServer, tmp_path: Path
+) -> None:
+    """Issue 47: an upload naming four games made the bot play them at once, while version 1,
+    validated for Kingdoms only, still played. Now version 2 is validated in both games it names
+    and the bot plays them from its activation on, not before."""
+    db = server.server.db
+    ok(server, "submit", str(python_bot(tmp_path / "v1")), "--bot", "wide", "-g", GAME)
+    out = ok(
+        server,
+        "submit",
+        str(python_bot(tmp_path / "v2")),
+        "--bot",
+        "wide",
+        "-g",
+        GAME,
+        "-g",
+        "kingsville",
+        "--no-wait",
+    )
+    assert out.strip().endswith(": building")
+    assert bots.get_bot(db, "wide").games == (GAME,), "version 1 plays on in its own game only"
+    pipeline = server.server.submissions
+    assert pipeline is not None
+    server.run(pipeline.idle())
+    record = versions.get_version(db, "wide", 2)
+    assert record.status == "active", record.status_reason
+    assert sorted({match["game"] for match in record.validation}) == [GAME, "kingsville"]
+    assert bots.get_bot(db, "wide").games == (GAME, "kingsville")
+
+
 def sample_bot_folder(folder: Path, module: str) -> Path:
     """A bot folder whose bot.py runs one of the sample bots."""
     folder.mkdir(parents=True)

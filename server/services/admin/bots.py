@@ -8,7 +8,7 @@ import functools
 import grpc
 
 from kingmaker.ladder import bounds
-from kingmaker.ladder.bots import bots
+from kingmaker.ladder.bots import bots, versions
 from kingmaker.ladder.matches import bot_stats, seat_logs, secrecy
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.jail.launcher import confinement
@@ -63,10 +63,16 @@ class BotRpcs(AdminBase):
         after = request.page_token or None
         found = await asyncio.to_thread(bots.list_bots, self.db, request.game or None, limit + 1, after)
         page, more = found[:limit], len(found) > limit
-        return admin_pb2.ListBotsResponse(
-            bots=[convert.bot_message(bot, self._connected(bot.id)) for bot in page],
-            next_page_token=page[-1].name if more else "",
-        )
+        # Each bot's newest version, as GetBot gives it (one query for the page): before, the
+        # console's list said "—" for a bot whose version 2 was building.
+        latest = await asyncio.to_thread(versions.latest_versions, self.db, [bot.id for bot in page])
+        messages = []
+        for bot in page:
+            message = convert.bot_message(bot, self._connected(bot.id))
+            if bot.id in latest:
+                message.latest_version, message.latest_status = latest[bot.id]
+            messages.append(message)
+        return admin_pb2.ListBotsResponse(bots=messages, next_page_token=page[-1].name if more else "")
 
     @permitted
     async def GetBot(self, request: admin_pb2.GetBotRequest, context: Context) -> admin_pb2.BotInfo:

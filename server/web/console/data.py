@@ -31,7 +31,29 @@ def as_dict(message: Message) -> dict[str, Any]:
 def home(client: ConsoleClient, token: str, author: str) -> dict[str, Any]:
     listed = client.call("ListBots", admin_pb2.ListBotsRequest(limit=LISTED), token)
     mine = [bot for bot in listed.bots if bot.author == author]
-    return {"author": author, "bots": [as_dict(bot) for bot in mine]}
+    return {"author": author, "bots": [_with_status(bot) for bot in mine]}
+
+
+def bot_status(bot: admin_pb2.BotInfo) -> str:
+    """How the bot stands, in a word or two: what the server does with it now. (BotInfo has no
+    status field: before, the console read one and showed nothing.)"""
+    if bot.retired:
+        return "retired"
+    if bot.latest_version and not bot.active_version:
+        return "no version plays yet"
+    if bot.suspended_reason:
+        return "suspended"
+    if not bot.enabled:
+        return "disabled"
+    if bot.managed or bot.command or bot.active_version:
+        return "plays"
+    return "connected" if bot.connected else "not connected"
+
+
+def _with_status(bot: admin_pb2.BotInfo) -> dict[str, Any]:
+    data = as_dict(bot)
+    data["status"] = bot_status(bot)
+    return data
 
 
 def own_bot(client: ConsoleClient, token: str, author: str, name: str) -> admin_pb2.BotInfo:
@@ -55,13 +77,18 @@ def bot(client: ConsoleClient, token: str, author: str, name: str, after: str = 
     asked = admin_pb2.GetBotLogsRequest(bot=name, limit=MATCHES, page_token=after)
     logs = client.call("GetBotLogs", asked, token)
     leagues = client.call("ListLeagues", admin_pb2.ListLeaguesRequest(limit=LISTED), token)
-    ladders = [
-        {"name": league.name, "game": league.game, "member": name in league.bots, "paused": league.paused}
+    ladders = [  # (a bot that left stays among the league's bots, listed in ``left``)
+        {
+            "name": league.name,
+            "game": league.game,
+            "member": name in league.bots and name not in league.left,
+            "paused": league.paused,
+        }
         for league in leagues.leagues
         if league.format == "ladder" and not league.finished and league.game in info.games
     ]
     return {
-        "bot": as_dict(info),
+        "bot": _with_status(info),
         "versions": [as_dict(version) for version in versions.versions],
         "matches": [_seat_log(log) for log in logs.logs],
         "older_matches": logs.next_page_token,
@@ -94,12 +121,22 @@ def watch_event(message: admin_pb2.VersionInfo) -> dict[str, Any]:
             "status": message.status,
             "status_reason": message.status_reason,
             "build_output": message.build_output,
+            "build_clock": build_clock_text(message),
             "validation": [_readable_end(as_dict(played)) for played in message.validation],
             "ab": as_dict(message.ab) if message.HasField("ab") else None,
             "final": message.status in FINAL,
         }
     )
     return event
+
+
+def build_clock_text(message: admin_pb2.VersionInfo) -> str:
+    """Where a running build stands against its limit ("42 of 600 CPU-s, 1m10s"); "" otherwise."""
+    if message.status != "building" or not message.build_cpu_limit:
+        return ""
+    wall = int(message.build_wall_seconds)
+    elapsed = f"{wall}s" if wall < 60 else f"{wall // 60}m{wall % 60:02d}s"
+    return f"{message.build_cpu_seconds:.0f} of {message.build_cpu_limit:g} CPU-s, {elapsed}"
 
 
 def _seat_log(log: admin_pb2.SeatLog) -> dict[str, Any]:

@@ -162,8 +162,13 @@ def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: P
         await run_in_threadpool(console_data.own_bot, connected(), _token(session), session.author, name)
         method = "JoinLeague" if joining else "LeaveLeague"
         member = admin_pb2.LeagueMemberRequest(name=league, bot=name)
-        await run_in_threadpool(connected().call, method, member, session.token)
-        session.notice = f"{name} {'entered' if joining else 'left'} {league}"
+        try:
+            await run_in_threadpool(connected().call, method, member, session.token)
+            session.notice = f"{name} {'entered' if joining else 'left'} {league}"
+        except ConsoleError as error:  # (a page shown before a change: say so on the bot's page)
+            if error.status not in (404, 409):
+                raise
+            session.notice = f"{name} could not {'enter' if joining else 'leave'} {league}: {error}"
         return RedirectResponse(f"/console/bots/{name}", status_code=303)
 
     def version(request: Request) -> Response:

@@ -7,6 +7,7 @@
   const log = document.getElementById("build-log");
   const status = document.getElementById("version-status");
   const reason = document.getElementById("version-reason");
+  const clock = document.getElementById("build-clock");
   const ab = document.getElementById("ab");
   const validation = document.querySelector("#validation tbody");
   // Each validation match as it is played (text only: the bot's stderr is never parsed as HTML).
@@ -39,6 +40,7 @@
     first = false;
     status.textContent = step.status;
     reason.textContent = step.status_reason ? ": " + step.status_reason : "";
+    clock.textContent = step.build_clock ? `(build: ${step.build_clock})` : "";  // its limit is CPU time
     if (step.validation.length) showValidation(step.validation);
     if (step.ab && step.ab.matches) {
       ab.textContent = `${step.ab.matches} matches, Elo ${Math.round(step.ab.elo)} ± ${Math.round(step.ab.elo_half_width)}`;
