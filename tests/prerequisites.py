@@ -81,6 +81,11 @@ PROGRAMS = (
         lambda: shutil.which("awk") is not None, ("awk",),
     ),
     Program(
+        "PHP (php-cli) and Perl", "the PHP and Perl example bots in tests/protocol and tests/sandbox",
+        f"{APT} php-cli", lambda: bool(shutil.which("php") and shutil.which("perl")),
+        ("is not installed (scripts/install-system-deps installs it)",),
+    ),
+    Program(
         "taskset (util-linux)", "the default serve on one core in tests/server", f"{APT} util-linux",
         lambda: shutil.which("taskset") is not None, ("taskset",),
     ),

@@ -66,8 +66,7 @@ def test_a_wrong_import_in_the_ladder_fails_the_check_with_its_contracts_name(tm
     # The venv's own lint-imports, beside this interpreter: the test command runs .venv/bin/pytest
     # without the venv on PATH.
     lint_imports = Path(sys.executable).parent / "lint-imports"
-    if not lint_imports.exists():
-        pytest.skip("import-linter is not installed (the dev extra)")
+    assert lint_imports.exists(), "import-linter, of the dev extra the tests are installed with, is missing"
     for name in ("games", "server", "sdk", "ladder", "sample_bots", "kits"):
         shutil.copytree(
             ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "node_modules")

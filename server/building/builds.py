@@ -38,7 +38,8 @@ from kingmaker.server.building.log_tail import ending
 from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
-from kingmaker.server.jail.launcher import BotProcess, LaunchError, memory_file
+from kingmaker.server.jail.launcher import BotProcess, LaunchError
+from kingmaker.server.jail.memory_files import memory_file
 from kingmaker.server.jail.no_follow import lexists_inside
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,

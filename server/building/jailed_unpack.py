@@ -28,7 +28,8 @@ from kingmaker.server.building.archive_step import REFUSED_EXIT
 from kingmaker.server.building.manifest import Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits
-from kingmaker.server.jail.launcher import BotProcess, memory_file
+from kingmaker.server.jail.launcher import BotProcess
+from kingmaker.server.jail.memory_files import memory_file
 from kingmaker.server.jail.sandbox import OUTPUT_FOLDER, GiB, Limits, MiB, SandboxPolicy, bubblewrap
 
 STEP = (sys.executable, "-I", "-m", "kingmaker.server.building.archive_step")

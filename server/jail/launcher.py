@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import fcntl
 import functools
 import logging
 import math
@@ -36,6 +35,7 @@ from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock, tree_cpu_
 from kingmaker.server.jail.bot_folders import bot_folders
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
+from kingmaker.server.jail.memory_files import memory_file
 from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
@@ -329,18 +329,6 @@ class BotProcess:
 
     def discard_logs(self) -> None:
         self.stderr_file.close()
-
-
-def memory_file(name: str) -> IO[bytes]:
-    """A file with no path (``memfd_create``), for what a jailed process writes that the server
-    reads (its stderr, a step's answer): a host file's path would show in the jail's
-    ``/proc/self/fd``, this one shows as ``/memfd:NAME``. In memory, charged to the writer's
-    cgroup; RLIMIT_FSIZE bounds it as it bounds a file. Append-only: a bot's processes share
-    its offset, which the kernel does not lock for a memfd, so two lines printed at once could
-    land at one place, one over the other; an appended write goes whole to the end."""
-    descriptor = os.memfd_create(name, os.MFD_CLOEXEC)
-    fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) | os.O_APPEND)
-    return os.fdopen(descriptor, "w+b")
 
 
 async def _copy_built_folder(folder: str, workdir: Path, memory_bytes: int) -> tuple[str, int]:

@@ -3,7 +3,7 @@
 Everything a server makes outside its database goes in ``/dev/shm/kingmaker-run-XXXX/``: the Unix
 socket its launched bots connect through, each bot's working folder (with the copy of its built
 folder the jail shows), a build's unpacked submission and the folder it fills (a bot's stderr
-is a file in memory, ``launcher.memory_file``). It is on a tmpfs so that a jailed bot learns no host
+is a file in memory, ``memory_files.memory_file``). It is on a tmpfs so that a jailed bot learns no host
 path from its ``/proc/self/mountinfo``: a bind mount shows there by its source's path within the
 source's file system, and within ``/dev/shm`` that is ``/kingmaker-run-XXXX/...``, not where the
 folder is. Where ``/dev/shm`` is no writable tmpfs with ``SHARED_MEMORY_NEEDED`` free (a
