@@ -200,7 +200,7 @@ def _timings_from(message: stored.StoredTimings) -> dict[str, Any]:
 
 def _decision_times(
     decisions: Any,
-) -> tuple[list[int], list[int], list[stored.DecisionSource.ValueType]] | None:
+) -> tuple[list[int], list[int], list[stored.DecisionSource]] | None:
     """``[{seat: [ms charged or None, source]}]`` as the fields of a ``DecisionTimes`` (its seat
     masks, times charged and sources); None when it is not of that shape. Built as lists and
     given to the message at once: appending to its fields one by one cost twice as much."""
@@ -208,7 +208,7 @@ def _decision_times(
         return None
     masks: list[int] = []
     charged: list[int] = []
-    sources: list[stored.DecisionSource.ValueType] = []
+    sources: list[stored.DecisionSource] = []
     for joint in decisions:
         seats = _seat_numbers(joint) if isinstance(joint, dict) else None
         if seats is None:
