@@ -108,7 +108,8 @@ def _with_progress(session: Session, recorded: Recorded) -> StoredResult:
     match = recorded.match
     if match is not None and recorded.log is not None:
         league = recorded.league.name if recorded.league is not None else None
-        summary = summary_of(match, league, recorded.seats, recorded.log.timings)
+        # The timings as the result gave them: what unpacking the log's would give back, exactly.
+        summary = summary_of(match, league, recorded.seats, recorded.timings)
         return StoredResult(**known, summary=summary, counts=recorded.counts)
     found = session.get(Match, report.match_id)
     league_id = found.league_id if found is not None else None

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -300,12 +301,20 @@ def runnables(db: Database, bot_ids: Sequence[int]) -> dict[int, Runnable]:
         return runnables_in(session, bot_ids)
 
 
+_RUNNABLES = (
+    select(Bot, BotVersion)
+    .outerjoin(
+        BotVersion,
+        (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version)),
+    )
+    .where(col(Bot.id).in_(bindparam("ids", expanding=True)))
+)
+"""Built once: it is read before every match."""
+
+
 def runnables_in(session: Session, bot_ids: Sequence[int]) -> dict[int, Runnable]:
     """``runnables`` in the caller's session (one read with what else the caller reads)."""
-    active = (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version))
-    rows = session.exec(
-        select(Bot, BotVersion).outerjoin(BotVersion, active).where(col(Bot.id).in_(list(bot_ids)))
-    ).all()
+    rows = session.exec(_RUNNABLES, params={"ids": list(bot_ids)}).all()
     found = {
         bot.id: Runnable(
             bot.name,

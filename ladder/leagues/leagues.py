@@ -28,7 +28,7 @@ import secrets
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
@@ -271,31 +271,54 @@ def _free_first(
     ids = [match_id for match_id, _ in chosen]
     # Locked, and still waiting once locked: a bot's withdrawal (another transaction) must not
     # cancel a match claimed here, nor may one it cancelled meanwhile be claimed.
-    rows = session.exec(
-        select(Match)
-        .where(col(Match.id).in_(ids), Match.status == MatchStatus.SCHEDULED)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).all()
+    rows = session.exec(_SCHEDULED_MATCHES, params={"ids": ids}).all()
     by_id = {match.id: match for match in rows}
     return [by_id[match_id] for match_id in ids if match_id in by_id], dict(chosen)
+
+
+_matches, _seats = Match.__table__, MatchSeat.__table__  # type: ignore[attr-defined]
+_WAITING_SEATS = (
+    select(_seats.c.match_id, _seats.c.bot_id)
+    .join(_matches, _matches.c.id == _seats.c.match_id)
+    .where(
+        _seats.c.match_id.in_(
+            select(_matches.c.id)
+            .where(
+                _matches.c.league_id == bindparam("league"),
+                _matches.c.status == MatchStatus.SCHEDULED,
+            )
+            .order_by(_matches.c.ordinal, _matches.c.id)
+            .limit(bindparam("window"))
+            .scalar_subquery()
+        )
+    )
+    .order_by(_matches.c.ordinal, _matches.c.id, _seats.c.seat)
+)
+"""The first ``window`` scheduled matches of ``league`` in plan order, each seat's bot (built once:
+building a statement costs several times what executing it does, and a claim is made per match)."""
+_SCHEDULED_MATCHES = (
+    select(Match)
+    .where(col(Match.id).in_(bindparam("ids", expanding=True)), col(Match.status) == MatchStatus.SCHEDULED)
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+_INACTIVE_SEAT = (
+    select(Bot)
+    .join(MatchSeat, col(MatchSeat.bot_id) == col(Bot.id))
+    .where(
+        col(MatchSeat.match_id) == bindparam("match"),
+        (col(Bot.enabled).is_(False)) | (col(Bot.suspended_reason).is_not(None)),
+    )
+)
 
 
 def _waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, tuple[int, ...]]]:
     """The first ``window`` scheduled matches in plan order, each with its bots' ids in seat
     order (one query)."""
-    first = (
-        select(Match.id)
-        .where(Match.league_id == league.id, Match.status == MatchStatus.SCHEDULED)
-        .order_by(col(Match.ordinal), col(Match.id))
-        .limit(window)
-    )
-    rows = session.exec(
-        select(MatchSeat.match_id, MatchSeat.bot_id)
-        .join(Match, col(Match.id) == col(MatchSeat.match_id))
-        .where(col(MatchSeat.match_id).in_(first.scalar_subquery()))
-        .order_by(col(Match.ordinal), col(Match.id), col(MatchSeat.seat))
-    ).all()
+    # A Core statement on the session's connection: a claim reads up to 257 matches' seats, and
+    # the ORM's handling of each row cost more than the read (nothing of it is an ORM object).
+    session.flush()  # read on the connection, past the session: nothing of it may be pending
+    rows = session.connection().execute(_WAITING_SEATS, {"league": league.id, "window": window}).tuples()
     seats: dict[int, tuple[int, ...]] = {}
     for match_id, bot_id in rows:
         seats[match_id] = (*seats.get(match_id, ()), bot_id)
@@ -332,14 +355,7 @@ def _close_if_done(session: Session, league: League) -> None:
 
 def _inactive_seat(session: Session, match: Match) -> str | None:
     """Why this match cannot start (one of its bots is disabled or suspended), or None."""
-    bot = session.exec(
-        select(Bot)
-        .join(MatchSeat, col(MatchSeat.bot_id) == col(Bot.id))
-        .where(
-            MatchSeat.match_id == match.id,
-            (col(Bot.enabled).is_(False)) | (col(Bot.suspended_reason).is_not(None)),
-        )
-    ).first()
+    bot = session.exec(_INACTIVE_SEAT, params={"match": match.id}).first()
     if bot is None:
         return None
     return f"bot {bot.name} was {'disabled' if not bot.enabled else 'suspended'}"

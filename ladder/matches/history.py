@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -85,16 +86,20 @@ def _summary(session: Session, match: Match) -> MatchSummary:
     ).all()
     league = session.get(League, match.league_id) if match.league_id is not None else None
     packed = session.exec(select(MatchLog.timings).where(MatchLog.match_id == match.id)).first()
-    return summary_of(match, league.name if league is not None else None, list(rows), packed)
+    timings = unpack_timings(packed) if packed is not None else None
+    return summary_of(match, league.name if league is not None else None, list(rows), timings)
 
 
 def summary_of(
-    match: Match, league: str | None, seats: Sequence[tuple[MatchSeat, str]], timings: bytes | None
+    match: Match,
+    league: str | None,
+    seats: Sequence[tuple[MatchSeat, str]],
+    timings: Mapping[str, Any] | None,
 ) -> MatchSummary:
     """A match's summary from its rows: the match, its league's name, its seats in order with
-    their bots' names, and its log's packed timings (None: no log)."""
+    their bots' names, and its log's timings, unpacked (None: no log)."""
     assert match.id is not None
-    unpacked = unpack_timings(timings) if timings is not None else {}
+    unpacked = timings or {}
     think = (
         tuple(summarise(seat_samples(unpacked, seat.seat)) for seat, _ in seats)
         if THINK_KEY in unpacked

@@ -26,8 +26,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
@@ -113,6 +114,8 @@ class Recorded:
     seats: list[tuple[MatchSeat, str]] = field(default_factory=list)
     """The seats as written, each with its bot's name."""
     log: MatchLog | None = None
+    timings: Mapping[str, Any] | None = None
+    """The log's timings before they were packed (``compact_logs.unpack_timings`` gives them back)."""
     counts: dict[str, int] | None = None
     """The league's matches by status just after this result (if asked for)."""
 
@@ -238,7 +241,7 @@ def _record(
         suspended_bot_ids=tuple(suspended),
         rated=match.rated,
     )
-    return Recorded(report, match, league, named, log, by_status)
+    return Recorded(report, match, league, named, log, outcome.timings, by_status)
 
 
 def _void(
@@ -390,12 +393,18 @@ def _close(session: Session, league: League | None) -> None:
         session.add(league)
 
 
+_STATUSES = (
+    select(col(Match.status), func.count())
+    .where(col(Match.league_id) == bindparam("league"))
+    .group_by(col(Match.status))
+)
+
+
 def statuses_in(session: Session, league_id: int) -> dict[str, int]:
     """The league's matches by status (every status, 0 for none), in the caller's transaction."""
-    rows = session.exec(
-        select(Match.status, func.count()).where(Match.league_id == league_id).group_by(col(Match.status))
-    ).all()
-    return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows)
+    session.flush()  # read on the connection, past the session: nothing of it may be pending
+    rows = session.connection().execute(_STATUSES, {"league": league_id}).tuples()
+    return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows.all())
 
 
 def match_row(session: Session, match_id: int) -> Match:
@@ -410,15 +419,41 @@ def _locked_match(session: Session, match_id: int) -> Match:
     return _locked_match_and_league(session, match_id)[0]
 
 
+# The statements a result and a claim run, built once: building one costs several times what
+# executing it does (``docs/scaling.md``).
+_LEAGUE_OF_MATCH = (
+    select(League)
+    .where(
+        col(League.id) == select(Match.league_id).where(col(Match.id) == bindparam("match")).scalar_subquery()
+    )
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+_MATCH = (
+    select(Match)
+    .where(col(Match.id) == bindparam("match"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+_LEAGUE = (
+    select(League)
+    .where(col(League.id) == bindparam("league"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+_NAMED_SEATS = (
+    select(MatchSeat, Bot.name)
+    .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
+    .where(col(MatchSeat.match_id) == bindparam("match"))
+    .order_by(col(MatchSeat.seat))
+)
+
+
 def _locked_match_and_league(session: Session, match_id: int) -> tuple[Match, League | None]:
     """The match and its league (None for a one-off match), both locked, the league first: the
     league found by the match and locked in one query, then the match."""
-    of_match = select(Match.league_id).where(Match.id == match_id).scalar_subquery()
-    query = select(League).where(League.id == of_match).with_for_update()
-    league = session.exec(query.execution_options(populate_existing=True)).first()
-    match = session.exec(
-        select(Match).where(Match.id == match_id).with_for_update().execution_options(populate_existing=True)
-    ).first()
+    league = session.exec(_LEAGUE_OF_MATCH, params={"match": match_id}).first()
+    match = session.exec(_MATCH, params={"match": match_id}).first()
     if match is None:
         raise NotFoundError(f"no match {match_id}")
     return match, league
@@ -427,18 +462,12 @@ def _locked_match_and_league(session: Session, match_id: int) -> tuple[Match, Le
 def lock_league(session: Session, league_id: int) -> League | None:
     """The league row, locked for this transaction (None if there is no such league). Whatever
     changes a league's plan or state takes this lock first."""
-    query = select(League).where(League.id == league_id).with_for_update()
-    return session.exec(query.execution_options(populate_existing=True)).first()
+    return session.exec(_LEAGUE, params={"league": league_id}).first()
 
 
 def _named_seats(session: Session, match_id: int) -> list[tuple[MatchSeat, str]]:
     """The match's seats in order, each with its bot's name (one query)."""
-    rows = session.exec(
-        select(MatchSeat, Bot.name)
-        .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
-        .where(MatchSeat.match_id == match_id)
-        .order_by(col(MatchSeat.seat))
-    ).all()
+    rows = session.exec(_NAMED_SEATS, params={"match": match_id}).all()
     return [(seat, name) for seat, name in rows]
 
 

@@ -121,27 +121,18 @@ def note_rated(session: Session, league_id: int | None, changes: Sequence[Rating
     )
     if league_id is not None:
         seated = [change.bot_id for change in changes]
-        pairs = _table(LeaguePair)
-        session.execute(
-            update(pairs)
-            .where(pairs.c.league_id == league_id, pairs.c.bot_id.in_(seated), pairs.c.other_id.in_(seated))
-            .values(played=pairs.c.played + 1)
-        )
+        session.connection().execute(_COUNT_PLAYED, {"league": league_id, "seated": seated})
 
 
 def note_ratings(session: Session, game: str, ratings: Sequence[tuple[int, float, float]]) -> None:
     """These bots' ratings in ``game`` are now (bot id, mu, sigma): copy them to their open ladder
     leagues of that game (after a rated match, or when a new version's rating starts again)."""
-    open_ladders = select(League.id).where(
-        League.game == game, League.format == "ladder", col(League.finished).is_(False)
-    )
-    entrants = _table(LeagueBot)
-    session.execute(  # by bot id, the order every result locks rows in
-        update(entrants)
-        .where(entrants.c.bot_id == bindparam("bot"))
-        .where(entrants.c.league_id.in_(open_ladders.scalar_subquery()))
-        .values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma")),
-        [{"bot": bot, "new_mu": mu, "new_sigma": sigma} for bot, mu, sigma in sorted(ratings)],
+    # Whatever the session holds is written first, as its own execute would (the rating rows a
+    # new version resets come before these: the order every result locks rows in).
+    session.flush()
+    session.connection().execute(  # by bot id, the order every result locks rows in
+        _COPY_RATINGS,
+        [{"game": game, "bot": bot, "new_mu": mu, "new_sigma": sigma} for bot, mu, sigma in sorted(ratings)],
     )
 
 
@@ -204,6 +195,34 @@ def _table(model: type[SQLModel]) -> Table:
     table = model.__table__  # type: ignore[attr-defined]
     assert isinstance(table, Table)
     return table
+
+
+# Built once, executed on the session's connection: a result runs both, and building a statement
+# costs several times what executing it does (``docs/scaling.md``).
+_pairs, _entrants = _table(LeaguePair), _table(LeagueBot)
+_COUNT_PLAYED = (
+    update(_pairs)
+    .where(
+        _pairs.c.league_id == bindparam("league"),
+        _pairs.c.bot_id.in_(bindparam("seated", expanding=True)),
+        _pairs.c.other_id.in_(bindparam("seated", expanding=True)),
+    )
+    .values(played=_pairs.c.played + 1)
+)
+_COPY_RATINGS = (
+    update(_entrants)
+    .where(_entrants.c.bot_id == bindparam("bot"))
+    .where(
+        _entrants.c.league_id.in_(
+            select(League.id)
+            .where(
+                League.game == bindparam("game"), League.format == "ladder", col(League.finished).is_(False)
+            )
+            .scalar_subquery()
+        )
+    )
+    .values(mu=bindparam("new_mu"), sigma=bindparam("new_sigma"))
+)
 
 
 def _upsert_pairs(session: Session, rows: list[dict[str, int]]) -> None:

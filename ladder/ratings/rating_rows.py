@@ -61,23 +61,9 @@ def rate_seats(
                 "version": seat.version,
             }
         )
-    ratings = _table(Rating)
-    session.execute(
-        update(ratings)
-        .where(ratings.c.id == bindparam("row_id"))
-        .values(
-            mu=bindparam("new_mu"),
-            sigma=bindparam("new_sigma"),
-            conservative=bindparam("new_conservative"),
-            matches=bindparam("new_matches"),
-            wins=bindparam("new_wins"),
-            rank_sum=bindparam("new_rank_sum"),
-            faults=bindparam("new_faults"),
-            updated_at=bindparam("new_updated_at"),
-        ),
-        changed,
-    )
-    session.execute(insert(_table(RatingHistory)), history)
+    connection = session.connection()
+    connection.execute(_UPDATE_RATINGS, changed)
+    connection.execute(_INSERT_HISTORY, history)
     return changes
 
 
@@ -85,13 +71,13 @@ def locked_ratings(session: Session, bot_ids: Sequence[int], game: str) -> list[
     """The bots' rating rows in ``game`` (in the order given, as mappings), locked in bot id
     order. Rows exist from registration on; a bot without one (a game added by hand) gets it
     here, without failing if another transaction adds the same row at the same moment."""
-    ratings = _table(Rating)
-    query = select(ratings).where(ratings.c.game == game, ratings.c.bot_id.in_(bot_ids))
-    query = query.order_by(ratings.c.bot_id).with_for_update()
-    by_bot = {row["bot_id"]: row for row in session.execute(query).mappings()}
+    params = {"game": game, "bots": list(bot_ids)}
+    by_bot = {row["bot_id"]: row for row in session.connection().execute(_LOCKED_RATINGS, params).mappings()}
     if len(by_bot) < len(set(bot_ids)):
         _insert_missing(session, [bot_id for bot_id in bot_ids if bot_id not in by_bot], game)
-        by_bot = {row["bot_id"]: row for row in session.execute(query).mappings()}
+        by_bot = {
+            row["bot_id"]: row for row in session.connection().execute(_LOCKED_RATINGS, params).mappings()
+        }
     return [dict(by_bot[bot_id]) for bot_id in bot_ids]
 
 
@@ -111,6 +97,32 @@ def _table(model: type[SQLModel]) -> Table:
     table = model.__table__  # type: ignore[attr-defined]
     assert isinstance(table, Table)
     return table
+
+
+# Built once, executed on the session's connection: building a statement, and the session's
+# handling of a Core one, cost several times what executing it does (``docs/scaling.md``).
+_ratings = _table(Rating)
+_LOCKED_RATINGS = (
+    select(_ratings)
+    .where(_ratings.c.game == bindparam("game"), _ratings.c.bot_id.in_(bindparam("bots", expanding=True)))
+    .order_by(_ratings.c.bot_id)
+    .with_for_update()
+)
+_UPDATE_RATINGS = (
+    update(_ratings)
+    .where(_ratings.c.id == bindparam("row_id"))
+    .values(
+        mu=bindparam("new_mu"),
+        sigma=bindparam("new_sigma"),
+        conservative=bindparam("new_conservative"),
+        matches=bindparam("new_matches"),
+        wins=bindparam("new_wins"),
+        rank_sum=bindparam("new_rank_sum"),
+        faults=bindparam("new_faults"),
+        updated_at=bindparam("new_updated_at"),
+    )
+)
+_INSERT_HISTORY = insert(_table(RatingHistory))
 
 
 __all__ = ["locked_ratings", "rate_seats"]
