@@ -1,14 +1,21 @@
-"""A match a person played, on the record: `match list --with-people` lists it and only it, the
-match page marks it with a badge, and `kingmaker replay N --verify` replays it to the same end."""
+"""A match a person played, on the record: spectators watch it live as any match; `match list
+--with-people` lists it and only it, the match page marks it with a badge, and `kingmaker replay
+N --verify` replays it to the same end."""
 
 from __future__ import annotations
 
 import json
 import random
+import sys
+import threading
 import urllib.request
+from pathlib import Path
 
-from play_support import Table, play_randomly, setup, stored
+from play_support import WAIT, Table, play_randomly, setup, stored
 from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
+from web_support import events
 
 from kingmaker.server.cli import app
 from kingmaker.server.web.seat_relay import SeatRelay
@@ -47,3 +54,26 @@ def test_a_match_with_a_person_is_listed_marked_and_replayed(table: Table) -> No
         web.stop()
     assert 'id="with-people"' in pages.pop(person)
     assert all('id="with-people"' not in page for page in pages.values())
+
+
+def test_spectators_watch_a_match_with_a_person_live(table: Table) -> None:
+    relay = SeatRelay(table.client, table.ann, setup("kingdoms", 2))
+    state = relay.wait(0, WAIT)
+    while state.request is None:  # the match is running, the person's move awaited
+        state = relay.wait(state.version, WAIT)
+    web = BackgroundWebServer(table.server.server.db, live=table.server.server.live)
+    received: list[tuple[str, object, float]] = []
+    try:
+        watching = threading.Thread(
+            target=lambda: received.extend(events(f"{web.url}/api/matches/{state.match_id}/live"))
+        )
+        watching.start()
+        end = play_randomly(relay, random.Random(4))
+        watching.join(WAIT)
+    finally:
+        web.stop()
+    assert end.end is not None and end.end["end_reason"] == "finished"
+    kinds = [kind for kind, _, _ in received]
+    assert kinds[-1] == "end" and received[-1][1] == {"status": "finished"}, kinds
+    steps = [data["step"] for kind, data, _ in received if kind == "frame" and isinstance(data, dict)]
+    assert len(steps) >= 3 and steps == sorted(set(steps)), steps
