@@ -122,14 +122,18 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
     raise AssertionError("the match did not end")
 
 
-def save_screenshot(driver: Any, name: str) -> None:
+def save_screenshot(driver: Any, name: str, at: str = "") -> None:
+    """The page from its top, or from element ``at`` (an id) when given."""
     folder = os.environ.get("KINGMAKER_PLAY_SCREENSHOTS")
     if folder:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
         from make_screenshots import save
 
         driver.set_window_size(1280, 1400)
-        driver.execute_script("window.scrollTo(0, 0)")
+        if at:
+            driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", at)
+        else:
+            driver.execute_script("window.scrollTo(0, 0)")
         save(driver.get_screenshot_as_png(), Path(folder) / f"play-{name}.png")
 
 
@@ -201,4 +205,4 @@ def test_the_other_seats_moves_show_as_they_happen(table: Table, site: str, brow
     after = wait_for(browser, lambda d: (s := page_state(d))["request"] not in ("", state["request"]) and s)
     assert int(after["step"]) >= int(between["step"])
     if os.environ.get("KINGMAKER_PLAY_SCREENSHOTS"):
-        save_screenshot(browser, "moves")
+        save_screenshot(browser, "moves", at="play-actions")
