@@ -10,6 +10,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
+from kingmaker.ladder.bots import persons
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches.compact_logs import unpack_timings
 from kingmaker.ladder.matches.match_reads import SeatRecord, seat_record
@@ -59,9 +60,11 @@ def list_matches(
     game: str | None = None,
     limit: int = 50,
     before_id: int | None = None,
+    with_people: bool = False,
 ) -> list[MatchSummary]:
     """Matches, newest first, at most ``limit`` of them, older than ``before_id`` when given (the
-    next page); ``NotFoundError`` for a league that does not exist."""
+    next page), only those a person played in with ``with_people``; ``NotFoundError`` for a
+    league that does not exist."""
     with db.read() as session:
         query = select(Match).order_by(col(Match.id).desc()).limit(limit)
         if league:
@@ -73,6 +76,13 @@ def list_matches(
             query = query.where(Match.game == game)
         if before_id is not None:
             query = query.where(col(Match.id) < before_id)
+        if with_people:
+            seated = (
+                select(MatchSeat.match_id)
+                .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
+                .where(col(Bot.name).startswith(persons.PREFIX, autoescape=True))
+            )
+            query = query.where(col(Match.id).in_(seated))
         return [_summary(session, match) for match in session.exec(query).all()]
 
 

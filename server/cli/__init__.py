@@ -69,6 +69,11 @@ COMMANDS = {
         "Remove the archives and built folders of old versions retention does not keep "
         "(--dry-run: say which).",
     ),
+    "play": LazyCommand(
+        "play:play",
+        "Play a seat of GAME against registered bots in the terminal: a text board and numbered actions.",
+        exits_at_once=False,
+    ),
     "match": LazyCommand("matches:app", "Run a match through the server, or show a stored one."),
     "bot": LazyCommand("bots:app", "Register and manage bots."),
     "author": LazyCommand(

@@ -201,13 +201,16 @@ def list_(
         20, min=bounds.PAGE.low, max=bounds.PAGE.high, help="At most this many, newest first."
     ),
     before: str = typer.Option("", "--before", help="Only matches older than this id (the next page)."),
+    with_people: bool = typer.Option(
+        False, "--with-people", help="Only matches a person played in (`kingmaker play`, the /play page)."
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """List stored matches, newest first, a page at a time (one-off matches show league "-")."""
     request = admin_pb2.ListMatchesRequest(
-        league=league or "", game=game or "", limit=limit, page_token=before
+        league=league or "", game=game or "", limit=limit, page_token=before, with_people=with_people
     )
     with admin_client(server, admin_token) as client:
         if game:

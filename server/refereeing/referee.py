@@ -197,6 +197,7 @@ class Referee:
                     chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
                 state.apply({decision.seat: decision.action for decision in chosen})
                 self.decisions.append(tuple(chosen))
+                self._send_updates(state, chosen)
                 if live is not None and self.match_id in live.watching:  # all it costs unwatched
                     live.offer(self.match_id, functools.partial(self._frame, state, chosen))
         finally:
@@ -367,6 +368,21 @@ class Referee:
                 time_control=control,
             )
             book.session.send(arena_pb2.ServerMessage(match_start=start))
+
+    def _send_updates(self, state: GameState, chosen: Sequence[Decision]) -> None:
+        """Each person's seat its own observation now (``BotSession.follows_moves``; no bot's)."""
+        for seat, book in enumerate(self.seats):
+            session = book.session
+            if session is None or not session.follows_moves or book.forfeited:
+                continue
+            update = arena_pb2.SeatUpdate(
+                match_id=self.match_id,
+                seat=seat,
+                step=len(self.decisions),
+                acted=[decision.seat for decision in chosen],
+            )
+            update.observation.CopyFrom(self.codec.pack_observation(state.observation(seat)))
+            session.send(arena_pb2.ServerMessage(seat_update=update))
 
     def _report(self, result: Result, started: float) -> MatchReport:
         ranks = final_ranks(result, [book.forfeited for book in self.seats])

@@ -139,6 +139,9 @@ class BotSession:
     _farewell: tuple[arena_pb2.ErrorCode, str] | None = None
     heard: int = 0
     """How many messages have come on the stream (to tell whether any came during a request)."""
+    follows_moves: bool = False
+    """A person's seat (the Play stream): the referee sends it its observation after every
+    decision of its matches (``SeatUpdate``), so the other seats' moves show as they happen."""
     ended_by_server: str = ""
     """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
     rotated, the server is stopping): the matches it was in are not the bot's to lose."""

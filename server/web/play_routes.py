@@ -2,17 +2,20 @@
 plays that seat in the browser (docs/play.md). One table per console session, held by a
 ``SeatRelay`` (the server's ``Play`` stream, with the author's own token).
 
-The page's script waits on ``/api/play?after=VERSION`` for the next change of the table (a
-long poll answered at once when something changed, within ``WAIT_SECONDS`` otherwise) and posts
-a click to ``/api/play/answer``: refused with the reason (409) unless it answers the open
-request with one of its legal actions. A tab closed stops nothing: the clock runs on, and at
+The page's script follows ``/api/play/events``, server-sent events (``table``: the page's data,
+``table_view``, at every change: the seat's requests, and its own observation after each move of
+any seat, so the other seats' moves show as they happen); the stream waits on the event loop,
+holding no thread. ``/api/play`` is the same data once. A click is posted to
+``/api/play/answer``: refused with the reason (409) unless it answers the open request with one
+of its legal actions. A tab closed stops nothing: the clock runs on, and at
 its end the seat is lost (the referee's rule for every seat); the bots play on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -28,13 +31,12 @@ from kingmaker.server.web import queries
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.routes import NO_SERVER, NotSignedIn
 from kingmaker.server.web.console.sessions import Session, SessionStore, check_csrf
+from kingmaker.server.web.live_feed import HEARTBEAT_S, event, stream
 from kingmaker.server.web.play_view import table_view
 from kingmaker.server.web.seat_relay import Refused, SeatRelay
 from kingmaker.v1 import admin_pb2
 
 Page = Callable[..., Response]
-WAIT_SECONDS = 20.0
-"""The longest one long poll waits for the table to change."""
 BOTS_LISTED = 500
 """The most opponents the form offers per game (by name)."""
 MINUTE_MS = 60_000
@@ -94,9 +96,14 @@ def play_routes(
         relay = table_of(session)
         if relay is None:
             return JSONResponse({"error": "no table: start one at /play"}, status_code=404)
-        after = _whole(request.query_params.get("after", "0"), "after")
-        state = relay.wait(after, WAIT_SECONDS) if after else relay.state
-        return JSONResponse(table_view(state), headers={"cache-control": "private, no-store"})
+        return JSONResponse(table_view(relay.state), headers={"cache-control": "private, no-store"})
+
+    def api_events(request: Request) -> Response:
+        session = signed_in(request)
+        relay = table_of(session)
+        if relay is None:
+            return JSONResponse({"error": "no table: start one at /play"}, status_code=404)
+        return stream(_table_events(relay))
 
     async def answer(request: Request) -> Response:
         session = signed_in(request)
@@ -122,8 +129,23 @@ def play_routes(
         Route("/play/start", start, methods=["POST"]),
         Route("/play/leave", leave, methods=["POST"]),
         Route("/api/play", api_play),
+        Route("/api/play/events", api_events),
         Route("/api/play/answer", answer, methods=["POST"]),
     ]
+
+
+async def _table_events(relay: SeatRelay) -> AsyncIterator[str]:
+    """``table`` at every change of the table until it is over; a comment line when quiet."""
+    version = -1
+    while True:
+        state = await relay.changed(version, HEARTBEAT_S)
+        if state.version == version:
+            yield ": still here\n\n"
+            continue
+        version = state.version
+        yield event("table", await asyncio.to_thread(table_view, state))  # draws the board
+        if state.end is not None or state.failure:
+            return
 
 
 def _choices(db: Database) -> dict[str, Any]:

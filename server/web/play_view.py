@@ -54,6 +54,8 @@ def table_view(state: SeatState) -> dict[str, Any]:
         "request_id": request.request_id if request is not None else None,
         "bank_ms": bank_now,
         **seat_view(state.game, state.seat, state.names, observation, actions),
+        "step": state.step,
+        "moves": list(state.moves),
         "notes": list(state.notes),
         "end": state.end,
         "failure": state.failure,

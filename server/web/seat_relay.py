@@ -2,7 +2,10 @@
 (``play_routes``) or a terminal (``kingmaker play``).
 
 The relay keeps what the server last said to the seat: the match's start, the open request (the
-seat's observation, its legal actions, its clock) and the messages it was sent. A click is
+seat's observation, its legal actions, its clock), the seat's observation after every decision
+of the match (``SeatUpdate``: the other seats' moves as they happen, never more than the seat may
+see) and the messages it was sent. A thread may wait for the next change (``wait``), and so may
+a coroutine (``changed``: the page's event stream holds no thread while it waits). A click is
 checked here against the open request before anything goes to the server: a stale request or an
 index that is not one of its legal actions is refused with the reason and changes nothing (the
 referee would strike it, and a person's click must not cost a default action). Which actions
@@ -11,6 +14,9 @@ are legal is the referee's word, never written again here.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
 import queue
 import threading
 import time
@@ -28,6 +34,8 @@ from kingmaker.v1 import admin_pb2, arena_pb2, common_pb2
 
 NOTES_KEPT = 50
 """The most messages from the server a table keeps to show (the newest)."""
+MOVES_KEPT = 50
+"""The most of the match's moves a table keeps to show (the newest)."""
 
 
 class Refused(ValueError):
@@ -58,6 +66,10 @@ class SeatState:
     request: OpenRequest | None = None
     last_observation: Observation | None = None
     notes: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    """Who moved at each decision (public: who must act is in the rules), newest last."""
+    step: int = 0
+    """How many decisions of the match have been made."""
     end: dict[str, Any] | None = None
     failure: str = ""
     """Why the server refused the table or the stream broke ("" while all is well)."""
@@ -71,6 +83,7 @@ class SeatRelay:
     def __init__(self, client: ConsoleClient, token: str | None, setup: admin_pb2.PlaySetup) -> None:
         self.state = SeatState(game=setup.game)
         self._changed = threading.Condition()
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._outgoing: queue.Queue[admin_pb2.PlayMessage | None] = queue.Queue()
         self._outgoing.put(admin_pb2.PlayMessage(setup=setup))
         self._client = client
@@ -98,6 +111,28 @@ class SeatRelay:
         with self._changed:
             self._changed.wait_for(lambda: self.state.version > after or self.over, timeout)
             return self.state
+
+    def snapshot(self) -> SeatState:
+        """A copy of the state as it is now (the reader thread changes the relay's own)."""
+        with self._changed:
+            return dataclasses.replace(self.state)
+
+    async def changed(self, after: int, timeout: float) -> SeatState:
+        """A copy of the state once its version passes ``after`` (or ``timeout`` seconds have
+        gone), waited for on the caller's event loop."""
+        waiter = (asyncio.get_running_loop(), asyncio.Event())
+        with self._changed:
+            if self.state.version > after or self.over:
+                return dataclasses.replace(self.state)
+            self._waiters.add(waiter)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter[1].wait(), timeout)
+        finally:
+            with self._changed:
+                self._waiters.discard(waiter)
+        with self._changed:
+            return dataclasses.replace(self.state)
 
     @property
     def over(self) -> bool:
@@ -148,6 +183,12 @@ class SeatRelay:
                 request.request_id, observation, actions, request.time_bank_ms, time.monotonic()
             )
             state.last_observation = observation
+        elif kind == "seat_update":
+            update = message.seat_update
+            state.last_observation = codec_for(state.game).unpack_observation(update.observation)
+            state.step = update.step
+            movers = ", ".join(_seat_name(state, seat) for seat in update.acted)
+            state.moves = [*state.moves, f"move {update.step}: {movers}"][-MOVES_KEPT:]
         elif kind == "error":
             state.notes = [*state.notes, message.error.message][-NOTES_KEPT:]
             if state.request is not None and message.error.request_id == state.request.request_id:
@@ -172,6 +213,16 @@ class SeatRelay:
     def _bump(self) -> None:
         self.state.version += 1
         self._changed.notify_all()
+        for loop, event in self._waiters:
+            with contextlib.suppress(RuntimeError):  # its loop closed: nobody waits there now
+                loop.call_soon_threadsafe(event.set)
+
+
+def _seat_name(state: SeatState, seat: int) -> str:
+    if seat == state.seat:
+        return "you"
+    name = state.names[seat] if 0 <= seat < len(state.names) else "?"
+    return f"{name} (seat {seat})"
 
 
 def end_reason_word(value: int) -> str:

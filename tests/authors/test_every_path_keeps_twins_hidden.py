@@ -279,7 +279,8 @@ ROUTES: dict[str, list[str] | str] = {
     ),
     "/static": "the site's own files",
     **dict.fromkeys(
-        ["/play", "/api/play"], "the caller's own seat in the match they play: its observation only"
+        ["/play", "/api/play", "/api/play/events"],
+        "the caller's own seat in the match they play: its observation only",
     ),
     **dict.fromkeys(
         ["/play/start", "/play/leave", "/api/play/answer"], "a form's POST: the caller's own seat"

@@ -82,6 +82,7 @@ def stored(table: Table, match_id: str) -> Stored:
                 seats = session.exec(select(MatchSeat).where(MatchSeat.match_id == match.id)).all()
                 reasons = [seat.end_reason for seat in sorted(seats, key=lambda seat: seat.seat)]
                 return Stored(match.rated, match.status_reason or "", reasons)
+            assert match.status == MatchStatus.RUNNING, (match.status, match.status_reason)
         time.sleep(0.2)
     raise AssertionError(f"match {match_id} was never stored")
 

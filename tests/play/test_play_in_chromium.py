@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
 from web_support import chromium_available, start_chromium
 
 from kingmaker.games.registry import game_names
+from kingmaker.ladder.bots import bots
 from kingmaker.server.web.serve import BackgroundWebServer
 
 pytestmark = pytest.mark.skipif(not chromium_available(), reason="needs chromium and chromium-driver")
@@ -64,7 +66,10 @@ def wait_for(driver: Any, condition: Any) -> Any:
     return waiting.until(condition)
 
 
-def sit_down(driver: Any, site: str, game: str, opponents: int, bank_minutes: int = 5) -> None:
+def sit_down(
+    driver: Any, site: str, game: str, opponents: int, bank_minutes: int = 5, named: tuple[str, ...] = ()
+) -> None:
+    """Sit down at ``game`` against the first ``opponents`` bots listed (or the bots ``named``)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -73,7 +78,9 @@ def sit_down(driver: Any, site: str, game: str, opponents: int, bank_minutes: in
     selects = form.find_elements(By.NAME, "opponent")
     for number, select in enumerate(selects):
         choice = Select(select)
-        if number < opponents:
+        if number < len(named):
+            choice.select_by_value(named[number])
+        elif number < opponents:
             choice.select_by_index(number + (0 if select.get_attribute("required") else 1))
         else:
             choice.select_by_value("")
@@ -88,7 +95,9 @@ def page_state(driver: Any) -> dict[str, str]:
     return driver.execute_script(  # type: ignore[no-any-return]
         "const s = document.getElementById('play');"
         "return s ? {request: s.dataset.request || '', over: s.dataset.over || '',"
-        " end: s.dataset.endReason || '', match: s.dataset.match || '', version: s.dataset.version} : {};"
+        " end: s.dataset.endReason || '', match: s.dataset.match || '', version: s.dataset.version,"
+        " step: s.dataset.step || '0',"
+        " moves: (document.getElementById('play-moves') || {}).textContent || ''} : {};"
     )
 
 
@@ -113,14 +122,18 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
     raise AssertionError("the match did not end")
 
 
-def save_screenshot(driver: Any, name: str) -> None:
+def save_screenshot(driver: Any, name: str, at: str = "") -> None:
+    """The page from its top, or from element ``at`` (an id) when given."""
     folder = os.environ.get("KINGMAKER_PLAY_SCREENSHOTS")
     if folder:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
         from make_screenshots import save
 
         driver.set_window_size(1280, 1400)
-        driver.execute_script("window.scrollTo(0, 0)")
+        if at:
+            driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", at)
+        else:
+            driver.execute_script("window.scrollTo(0, 0)")
         save(driver.get_screenshot_as_png(), Path(folder) / f"play-{name}.png")
 
 
@@ -166,3 +179,30 @@ def test_a_closed_tab_loses_the_seat_after_its_clock(table: Table, site: str, br
     browser.get("about:blank")  # the tab is gone; the seat's clock runs on at the server
     match = stored(table, state["match"])
     assert match.reasons == ["timeout", "finished", "finished"]
+
+
+def test_the_other_seats_moves_show_as_they_happen(table: Table, site: str, browser: Any) -> None:
+    """Two bots that think 0.6 s a move: after the person's move, the page shows a bot's move, on
+    the board and in the list, while no request is open (the other bot still thinks)."""
+    from selenium.webdriver.common.by import By
+
+    db = table.server.server.db
+    pondering = [sys.executable, str(Path(__file__).resolve().parent / "pondering_bot.py")]
+    for name in ("ponder", "mull"):
+        bots.register_bot(db, name, ["kingdoms"], pondering)
+    sign_in(browser, site, table.ann)
+    sit_down(browser, site, "kingdoms", opponents=2, named=("ponder", "mull"))
+    state = wait_for(browser, lambda d: (s := page_state(d))["request"] and s)
+    board = browser.find_element(By.ID, "board").get_attribute("innerHTML")
+    browser.find_elements(By.CSS_SELECTOR, ".play-action")[0].click()
+    mine = int(state["step"]) + 1
+    between = wait_for(  # a bot's move after the person's, shown while the other bot still thinks
+        browser, lambda d: (s := page_state(d))["request"] == "" and int(s["step"]) > mine and s
+    )
+    assert re.match(rf"move {int(between['step'])}: (ponder \(seat 1\)|mull \(seat 2\))", between["moves"])
+    assert f"move {mine}: you" in between["moves"]
+    assert browser.find_element(By.ID, "board").get_attribute("innerHTML") != board
+    after = wait_for(browser, lambda d: (s := page_state(d))["request"] not in ("", state["request"]) and s)
+    assert int(after["step"]) >= int(between["step"])
+    if os.environ.get("KINGMAKER_PLAY_SCREENSHOTS"):
+        save_screenshot(browser, "moves", at="play-actions")

@@ -115,11 +115,17 @@ class MatchRpcs(MatchRecords):
         # run --seat`), newest first: they belong to no league and are kept until the server stops.
         # (They are the admin's: nobody else sees them.)
         caller = CALLER.get()
-        listed = not (request.page_token or request.league) and caller.is_admin
+        listed = not (request.page_token or request.league or request.with_people) and caller.is_admin
         unstored = self.archive.newest(request.game or None, limit) if listed else []
         room = limit - len(unstored)
         found = await asyncio.to_thread(
-            history.list_matches, self.db, request.league or None, request.game or None, room + 1, before
+            history.list_matches,
+            self.db,
+            request.league or None,
+            request.game or None,
+            room + 1,
+            before,
+            request.with_people,
         )
         page, more = found[:room], len(found) > room
         stored = [convert.stored_record(summary) for summary in page]

@@ -125,6 +125,7 @@ class PlayRpcs(AdminBase):
         entrants = await asyncio.to_thread(entrants_of, self.db, ticket.bot_ids)
         entrants[table.seat] = dataclasses.replace(entrants[table.seat], control=table.control)
         session = BotSession(Identity(bot=seat_name, bot_id=person_id), games=(table.game,), capacity=1)
+        session.follows_moves = True  # the other seats' moves show as they happen (``SeatUpdate``)
         self.pool.admit(session)
         relay = asyncio.create_task(_relay(requests, session), name=f"person {seat_name}'s replies")
         opponents = {bot for seat, bot in enumerate(ticket.bot_ids) if seat != table.seat}
@@ -139,10 +140,15 @@ class PlayRpcs(AdminBase):
         match = asyncio.create_task(play(), name=f"match {ticket.match_id} with a person")
         _PLAYING.add(match)
         match.add_done_callback(_PLAYING.discard)
+        # The call ending for any reason is the person leaving: a cancelled call may leave this
+        # generator parked at its ``yield`` (its ``finally`` only runs once it is collected).
+        context.add_done_callback(lambda _: relay.cancel())
         try:
             while (message := await session.outbox.get()) is not None:
                 yield message
-            await match
+            # Shielded: the call cancelled while it waits here (the person gone just as their
+            # seat's stream ended) must not cancel the match, which plays on and is stored.
+            await asyncio.shield(match)
         finally:
             relay.cancel()
             if not match.done():  # the stream went away: the seat is lost, the bots play on
@@ -150,12 +156,15 @@ class PlayRpcs(AdminBase):
 
 
 async def _relay(requests: AsyncIterator[admin_pb2.PlayMessage], session: BotSession) -> None:
-    """Hand the person's replies to their session as a bot's; the stream's end is their leaving."""
-    with contextlib.suppress(grpc.RpcError, asyncio.CancelledError):
-        async for message in requests:
-            if message.WhichOneof("message") == "reply":
-                session.on_message(arena_pb2.BotMessage(reply=message.reply))
-    session.close()
+    """Hand the person's replies to their session as a bot's; the stream's end is their leaving,
+    however it ends (a half-close, a cancel read as an error of any kind, this task cancelled)."""
+    try:
+        with contextlib.suppress(Exception):
+            async for message in requests:
+                if message.WhichOneof("message") == "reply":
+                    session.on_message(arena_pb2.BotMessage(reply=message.reply))
+    finally:
+        session.close()
 
 
 def _table(setup: admin_pb2.PlaySetup, person: str) -> Table:

@@ -1,6 +1,7 @@
-// A person's seat (play_table.html): waits on /api/play for the table's next change, draws the
-// seat's board and its legal actions (each a button: a click is the choice), counts the bank
-// down, and posts a click to /api/play/answer; a refusal is shown with its reason.
+// A person's seat (play_table.html): follows /api/play/events (server-sent events: the table at
+// every change, the other seats' moves included as they happen), draws the seat's board and its
+// legal actions (each a button: a click is the choice), counts the bank down, and posts a click
+// to /api/play/answer; a refusal is shown with its reason.
 (function () {
   const section = document.getElementById("play");
   if (!section) return;
@@ -79,6 +80,8 @@
       }),
     );
     document.getElementById("play-notes").replaceChildren(...data.notes.map(item));
+    document.getElementById("play-moves").replaceChildren(...data.moves.slice().reverse().map(item));
+    section.dataset.step = data.step;
     bankAt = data.bank_ms === null ? null : [data.bank_ms, Date.now()];
     tick();
   }
@@ -105,23 +108,18 @@
     for (const button of document.querySelectorAll(".play-action")) button.disabled = false;
   }
 
-  async function follow() {
-    let after = 0;
-    for (;;) {
-      try {
-        const answer = await fetch(`/api/play?after=${after}`, { cache: "no-store" });
-        if (!answer.ok) {
-          document.getElementById("play-status").textContent = "no table here any more";
-          return;
-        }
-        const data = await answer.json();
-        show(data);
-        if (data.end || data.failure) return;
-        after = data.version;
-      } catch (error) {
-        await new Promise((resolve) => setTimeout(resolve, 1000)); // the site restarting: try again
-      }
-    }
+  function follow() {
+    const events = new EventSource("/api/play/events");
+    events.addEventListener("table", (message) => {
+      const data = JSON.parse(message.data);
+      show(data);
+      if (data.end || data.failure) events.close();
+    });
+    events.addEventListener("error", () => {
+      // EventSource tries again by itself (the site restarting); a table gone answers 404
+      if (events.readyState === EventSource.CLOSED && !(view && (view.end || view.failure)))
+        document.getElementById("play-status").textContent = "no table here any more";
+    });
   }
 
   setInterval(tick, 500);
