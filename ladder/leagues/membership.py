@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues.leagues import league_by_name, league_info
-from kingmaker.ladder.matches.matches import lock_league
+from kingmaker.ladder.matches.locks import lock_league
 from kingmaker.ladder.pairing.league_pool import DatabasePool, new_entrant
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.ladder.storage.db import Database

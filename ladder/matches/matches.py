@@ -40,6 +40,7 @@ from kingmaker.ladder.matches.compact_logs import (
 )
 from kingmaker.ladder.matches.fault_counts import count_faults
 from kingmaker.ladder.matches.faults import suspend_if_faulty
+from kingmaker.ladder.matches.locks import locked_match, locked_match_and_league
 from kingmaker.ladder.matches.seat_logs import drop_old_stderr, seat_log
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.pairing.league_pool import note_rated
@@ -73,7 +74,7 @@ def mark_running(db: Database, match_id: int) -> MatchTicket:
 
 def _mark_running(db: Database, match_id: int) -> MatchTicket:
     with db.transaction() as session:
-        match = _locked_match(session, match_id)
+        match = locked_match(session, match_id)
         if match.status != MatchStatus.SCHEDULED:
             raise ConflictError(f"match {match_id} is {match.status}, not scheduled")
         match.status = MatchStatus.RUNNING
@@ -123,7 +124,7 @@ class Recorded:
 def record_in(session: Session, outcome: MatchOutcome, counts: bool = False) -> Recorded:
     """``finish_match`` inside a transaction the caller opened (``result_batch`` writes several
     results in one). ``counts``: read the league's matches by status once the result is written."""
-    match, league = _locked_match_and_league(session, outcome.match_id)
+    match, league = locked_match_and_league(session, outcome.match_id)
     if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
         return Recorded(_already_recorded(session, match))
     if match.status == MatchStatus.CANCELLED:
@@ -146,7 +147,7 @@ def void_match(db: Database, match_id: int, reason: str) -> FinishReport:
 
 def _void_match(db: Database, match_id: int, reason: str) -> FinishReport:
     with db.transaction() as session:
-        match = _locked_match(session, match_id)
+        match = locked_match(session, match_id)
         if match.status in (MatchStatus.FINISHED, MatchStatus.VOID):
             return _already_recorded(session, match)
         if match.status == MatchStatus.CANCELLED:
@@ -414,55 +415,13 @@ def match_row(session: Session, match_id: int) -> Match:
     return match
 
 
-def _locked_match(session: Session, match_id: int) -> Match:
-    """The match, locked for this transaction, after its league (always league first, then match)."""
-    return _locked_match_and_league(session, match_id)[0]
-
-
-# The statements a result and a claim run, built once: building one costs several times what
-# executing it does (``docs/scaling.md``).
-_LEAGUE_OF_MATCH = (
-    select(League)
-    .where(
-        col(League.id) == select(Match.league_id).where(col(Match.id) == bindparam("match")).scalar_subquery()
-    )
-    .with_for_update()
-    .execution_options(populate_existing=True)
-)
-_MATCH = (
-    select(Match)
-    .where(col(Match.id) == bindparam("match"))
-    .with_for_update()
-    .execution_options(populate_existing=True)
-)
-_LEAGUE = (
-    select(League)
-    .where(col(League.id) == bindparam("league"))
-    .with_for_update()
-    .execution_options(populate_existing=True)
-)
+# Built once: building a statement costs several times what executing it does (docs/scaling.md).
 _NAMED_SEATS = (
     select(MatchSeat, Bot.name)
     .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
     .where(col(MatchSeat.match_id) == bindparam("match"))
     .order_by(col(MatchSeat.seat))
 )
-
-
-def _locked_match_and_league(session: Session, match_id: int) -> tuple[Match, League | None]:
-    """The match and its league (None for a one-off match), both locked, the league first: the
-    league found by the match and locked in one query, then the match."""
-    league = session.exec(_LEAGUE_OF_MATCH, params={"match": match_id}).first()
-    match = session.exec(_MATCH, params={"match": match_id}).first()
-    if match is None:
-        raise NotFoundError(f"no match {match_id}")
-    return match, league
-
-
-def lock_league(session: Session, league_id: int) -> League | None:
-    """The league row, locked for this transaction (None if there is no such league). Whatever
-    changes a league's plan or state takes this lock first."""
-    return session.exec(_LEAGUE, params={"league": league_id}).first()
 
 
 def _named_seats(session: Session, match_id: int) -> list[tuple[MatchSeat, str]]:

@@ -2,7 +2,7 @@
 
 A bot already in play would need a second process for a match that could as well wait, so a
 claim takes the matches whose bots are free, and only then the ones whose busiest bot plays the
-fewest matches (``leagues._free_first`` reads the window of waiting matches this chooses from).
+fewest matches (``claim_window.free_first`` reads the window of waiting matches this chooses from).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def choose_free(
     waiting: list[tuple[int, tuple[int, ...]]], limit: int, busy: Collection[int], absent: frozenset[int]
 ) -> tuple[list[tuple[int, tuple[int, ...]]], bool]:
     """``limit`` matches without absent bots, free ones first, then the least busy ones (see
-    ``leagues._free_first``); and whether all were free and none absent."""
+    ``claim_window.free_first``); and whether all were free and none absent."""
     load = Counter(busy)  # a bot's matches in play (1 each where ``busy`` is a set), and chosen here
     free: list[tuple[int, tuple[int, ...]]] = []
     rest: list[tuple[int, tuple[int, ...]]] = []

@@ -167,6 +167,7 @@ RPCS: dict[str, list[Request] | str] = {
             "EnterCompetition",
             "SelectCompetitionVersion",
             "StartFinals",
+            "LeaveCompetition",
         ],
         "a change; its reply is the changed bot, league, author or version, no match",
     ),

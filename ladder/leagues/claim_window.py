@@ -1,0 +1,85 @@
+"""Which waiting matches of a league a claim takes: those whose bots are all free first, read
+from a window of the plan, then further only when the window has none (``free_first`` in
+``pairing`` chooses; this reads the window and locks what it chose)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from sqlalchemy import bindparam
+from sqlmodel import Session, col, select
+
+from kingmaker.ladder.pairing.free_first import choose_free
+from kingmaker.ladder.storage.models import League, Match, MatchSeat, MatchStatus
+
+CLAIM_LOOKAHEAD = 256
+"""How far past the next matches in plan order a claim looks for one whose bots are all free (a
+round robin's plan order puts a bot's matches together: 55 in a row for the first of 12 bots)."""
+
+
+def free_first(
+    session: Session, league: League, limit: int, busy: Collection[int], absent: frozenset[int]
+) -> tuple[list[Match], dict[int, tuple[int, ...]]]:
+    """``limit`` of the league's waiting matches, locked: first those whose bots are free (not
+    ``busy``, and not in another match chosen here), then those whose busiest bot plays fewest
+    matches, in plan order among equals; none with an ``absent`` bot.
+
+    A bot already in play would need a second process (or a second connection's capacity) for a
+    match that could as well wait: in a 12-bot, 3-player round robin 4 at a time, plan order
+    launched 44 bot processes where 12 do, and starting each costs a Python interpreter. With no
+    free match left (16 bots 8 at once), plan order would seat a round robin's first bot in many.
+    The next ``limit`` matches are looked at first; only when they are not all free does the claim
+    read further, and then only ids and seats, not whole rows (a claim is made per match).
+    Also returns the chosen matches' bots in seat order, by match id."""
+    window = waiting_seats(session, league, limit)
+    chosen, all_free = choose_free(window, limit, busy, absent)
+    if not all_free and len(window) == limit:
+        further = waiting_seats(session, league, limit + CLAIM_LOOKAHEAD)
+        chosen, _ = choose_free(further, limit, busy, absent)
+    ids = [match_id for match_id, _ in chosen]
+    # Locked, and still waiting once locked: a bot's withdrawal (another transaction) must not
+    # cancel a match claimed here, nor may one it cancelled meanwhile be claimed.
+    rows = session.exec(_SCHEDULED_MATCHES, params={"ids": ids}).all()
+    by_id = {match.id: match for match in rows}
+    return [by_id[match_id] for match_id in ids if match_id in by_id], dict(chosen)
+
+
+_matches, _seats = Match.__table__, MatchSeat.__table__  # type: ignore[attr-defined]
+_WAITING_SEATS = (
+    select(_seats.c.match_id, _seats.c.bot_id)
+    .join(_matches, _matches.c.id == _seats.c.match_id)
+    .where(
+        _seats.c.match_id.in_(
+            select(_matches.c.id)
+            .where(
+                _matches.c.league_id == bindparam("league"),
+                _matches.c.status == MatchStatus.SCHEDULED,
+            )
+            .order_by(_matches.c.ordinal, _matches.c.id)
+            .limit(bindparam("window"))
+            .scalar_subquery()
+        )
+    )
+    .order_by(_matches.c.ordinal, _matches.c.id, _seats.c.seat)
+)
+"""The first ``window`` scheduled matches of ``league`` in plan order, each seat's bot (built once:
+building a statement costs several times what executing it does, and a claim is made per match)."""
+_SCHEDULED_MATCHES = (
+    select(Match)
+    .where(col(Match.id).in_(bindparam("ids", expanding=True)), col(Match.status) == MatchStatus.SCHEDULED)
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+
+
+def waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, tuple[int, ...]]]:
+    """The first ``window`` scheduled matches in plan order, each with its bots' ids in seat
+    order (one query)."""
+    # A Core statement on the session's connection: a claim reads up to 257 matches' seats, and
+    # the ORM's handling of each row cost more than the read (nothing of it is an ORM object).
+    session.flush()  # read on the connection, past the session: nothing of it may be pending
+    rows = session.connection().execute(_WAITING_SEATS, {"league": league.id, "window": window}).tuples()
+    seats: dict[int, tuple[int, ...]] = {}
+    for match_id, bot_id in rows:
+        seats[match_id] = (*seats.get(match_id, ()), bot_id)
+    return list(seats.items())
