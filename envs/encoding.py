@@ -159,7 +159,9 @@ def _emitter(kind: Any, bounds: Mapping[str, int], where: str) -> tuple[int, Emi
     if origin is tuple:
         if where not in bounds:
             raise TypeError(f"{where}: a tuple with no declared bound (add it to the game's shape)")
-        return _bounded(*_emitter(typing.get_args(kind)[0], bounds, where), bounds[where], where)
+        item = typing.get_args(kind)[0]
+        memo = isinstance(item, type) and dataclasses.is_dataclass(item)
+        return _bounded(*_emitter(item, bounds, where), bounds[where], where, memo)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _record(kind, bounds)
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
@@ -206,12 +208,13 @@ def _optional(width: int, inner: Emit) -> tuple[int, Emit]:
     return 1 + width, emit
 
 
-def _bounded(width: int, item: Emit, bound: int, where: str) -> tuple[int, Emit]:
+def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tuple[int, Emit]:
     entry = 1 + width
     paddings = tuple(new_numbers((0.0,) * (entry * missing)) for missing in range(bound + 1))
 
     def emit(expression: str, source: _Source) -> list[Piece]:
         values, count, value = source.local(), source.local(), source.local()
+        entry_pieces: list[Piece] = ["1.0", *item(value, source)]
         past = source.constant(functools.partial(_past_bound, where, bound))
         return [
             [
@@ -220,12 +223,35 @@ def _bounded(width: int, item: Emit, bound: int, where: str) -> tuple[int, Emit]
                 f"if {count} > {bound}:",
                 f"    raise {past}({count})",
                 f"for {value} in {values}:",
-                *_indent(_statements(["1.0", *item(value, source)])),
+                *_indent(_memoized(value, entry_pieces, source) if memo else _statements(entry_pieces)),
                 f"e({source.constant(paddings)}[{bound} - {count}])",
             ]
         ]
 
     return bound * entry, emit
+
+
+MEMO_KEPT = 4096
+"""Entries of a tuple remembered, per field, by value; past it the memo starts again."""
+
+
+def _memoized(value: str, pieces: list[Piece], source: _Source) -> list[str]:
+    """Statements that append an entry's numbers, encoded once per distinct value (a record, so
+    hashable): boards and hands repeat the same cells and cards from one observation to the next."""
+    memo, numbers, outer = source.constant({}), source.local(), source.local()
+    return [
+        f"{numbers} = {memo}.get({value})",
+        f"if {numbers} is None:",
+        f"    if len({memo}) >= {MEMO_KEPT}:",
+        f"        {memo}.clear()",
+        f"    {numbers} = {source.constant(new_numbers)}()",
+        f"    {outer} = a, e",  # an enclosing entry may be being memoized too
+        f"    a, e = {numbers}.append, {numbers}.extend",
+        *_indent(_statements(pieces)),
+        f"    a, e = {outer}",
+        f"    {memo}[{value}] = {numbers}",
+        f"e({numbers})",
+    ]
 
 
 def _past_bound(where: str, bound: int, count: int) -> BoundError:

@@ -73,3 +73,33 @@ def test_a_union_marks_the_type_and_leaves_the_others_zero() -> None:
     layout.encode(View(1, True, "x", None, ()), numbers)
     assert numbers.tolist()[:8] == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
     assert len(numbers) == layout.width
+
+
+@dataclass(frozen=True)
+class Row:
+    pieces: tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
+class Board:
+    rows: tuple[Row, ...]
+
+
+def test_entries_met_again_encode_as_the_first_time_even_nested() -> None:
+    bounds = {"Board.rows": 2, "Row.pieces": 2}
+    layout = layout_of(Board, bounds, "Board")
+    red, blue = Piece(Colour.RED, 1), Piece(Colour.BLUE, 2)
+    expected = {
+        red: [1.0, 1, 0, 0, 1],
+        blue: [1.0, 0, 1, 0, 2],
+    }
+    for board in [Board((Row((red,)), Row((blue, red)))), Board((Row((blue, red)), Row((red,))))] * 2:
+        numbers = new_numbers()
+        layout.encode(board, numbers)
+        want: list[float] = []
+        for row in board.rows:
+            want.append(1.0)
+            for piece in row.pieces:
+                want.extend(expected[piece])
+            want.extend([0.0] * 5 * (2 - len(row.pieces)))
+        assert numbers.tolist() == want
