@@ -2,6 +2,8 @@
 environment (arrays, masks, agent iteration) and through the engine alone as a referee drives it
 (each acting seat's observation and legal actions, then the joint action), the two alternating in
 one run, random games at 2 seats. The goal: the wrapper costs at most 2x the engine (ratio ≥ 0.5).
+Both count this process's CPU seconds, not wall time: on the shared machine a wall clock mostly
+measures the other processes (the same run's ratios spread 2-3x by wall time).
 
     .venv/bin/python bench/envs.py [--quick]
 """
@@ -25,7 +27,7 @@ def engine_decisions_per_second(game_name: str, games: int, seed: int) -> float:
     game = get_game(game_name)
     chooser = random.Random(seed)
     decisions = 0
-    started = time.perf_counter()
+    started = time.process_time()
     for number in range(games):
         state = game.new(PLAYERS, seed * 100_000 + number)
         while not state.is_over():
@@ -35,14 +37,14 @@ def engine_decisions_per_second(game_name: str, games: int, seed: int) -> float:
                 joint[seat] = chooser.choice(state.legal_actions(seat))
                 decisions += 1
             state.apply(joint)
-    return decisions / (time.perf_counter() - started)
+    return decisions / (time.process_time() - started)
 
 
 def env_decisions_per_second(game_name: str, games: int, seed: int) -> float:
     table = env(game_name, players=PLAYERS)
     chooser = np.random.default_rng(seed)
     decisions = 0
-    started = time.perf_counter()
+    started = time.process_time()
     for number in range(games):
         table.reset(seed=seed * 100_000 + number)
         for _ in table.agent_iter():
@@ -52,7 +54,7 @@ def env_decisions_per_second(game_name: str, games: int, seed: int) -> float:
                 continue
             table.step(int(chooser.choice(np.flatnonzero(observation["action_mask"]))))
             decisions += 1
-    return decisions / (time.perf_counter() - started)
+    return decisions / (time.process_time() - started)
 
 
 def rows(quick: bool) -> list[Row]:

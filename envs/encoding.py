@@ -2,26 +2,50 @@
 
 A game's observations and actions are frozen dataclasses of ints, bools, strs, enums, tuples and
 optionals (the rule in ``games/api.py``). Each type compiles once into a ``Layout``: its width
-and a function that appends a value's numbers to a list. An int is itself, a bool 0 or 1, an
-enum one-hot over its members, a str a stable number in [0, 1) (its CRC-32 scaled: names are
-labels, the facts they stand for are in other fields), ``X | None`` a presence flag and X (zeros
-when absent), and ``tuple[X, ...]`` a fixed number of entries, each a presence flag and X, padded
-with zeros. That number, the tuple's bound, is the one thing the types do not say: each game
+and a function that appends a value's numbers to a float32 ``array.array``. An int is itself, a
+bool 0 or 1, an enum one-hot over its members, a str a stable number in [0, 1) (its CRC-32 scaled:
+names are labels, the facts they stand for are in other fields), ``X | None`` a presence flag and
+X (zeros when absent), and ``tuple[X, ...]`` a fixed number of entries, each a presence flag and
+X, padded with zeros. That number, the tuple's bound, is the one thing the types do not say: each game
 declares its bounds (``shapes.py``), and a value past its bound is an error that says where.
+
+The function is Python source written from the type and compiled once (``_compile``): the fields
+of a record are read inline and their numbers appended in one ``extend`` of a tuple, and one-hots
+and paddings are precomputed float32 arrays, appended by a copy of memory. An observation costs a
+few calls per row of the board rather than several per number, and no number is converted twice
+(a function per field, then a list of Python floats made into an array, were most of an
+environment step's cost).
 """
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import enum
+import functools
 import types
 import typing
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
-Encode = Callable[[Any, list[float]], None]
+Numbers: TypeAlias = "array.array[float]"
+"""Where encodings go: ``array.array("f")``, float32 as the arrays are, that numpy reads in place."""
+
+
+def new_numbers(values: Sequence[float] = ()) -> Numbers:
+    return array.array("f", values)
+
+
+Encode = Callable[[Any, Numbers], None]
+
+Piece = str | list[str]
+"""Part of an encode function's body: an item of the tuple appended (an expression, or ``*`` and
+an expression for several numbers), or statements (unindented lines) that append themselves."""
+
+Emit = Callable[[str, "_Source"], list[Piece]]
+"""Writes the pieces that encode the value an expression evaluates to."""
 
 
 class BoundError(ValueError):
@@ -32,31 +56,13 @@ class BoundError(ValueError):
 class Layout:
     width: int
     encode: Encode
+    emit: Emit
 
 
 def layout_of(kind: Any, bounds: Mapping[str, int], where: str = "value") -> Layout:
     """The layout of values of type ``kind``; ``where`` names the field, for bounds and errors."""
-    origin = typing.get_origin(kind)
-    if origin in (typing.Union, types.UnionType):
-        options = [option for option in typing.get_args(kind) if option is not type(None)]
-        if len(options) != 1 or len(typing.get_args(kind)) != 2:
-            raise TypeError(f"{where}: only X | None unions can be encoded, not {kind}")
-        return _optional(layout_of(options[0], bounds, where))
-    if origin is tuple:
-        if where not in bounds:
-            raise TypeError(f"{where}: a tuple with no declared bound (add it to the game's shape)")
-        return _bounded(layout_of(typing.get_args(kind)[0], bounds, where), bounds[where], where)
-    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        return _record(kind, bounds)
-    if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        return _one_hot(list(kind))
-    if kind is bool:
-        return Layout(1, _append_bool)
-    if kind is int:
-        return Layout(1, _append_int)
-    if kind is str:
-        return Layout(1, _append_str)
-    raise TypeError(f"{where}: cannot encode a {kind}")
+    width, emit = _emitter(kind, bounds, where)
+    return Layout(width, _compile(emit), emit)
 
 
 def union_layout(kinds: Sequence[type], bounds: Mapping[str, int]) -> Layout:
@@ -64,86 +70,202 @@ def union_layout(kinds: Sequence[type], bounds: Mapping[str, int]) -> Layout:
     then every type's fields side by side, zeros in all but the value's own."""
     parts = [layout_of(kind, bounds, kind.__name__) for kind in kinds]
     width = len(kinds) + sum(part.width for part in parts)
-    before: dict[type, tuple[float, ...]] = {}
-    after: dict[type, tuple[float, ...]] = {}
+    before: dict[type, Numbers] = {}
+    after: dict[type, Numbers] = {}
     inner: dict[type, Encode] = {}
     offset = len(kinds)
     for index, (kind, part) in enumerate(zip(kinds, parts, strict=True)):
         hot = tuple(1.0 if other == index else 0.0 for other in range(len(kinds)))
-        before[kind] = hot + (0.0,) * (offset - len(kinds))
-        after[kind] = (0.0,) * (width - offset - part.width)
+        before[kind] = new_numbers(hot + (0.0,) * (offset - len(kinds)))
+        after[kind] = new_numbers((0.0,) * (width - offset - part.width))
         inner[kind] = part.encode
         offset += part.width
 
-    def encode(value: Any, out: list[float]) -> None:
+    def encode(value: Any, out: Numbers) -> None:
         kind = type(value)
         out.extend(before[kind])
         inner[kind](value, out)
         out.extend(after[kind])
 
-    return Layout(width, encode)
+    def emit(expression: str, source: _Source) -> list[Piece]:
+        return [[f"{source.constant(encode)}({expression}, out)"]]
+
+    return Layout(width, encode, emit)
 
 
-def _append_bool(value: Any, out: list[float]) -> None:
-    out.append(1.0 if value else 0.0)
+class _Source:
+    """An encode function being written: its fresh local names and the constants it refers to."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Any] = {}
+        self._count = 0
+
+    def local(self) -> str:
+        self._count += 1
+        return f"x{self._count}"
+
+    def constant(self, value: Any) -> str:
+        name = f"k{len(self.names)}"
+        self.names[name] = value
+        return name
 
 
-def _append_int(value: Any, out: list[float]) -> None:
-    out.append(float(value))
+def _compile(emit: Emit) -> Encode:
+    source = _Source()
+    body = _statements(emit("value", source))
+    text = "\n".join(["def encode(value, out):", "    a = out.append", "    e = out.extend", *_indent(body)])
+    namespace = dict(source.names)
+    exec(compile(text, "<kingmaker.envs.encoding>", "exec"), namespace)  # source we wrote, from the types
+    encode: Encode = namespace["encode"]
+    return encode
 
 
-def _append_str(value: Any, out: list[float]) -> None:
-    out.append(zlib.crc32(value.encode()) / 2**32)
+def _statements(pieces: list[Piece]) -> list[str]:
+    """The pieces as statements: each run of items appended in one call."""
+    lines: list[str] = []
+    items: list[str] = []
 
+    def append_items() -> None:
+        if len(items) == 1:
+            lines.append(f"a({items[0]})")
+        elif items:
+            lines.append(f"e(({', '.join(items)}))")
+        items.clear()
 
-def _one_hot(members: list[enum.Enum]) -> Layout:
-    rows = {member: tuple(1.0 if other is member else 0.0 for other in members) for member in members}
-
-    def encode(value: Any, out: list[float]) -> None:
-        out.extend(rows[value])
-
-    return Layout(len(members), encode)
-
-
-def _optional(inner: Layout) -> Layout:
-    absent = (0.0,) * (1 + inner.width)
-    encode_inner = inner.encode
-
-    def encode(value: Any, out: list[float]) -> None:
-        if value is None:
-            out.extend(absent)
+    for piece in pieces:
+        if isinstance(piece, str) and piece.startswith("*"):
+            append_items()  # several numbers, precomputed: appended as they are, a copy of memory
+            lines.append(f"e({piece[1:]})")
+        elif isinstance(piece, str):
+            items.append(piece)
         else:
-            out.append(1.0)
-            encode_inner(value, out)
-
-    return Layout(1 + inner.width, encode)
-
-
-def _bounded(item: Layout, bound: int, where: str) -> Layout:
-    entry = 1 + item.width
-    encode_item = item.encode
-
-    def encode(value: Any, out: list[float]) -> None:
-        if len(value) > bound:
-            raise BoundError(f"{where} holds {len(value)} entries, past its bound of {bound}")
-        for element in value:
-            out.append(1.0)
-            encode_item(element, out)
-        out.extend((0.0,) * (entry * (bound - len(value))))
-
-    return Layout(bound * entry, encode)
+            append_items()
+            lines.extend(piece)
+    append_items()
+    return lines
 
 
-def _record(kind: type, bounds: Mapping[str, int]) -> Layout:
+def _indent(lines: list[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
+
+
+def _emitter(kind: Any, bounds: Mapping[str, int], where: str) -> tuple[int, Emit]:
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        options = [option for option in typing.get_args(kind) if option is not type(None)]
+        if len(options) != 1 or len(typing.get_args(kind)) != 2:
+            raise TypeError(f"{where}: only X | None unions can be encoded, not {kind}")
+        return _optional(*_emitter(options[0], bounds, where))
+    if origin is tuple:
+        if where not in bounds:
+            raise TypeError(f"{where}: a tuple with no declared bound (add it to the game's shape)")
+        item = typing.get_args(kind)[0]
+        memo = isinstance(item, type) and dataclasses.is_dataclass(item)
+        return _bounded(*_emitter(item, bounds, where), bounds[where], where, memo)
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        return _record(kind, bounds)
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return _one_hot(list(kind))
+    if kind is bool:
+        return 1, lambda expression, source: [f"(1.0 if {expression} else 0.0)"]
+    if kind is int:
+        return 1, lambda expression, source: [expression]
+    if kind is str:
+        return 1, lambda expression, source: [f"{source.constant(_label)}({expression})"]
+    raise TypeError(f"{where}: cannot encode a {kind}")
+
+
+@functools.cache
+def _label(text: str) -> float:
+    return zlib.crc32(text.encode()) / 2**32
+
+
+def _one_hot(members: list[enum.Enum]) -> tuple[int, Emit]:
+    rows = {member: new_numbers([1.0 if other is member else 0.0 for other in members]) for member in members}
+    return len(members), lambda expression, source: [f"*{source.constant(rows)}[{expression}]"]
+
+
+def _optional(width: int, inner: Emit) -> tuple[int, Emit]:
+    absent = new_numbers((0.0,) * (1 + width))
+
+    def emit(expression: str, source: _Source) -> list[Piece]:
+        value = source.local()
+        pieces = inner(value, source)
+        zeros = source.constant(absent)
+        if all(isinstance(piece, str) and not piece.startswith("*") for piece in pieces):
+            present = ", ".join(["1.0", *typing.cast(list[str], pieces)])
+            return [f"*({zeros} if ({value} := {expression}) is None else ({present},))"]
+        return [
+            [
+                f"{value} = {expression}",
+                f"if {value} is None:",
+                f"    e({zeros})",
+                "else:",
+                *_indent(_statements(["1.0", *pieces])),
+            ]
+        ]
+
+    return 1 + width, emit
+
+
+def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tuple[int, Emit]:
+    entry = 1 + width
+    paddings = tuple(new_numbers((0.0,) * (entry * missing)) for missing in range(bound + 1))
+
+    def emit(expression: str, source: _Source) -> list[Piece]:
+        values, count, value = source.local(), source.local(), source.local()
+        entry_pieces: list[Piece] = ["1.0", *item(value, source)]
+        past = source.constant(functools.partial(_past_bound, where, bound))
+        return [
+            [
+                f"{values} = {expression}",
+                f"{count} = len({values})",
+                f"if {count} > {bound}:",
+                f"    raise {past}({count})",
+                f"for {value} in {values}:",
+                *_indent(_memoized(value, entry_pieces, source) if memo else _statements(entry_pieces)),
+                f"e({source.constant(paddings)}[{bound} - {count}])",
+            ]
+        ]
+
+    return bound * entry, emit
+
+
+MEMO_KEPT = 4096
+"""Entries of a tuple remembered, per field, by value; past it the memo starts again."""
+
+
+def _memoized(value: str, pieces: list[Piece], source: _Source) -> list[str]:
+    """Statements that append an entry's numbers, encoded once per distinct value (a record, so
+    hashable): boards and hands repeat the same cells and cards from one observation to the next."""
+    memo, numbers, outer = source.constant({}), source.local(), source.local()
+    return [
+        f"{numbers} = {memo}.get({value})",
+        f"if {numbers} is None:",
+        f"    if len({memo}) >= {MEMO_KEPT}:",
+        f"        {memo}.clear()",
+        f"    {numbers} = {source.constant(new_numbers)}()",
+        f"    {outer} = a, e",  # an enclosing entry may be being memoized too
+        f"    a, e = {numbers}.append, {numbers}.extend",
+        *_indent(_statements(pieces)),
+        f"    a, e = {outer}",
+        f"    {memo}[{value}] = {numbers}",
+        f"e({numbers})",
+    ]
+
+
+def _past_bound(where: str, bound: int, count: int) -> BoundError:
+    return BoundError(f"{where} holds {count} entries, past its bound of {bound}")
+
+
+def _record(kind: type, bounds: Mapping[str, int]) -> tuple[int, Emit]:
     hints = typing.get_type_hints(kind)
     fields = [
-        (field.name, layout_of(hints[field.name], bounds, f"{kind.__name__}.{field.name}"))
+        (field.name, *_emitter(hints[field.name], bounds, f"{kind.__name__}.{field.name}"))
         for field in dataclasses.fields(kind)
     ]
-    getters = [(name, part.encode) for name, part in fields]
 
-    def encode(value: Any, out: list[float]) -> None:
-        for name, encode_field in getters:
-            encode_field(getattr(value, name), out)
+    def emit(expression: str, source: _Source) -> list[Piece]:
+        return [piece for name, _, inner in fields for piece in inner(f"{expression}.{name}", source)]
 
-    return Layout(sum(part.width for _, part in fields), encode)
+    return sum(width for _, width, _ in fields), emit

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from kingmaker.envs.encoding import BoundError, layout_of, union_layout
+from kingmaker.envs.encoding import BoundError, layout_of, new_numbers, union_layout
 from kingmaker.envs.shapes import SHAPES
 from kingmaker.games.api import Action, GameState, OptionValue, Result, Seat
 from kingmaker.games.registry import get_game
@@ -25,6 +25,10 @@ from kingmaker.games.registry import get_game
 
 class IllegalAction(ValueError):
     """A slot index that holds no legal action for this seat now."""
+
+
+ROWS_KEPT = 100_000
+"""Encoded actions kept at most; past it the table starts again (a long run meets new ones)."""
 
 
 class Encoder:
@@ -50,29 +54,37 @@ class Encoder:
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
         if len(legal) > self.slots:
             raise BoundError(f"{len(legal)} legal actions, past the game's {self.slots} slots")
-        numbers: list[float] = []
+        numbers = new_numbers()
         self._observation.encode(observation, numbers)
-        array = np.zeros(self.width, dtype=np.float32)
-        array[: self.observation_width] = numbers
+        array = np.empty(self.width, dtype=np.float32)
+        start = self.observation_width
+        array[:start] = np.frombuffer(numbers, dtype=np.float32)
         if legal:
-            indices = [self._row(action) for action in legal]  # first: it may grow ``_rows``
-            rows = self._rows[indices]
-            array[self.observation_width : self.observation_width + rows.size] = rows.reshape(-1)
+            row_of = self._row_of
+            if len(row_of) + len(legal) > ROWS_KEPT:
+                row_of.clear()  # before: the rows this request finds must stay as they are
+            indices = [
+                entry[1]
+                if (entry := row_of.get(id(action))) is not None and entry[0] is action
+                else self._row(action)
+                for action in legal
+            ]  # before ``_rows`` is read: a new action may grow it
+            end = start + len(legal) * self.action_width
+            np.take(self._rows, indices, axis=0, out=array[start:end].reshape(len(legal), self.action_width))
+            start = end
+        array[start:] = 0.0
         return array
 
     def _row(self, action: Action) -> int:
-        entry = self._row_of.get(id(action))
-        if entry is None or entry[0] is not action:
-            if len(self._row_of) >= 100_000:
-                self._row_of.clear()
-            row = len(self._row_of)
-            if row >= len(self._rows):
-                self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
-            numbers: list[float] = []
-            self._action.encode(action, numbers)
-            self._rows[row] = numbers
-            entry = self._row_of[id(action)] = (action, row)
-        return entry[1]
+        """The row of ``_rows`` that holds a newly met action, encoded now."""
+        row = len(self._row_of)
+        if row >= len(self._rows):
+            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
+        numbers = new_numbers()
+        self._action.encode(action, numbers)
+        self._rows[row] = np.frombuffer(numbers, dtype=np.float32)
+        self._row_of[id(action)] = (action, row)
+        return row
 
     def mask(self, legal_count: int) -> np.ndarray:
         mask = np.zeros(self.slots, dtype=np.int8)
@@ -96,10 +108,21 @@ class Table:
             )
         self.players = players
         self.encoder = encoder_for(game_name)
-        self.state: GameState = self.game.new(players, 0, self.options)
+        self._seen: dict[Seat, tuple[np.ndarray, np.ndarray]] = {}
+        """Each seat's arrays since the last change: an environment asks for them more than once."""
+        self.state = self.game.new(players, 0, self.options)
         self.seed = 0
         self.chosen: dict[Seat, Action] = {}
         self.log: list[dict[Seat, Action]] = []
+
+    @property
+    def state(self) -> GameState:
+        return self._state
+
+    @state.setter
+    def state(self, state: GameState) -> None:
+        self._state = state
+        self._seen = {}
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -118,11 +141,15 @@ class Table:
         return self.state.legal_actions(seat)
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray]:
-        legal = self.legal(seat)
-        return {
-            "observation": self.encoder.array(self.state.observation(seat), legal),
-            "action_mask": self.encoder.mask(len(legal)),
-        }
+        seen = self._seen.get(seat)
+        if seen is None:
+            legal = self.legal(seat)
+            seen = self._seen[seat] = (
+                self.encoder.array(self.state.observation(seat), legal),
+                self.encoder.mask(len(legal)),
+            )
+        # Copies (a microsecond): a caller may write into what it is given.
+        return {"observation": seen[0].copy(), "action_mask": seen[1].copy()}
 
     def choose(self, seat: Seat, slot: int) -> bool:
         """Record ``seat``'s choice; once every acting seat has chosen, apply them and say True."""
@@ -132,6 +159,7 @@ class Table:
         if not 0 <= slot < len(legal):
             raise IllegalAction(f"seat {seat} chose slot {slot}, but only slots 0-{len(legal) - 1} are legal")
         self.chosen[seat] = legal[slot]
+        self._seen = {}
         if self.waiting():
             return False
         joint, self.chosen = self.chosen, {}

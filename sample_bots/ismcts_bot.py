@@ -31,6 +31,28 @@ def factory(game: Any, player: int, simulations: int = SIMULATIONS) -> Any:
     return ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=simulations, random_state=rng)
 
 
+def _game_bot(game: str) -> type[Any]:
+    """A bot class for ``game`` taking no arguments, as ``kingmaker duel`` makes ``module:Class``."""
+    from kingmaker.envs.policy_bot import SpielBot
+
+    class IsmctsBot(SpielBot):
+        def __init__(self) -> None:
+            super().__init__(game, factory, name="ismcts")
+
+    IsmctsBot.__name__ = IsmctsBot.__qualname__ = "".join(w.title() for w in game.split("_")) + "Ismcts"
+    return IsmctsBot
+
+
+def __getattr__(name: str) -> type[Any]:
+    # KingdomsIsmcts, KingsvilleIsmcts: made on first use, so importing this needs no OpenSpiel.
+    for game in GAMES:
+        bot = _game_bot(game)
+        if bot.__name__ == name:
+            globals()[name] = bot
+            return bot
+    raise AttributeError(name)
+
+
 def main(arguments: list[str]) -> None:
     from kingmaker.envs.policy_bot import SpielBot
     from kingmaker.sdk import run
