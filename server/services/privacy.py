@@ -68,12 +68,13 @@ FIELDS: dict[str, dict[str, Seen]] = {
     **{
         name: dict.fromkeys(fields.split(), Seen.CALLERS)
         for name, fields in {
-            "ServerMessage": "welcome match_start action_request match_end error",
+            "ServerMessage": "welcome match_start action_request match_end error seat_update",
             "Welcome": "bot session_id protocol_version",
             "MatchStart": "match_id game edition seat players options seat_bots time_control",
             "ActionRequest": "match_id request_id seat observation legal_actions deadline_ms time_bank_ms",
             "MatchEnd": "match_id seat end_reason results",
             "Error": "code message match_id request_id",
+            "SeatUpdate": "match_id seat step acted observation",
             "TimeControl": "decision_ms bank_ms increment_ms max_strikes",
         }.items()
     },

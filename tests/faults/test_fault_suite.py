@@ -45,7 +45,7 @@ FLOOD_ENDS = ["FORFEITED", "match_end: END_REASON_PROTOCOL_ERROR", "stream ended
         ),
         pytest.param(
             bot_command("faulty/foreign_reply_bot.py"),
-            EndReason.TIMEOUT,
+            EndReason.PROTOCOL_ERROR,
             ["UNKNOWN_REQUEST", "is not open on this stream", "FORFEITED"],
             id="replies-for-others",
         ),

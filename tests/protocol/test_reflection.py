@@ -33,6 +33,7 @@ def test_reflection_lists_the_services_and_describes_the_arena(server: Backgroun
         assert set(reply.oneofs_by_name["choice"].fields) == {
             reply.fields_by_name["legal_action_index"],
             reply.fields_by_name["action"],
+            reply.fields_by_name["malformed"],
         }
 
 
