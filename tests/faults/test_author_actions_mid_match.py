@@ -12,6 +12,8 @@ Through a real server, a remote bot process and a league match."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -43,6 +45,10 @@ ACTIONS: dict[str, tuple[str, Callable[[], object], bool]] = {
 }
 
 
+DECISION_MS = 60_000
+"""Far longer than the author's call can take: the held bot is never late."""
+
+
 @pytest.mark.parametrize("action", list(ACTIONS))
 def test_an_authors_action_mid_match_leaves_the_result_to_the_game(
     quick_server: BackgroundServer,  # noqa: F811 (the fixture imported above)
@@ -56,24 +62,30 @@ def test_an_authors_action_mid_match_leaves_the_result_to_the_game(
     league = create_league(db, "ladder", "kingdoms", ["steady", "other"], format="ladder", seed=4)
     (ticket,) = next_matches(db, league.id, 1)
     method, request, ends_stream = ACTIONS[action]
-    with connected_bot(quick_server, "steady", [], pause=0.05):
+    with connected_bot(quick_server, "steady", [], pause=0.05) as process:
         pool = quick_server.server.pool
         (stream,) = [s for s in list(pool.sessions) if s.bot == "steady"]
         ticket = mark_running(db, ticket.match_id)
         playing = asyncio.run_coroutine_threadsafe(
-            play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=1000)),
+            play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=DECISION_MS)),
             quick_server.loop,
         )
         deadline = time.monotonic() + 30
         while not stream.matches:
             assert time.monotonic() < deadline, "the match did not start"
             time.sleep(0.05)
-        with grpc.insecure_channel(quick_server.address) as channel:  # as the author, mid-match
-            getattr(admin_pb2_grpc.AdminStub(channel), method)(
-                request(), metadata=(("authorization", f"Bearer {token}"),)
-            )
-        assert stream.matches, "the match ended with the author's action"
-        assert not stream.has_room, "the bot is offered no new match"
+        # The bot is held still while its author acts, so the match is surely under way when the
+        # call returns, however slowly a loaded machine answers it (the decision limit outlasts it).
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            with grpc.insecure_channel(quick_server.address) as channel:  # as the author, mid-match
+                getattr(admin_pb2_grpc.AdminStub(channel), method)(
+                    request(), metadata=(("authorization", f"Bearer {token}"),)
+                )
+            assert stream.matches, "the match ended with the author's action"
+            assert not stream.has_room, "the bot is offered no new match"
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
         playing.result(timeout=120)
         if ends_stream:  # its stream ends once the match is over
             deadline = time.monotonic() + 30
