@@ -1,11 +1,12 @@
 """`kingmaker init`: write a language's starter kit into a new folder.
 
 The kit's files are copied with placeholders filled in (``_values``: the bot's name, its games,
-its command); its manifest gets the bot's games, and its README the instructions every kit
-shares (``PLAYING.md``). A kit that generates its protocol code at
-build time gets a copy of the contract's .proto files; the JSON-lines kit gets its typed
-structures generated here from the same contract (``json_types``). Everything is written into a
-temporary folder beside the target and moved into place at the end, so a failure leaves nothing.
+its command); its manifest's ``games`` (every game, in the kit) becomes the bot's, and its
+README gets the instructions every kit shares (``PLAYING.md``). A kit that generates its
+protocol code at build time gets a copy of the contract's .proto files; the JSON-lines kit gets
+its typed structures generated here from the same contract (``json_types``). Everything is
+written into a temporary folder beside the target and moved into place at the end, so a
+failure leaves nothing.
 """
 
 from __future__ import annotations
@@ -51,8 +52,7 @@ def write_kit(folder: Path, language_name: str, games: Sequence[str] = (), name:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         _copy_template(kit_folder(chosen.name), staging, values)
-        with (staging / MANIFEST).open("a", encoding="utf-8") as manifest:
-            manifest.write(f"games = [{values['{{games}}']}]\n")
+        _write_games(staging / MANIFEST, values["{{games}}"])
         with (staging / "README.md").open("a", encoding="utf-8") as readme:
             readme.write(_filled((Path(__file__).parent / "PLAYING.md").read_text(encoding="utf-8"), values))
         if chosen.copies_protos:
@@ -67,6 +67,17 @@ def write_kit(folder: Path, language_name: str, games: Sequence[str] = (), name:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return folder
+
+
+GAMES_LINE = re.compile(r"^games = \[.*\]$", re.MULTILINE)
+"""A kit's manifest names every game; ``init`` writes the author's choice in its place."""
+
+
+def _write_games(manifest: Path, games: str) -> None:
+    text = manifest.read_text(encoding="utf-8")
+    line = f"games = [{games}]"
+    text = GAMES_LINE.sub(line, text) if GAMES_LINE.search(text) else text + line + "\n"
+    manifest.write_text(text, encoding="utf-8")
 
 
 def _values(chosen: Language, bot_name: str, games: list[str]) -> dict[str, str]:

@@ -329,7 +329,7 @@ class KingmakerServer:
         arena_pb2_grpc.add_ArenaServicer_to_server(arena, jail_door)
         self.submissions = SubmissionPipeline(
             self.db, self.roster, self.blobs, self.builds, sandbox, config.time_control,
-            config.submission_limits, self.executor.retire, self.run_folder,
+            config.submission_limits, self.executor.retire, self.run_folder, self.admission,
         )  # fmt: skip
         submissions = SubmissionService(self.db, self.submissions)
         admin = AdminService(

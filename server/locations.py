@@ -97,6 +97,20 @@ def _live_record() -> dict[str, object] | None:
         os.close(descriptor)
 
 
+LOCAL = "local"
+"""What ``--server`` and $KINGMAKER_SERVER take for this machine's own server, whoever the
+command line is logged in to (``local_address``)."""
+
+
+def local_address() -> str:
+    """The server of this home (`kingmaker serve` run here): the address its lock records, else
+    where `serve` listens by default. A kit's local play names it (``--server local``), so an
+    author logged in to a club's server still plays on their own machine."""
+    said = _live_record()
+    address = said.get("address") if said is not None else None
+    return address if isinstance(address, str) and address != "starting" else DEFAULT_ADDRESS
+
+
 def server_coming_up(address: str) -> bool:
     """Whether a live server holds this home and listens, or is about to, on ``address``: a
     command run right after `kingmaker serve &` then waits for it rather than give up."""

@@ -210,11 +210,21 @@ def mark_testing(db: Database, bot_name: str, number: int, validation: list[Any]
 
 
 def record_ab(db: Database, bot_name: str, number: int, progress: dict[str, Any]) -> list[Any]:
-    """Keep where the version's A/B duel stands, as the last entry of its validation (replacing
-    the one before), so its author can follow it; the validation as it is now."""
+    """Keep where the version's A/B duel stands in one game (``progress["game"]``), as the last
+    entry of its validation (replacing that game's entry before), so its author can follow every
+    game; the validation as it is now."""
     with db.transaction() as session:
         _, version = _find(session, bot_name, number)
-        kept = [entry for entry in version.validation if not (isinstance(entry, dict) and "ab" in entry)]
+        game = progress.get("game")
+        kept = [
+            entry
+            for entry in version.validation
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("ab"), dict)
+                and entry["ab"].get("game") == game
+            )
+        ]
         version.validation = [*kept, {"ab": dict(progress)}]
         session.add(version)
         return list(version.validation)

@@ -16,7 +16,14 @@ from rich.markup import escape
 from kingmaker.server.addresses import AddressError, check_host, parse_address
 from kingmaker.server.cli.credentials import load_login
 from kingmaker.server.cli.visible_console import VisibleConsole
-from kingmaker.server.locations import DEFAULT_ADDRESS, admin_lane, admin_token_path, server_coming_up
+from kingmaker.server.locations import (
+    DEFAULT_ADDRESS,
+    LOCAL,
+    admin_lane,
+    admin_token_path,
+    local_address,
+    server_coming_up,
+)
 
 if TYPE_CHECKING:
     import grpc
@@ -42,7 +49,10 @@ errors = VisibleConsole(stderr=True)
 
 
 def server_option(value: str | None) -> str | None:
-    """``--server``: an address a server listens on, checked before anything is asked of it."""
+    """``--server``: an address a server listens on, checked before anything is asked of it;
+    ``local``: this home's own server (``locations.local_address``)."""
+    if value == LOCAL:
+        return local_address()
     return None if value is None else _checked(parse_address, value)
 
 
@@ -83,15 +93,17 @@ ServerOption = typer.Option(
     "--server",
     "-s",
     callback=server_option,
-    help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER or "
-    "127.0.0.1:50051.",
+    help="Server address (host:port, [ipv6]:port or unix:/path), or `local`: this machine's own "
+    "server (the one `kingmaker serve` runs here), even once you have logged in to another. Default: "
+    "$KINGMAKER_SERVER, else the server of your `kingmaker login`, else 127.0.0.1:50051.",
 )
 BotServerOption = typer.Option(
     None,
     "--server",
     "-s",
     callback=server_option,
-    help="Server address (host:port, [ipv6]:port or unix:/path). Default: $KINGMAKER_SERVER.",
+    help="Server address (host:port, [ipv6]:port or unix:/path), or `local`: this machine's own "
+    "server. Default: $KINGMAKER_SERVER.",
 )
 """``--server`` of the commands that play as a bot (``bridge``, ``play-policy``)."""
 BotTokenOption = typer.Option(None, "--token", help="The bot's token. Default: $KINGMAKER_TOKEN.")
@@ -135,6 +147,8 @@ def server_address(explicit: str | None) -> str:
     if text is None:
         stored = load_login()
         return stored.server if stored is not None else DEFAULT_ADDRESS
+    if text == LOCAL:
+        return local_address()
     try:
         return str(parse_address(text))
     except AddressError as error:

@@ -78,7 +78,7 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
     from kingmaker.v1 import admin_pb2
 
     last: str | None = None
-    seen: tuple[str, int, bool] = ("", 0, False)
+    seen: dict[str, tuple[int, bool]] = {}
     started = time.monotonic()
     with console.status(f"{bot} version {number}: building") as status:
         for version in client.stream("WatchVersion", admin_pb2.GetVersionRequest(bot=bot, number=number)):
@@ -94,9 +94,15 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
                 if last != "building":
                     console.print(f"[dim]{_elapsed(elapsed):>6}[/]", end=" ", highlight=False)
                 _say(version)
-            if version.HasField("ab") and (version.ab.game, version.ab.seeds, version.ab.done) != seen:
-                seen = (version.ab.game, version.ab.seeds, version.ab.done)
-                console.print(ab_line(version.bot, version.number, version.ab), highlight=False)
+            for ab in ab_games(version):  # (the games play side by side: each says where it is)
+                if seen.get(ab.game) != (ab.seeds, ab.done):
+                    seen[ab.game] = (ab.seeds, ab.done)
+                    console.print(
+                        ab_line(version.bot, version.number, ab),
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
     final = client.call("GetVersion", admin_pb2.GetVersionRequest(bot=bot, number=number))
     if final.status == "build_failed":
         lines = final.build_log.rstrip().splitlines()[-LOG_LINES:]
@@ -113,16 +119,22 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
 
 
 def ab_line(bot: str, number: int, ab: admin_pb2.DuelProgress) -> str:
-    """One game's A/B duel, seed by seed, named (the counter starts again in each game); its last
-    line is the gate's verdict (``annbot v3 vs v2, kingdoms: 212 matches, -3 ± 14 Elo: not weaker
-    (accepted)``)."""
+    """One game's A/B duel in plain words, seed by seed (``still undecided in Kingdoms: 40 of at
+    most 800 matches against v2, -3 ± 40 Elo, about 6 min left``); its last line is the gate's
+    verdict (``not weaker than v2 in Kingdoms: 212 matches, -3 ± 14 Elo``)."""
     if ab.done:
-        return f"  {ab.reason}"
+        return f"  A/B {bot} v{number}: {ab.words}" if ab.words else f"  {ab.reason}"
     return (
-        f"  A/B {bot} v{number} vs v{ab.against}, {ab.game}: matches {ab.matches:4d}  score {ab.score:.3f} "
-        f"[{ab.score_low:.3f}, {ab.score_high:.3f}]  Elo {ab.elo:+5.0f} ± {ab.elo_half_width:<4.0f} "
-        f"LLR {ab.llr:+.2f} ({ab.llr_lower:+.2f} .. {ab.llr_upper:+.2f})"
+        f"  A/B {bot} v{number}: {ab.words or ab.game} "
+        f"(LLR {ab.llr:+.2f}; it decides at {ab.llr_lower:+.2f} or {ab.llr_upper:+.2f})"
     )
+
+
+def ab_games(version: admin_pb2.VersionInfo) -> list[admin_pb2.DuelProgress]:
+    """Each game's duel (a version kept from before side-by-side games has only ``ab``)."""
+    if version.ab_games:
+        return list(version.ab_games)
+    return [version.ab] if version.HasField("ab") else []
 
 
 def build_clock(version: admin_pb2.VersionInfo) -> str:

@@ -12,6 +12,7 @@ import typer
 from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import AdminClient, ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
+from kingmaker.server.cli.submit import ab_games
 from kingmaker.v1 import admin_pb2
 
 WHY_WIDTH = 30
@@ -78,6 +79,7 @@ def build_log(
         data["manifest"] = {key: manifest_value(value) for key, value in info.manifest.items()}
         if not info.HasField("ab"):
             data["ab"] = None
+        data["ab_games"] = [as_data(ab) for ab in ab_games(info)]
         print_json(data)
         return
     console.print(f"[bold]{info.bot}[/] version {info.number}: {info.status}", highlight=False)
@@ -108,14 +110,16 @@ def build_log(
         )
         if match.stderr_tail.strip():
             console.print(match.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
-    if info.HasField("ab"):
-        ab = info.ab
-        verdict = (
-            ab.reason
-            if ab.done
-            else f"v{info.number} vs v{ab.against}, {ab.game}: {ab.matches} matches so far"
-        )
-        console.print(f"A/B duel: {verdict}", markup=False, highlight=False, soft_wrap=True)
+    for ab in ab_games(info):
+        console.print(f"A/B duel: {ab_words(ab)}", markup=False, highlight=False, soft_wrap=True)
+
+
+def ab_words(ab: admin_pb2.DuelProgress) -> str:
+    """A game's duel as ``build-log`` says it: in plain words (a duel kept before it had words:
+    the gate's line)."""
+    if ab.words:
+        return ab.words
+    return ab.reason if ab.done else f"{ab.game}: {ab.matches} matches so far"
 
 
 def manifest_value(text: str) -> str | list[str]:

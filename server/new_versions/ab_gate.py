@@ -22,8 +22,10 @@ Across k games an equal version passes all k with about the product of its per-g
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from kingmaker.games.registry import get_game
 from kingmaker.sdk.sprt import Sprt, Tally, Verdict, elo_estimate
 
 AB_TEST = Sprt(elo0=-50.0, elo1=0.0, alpha=0.03, beta=0.03)
@@ -60,6 +62,16 @@ class GameResult:
     def passed(self) -> bool:
         return self.verdict is Verdict.H1
 
+    def words(self) -> str:
+        """The verdict in plain words: "not weaker than v2 in Kingdoms: 212 matches, -3 ± 14 Elo"."""
+        where = f"in {title(self.game)}"
+        figures = f"{self.matches} matches, {elo_text(self.elo, self.half_width)}"
+        if self.stopped:
+            return f"no verdict {where}, {self.stopped}: {figures}"
+        how = f" (at the {AB_MAX_MATCHES}-match cap, by the LLR's sign)" if self.at_cap else ""
+        said = "not weaker" if self.passed else "weaker"
+        return f"{said} than v{self.old} {where}{how}: {figures}"
+
     def line(self) -> str:
         """``annbot v3 vs v2, kingdoms: 212 matches, -3 ± 14 Elo: not weaker (accepted)``."""
         half = "inf" if self.half_width == float("inf") else f"{self.half_width:.0f}"
@@ -80,3 +92,62 @@ def game_result(bot: str, new: int, old: int, game: str, matches: int, units: Ta
     decided = gate_verdict(verdict, units, at_cap)
     capped = at_cap and verdict is Verdict.CONTINUE
     return GameResult(bot, new, old, game, matches, elo, half, decided, capped, stopped)
+
+
+def title(game: str) -> str:
+    """A game as people name it: "King's Road" for ``kings_road``."""
+    return get_game(game).spec.title
+
+
+def elo_text(elo: float, half_width: float) -> str:
+    """ "-3 ± 14 Elo" ("± inf" while the interval still reaches a clean sweep)."""
+    half = "inf" if math.isinf(half_width) else f"{half_width:.0f}"
+    return f"{elo:+.0f} ± {half} Elo"
+
+
+def undecided_words(
+    game: str, old: int, matches: int, elo: float, half_width: float, left_s: float | None
+) -> str:
+    """A duel still running, in plain words: "still undecided in Kingdoms: 40 of at most 800
+    matches, -3 ± 40 Elo, about 6 min left"."""
+    text = f"still undecided in {title(game)}: {matches} of at most {AB_MAX_MATCHES} matches"
+    text += f" against v{old}, {elo_text(elo, half_width)}"
+    return text + (f", {time_left(left_s)}" if left_s is not None else "")
+
+
+def seeds_left(units: Tally, cap_seeds: int, test: Sprt = AB_TEST) -> int:
+    """How many more seeds the duel will likely play: the LLR has moved ``llr / n`` a seed so far;
+    at that pace, the seeds it takes to reach the bound it is heading for (Wald's ``lower`` or
+    ``upper``), never past the cap. A rough guide, not a promise: the LLR's pace changes."""
+    n = units.n
+    left_at_cap = max(0, cap_seeds - n)
+    if n == 0:
+        return left_at_cap
+    llr = test.llr(units)
+    pace = llr / n
+    if pace > 0:
+        needed = (test.upper - llr) / pace
+    elif pace < 0:
+        needed = (llr - test.lower) / -pace
+    else:
+        return left_at_cap
+    return min(left_at_cap, max(0, math.ceil(needed)))
+
+
+def seconds_left(
+    units: Tally, matches: int, elapsed_s: float, matches_per_seed: int, cap_seeds: int
+) -> float | None:
+    """The time the duel will likely still take, at the rate of matches so far; None before any."""
+    if matches <= 0 or elapsed_s <= 0:
+        return None
+    return seeds_left(units, cap_seeds) * matches_per_seed * elapsed_s / matches
+
+
+def time_left(seconds: float) -> str:
+    """ "about 6 min left", "under a minute left"."""
+    if seconds < 60:
+        return "under a minute left"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"about {minutes} min left"
+    return f"about {minutes / 60:.1f} h left"

@@ -15,20 +15,17 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import author_bounds, versions
 from kingmaker.ladder.bots import bots as ladder_bots
 from kingmaker.ladder.bots.versions import VersionRecord
 from kingmaker.ladder.errors import BoundReachedError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import VersionStatus
-from kingmaker.sdk.sprt import Verdict, confidence, elo_estimate
 from kingmaker.server.building.build_progress import LiveBuildLogs
 from kingmaker.server.building.build_store import BlobStore, BuildStore
 from kingmaker.server.building.builds import BuildResult, build_archive
@@ -36,11 +33,12 @@ from kingmaker.server.building.retention import Retention, folder_bytes
 from kingmaker.server.building.submission_archive import sniff_format
 from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.jail.sandbox import SandboxPolicy
-from kingmaker.server.new_versions.ab_gate import AB_MAX_MATCHES, AB_TEST, GameResult, game_result
+from kingmaker.server.new_versions.ab_duels import duel_games
 from kingmaker.server.new_versions.build_queue import BuildQueue, BuildTicket
 from kingmaker.server.new_versions.version_checks import validate
-from kingmaker.server.scheduling.duels import DuelSetup, DuelState, duel
+from kingmaker.server.scheduling.duel_room import SeedRoom
 from kingmaker.server.scheduling.rated import entrants_of
+from kingmaker.server.seats.admission import Admission
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
 
@@ -54,24 +52,6 @@ RETENTION_EVERY_S = 3600.0
 """How often retention goes over every bot (besides each bot's prune after each of its versions)."""
 
 
-def ab_progress(
-    game: str, against: int, state: DuelState, result: GameResult | None = None
-) -> dict[str, Any]:
-    """A duel's state as a version keeps it (``VersionInfo.ab``); once done, the gate's verdict
-    and its line (``ab_gate.GameResult``) in place of the duel's."""
-    mean, low, high = confidence(state.units)
-    elo, half = elo_estimate(state.units)
-    verdict, reason = state.verdict.value, state.reason
-    if result is not None:
-        verdict, reason = result.verdict.value, result.line()
-    return {
-        "game": game, "against": against, "seeds": state.units.n, "matches": state.matches,
-        "score": mean, "score_low": low, "score_high": high, "elo": elo, "elo_half_width": half,
-        "llr": AB_TEST.llr(state.units), "llr_lower": AB_TEST.lower, "llr_upper": AB_TEST.upper,
-        "verdict": verdict, "done": state.done, "reason": reason,
-    }  # fmt: skip
-
-
 @dataclass
 class SubmissionPipeline:
     db: Database
@@ -83,6 +63,8 @@ class SubmissionPipeline:
     limits: SubmissionLimits
     retire: Retire
     temp_root: Path | None = None
+    admission: Admission | None = None
+    """The leagues' admission control: an A/B duel's games play side by side while it finds room."""
 
     def __post_init__(self) -> None:
         self.changed = asyncio.Condition()
@@ -267,31 +249,28 @@ class SubmissionPipeline:
         active = (await asyncio.to_thread(entrants_of, self.db, (version.bot_id,)))[0]
         await asyncio.to_thread(versions.mark_testing, self.db, version.bot, version.number, validation)
         await self.notify()
-        for game in games:
-            setup = DuelSetup(
-                game, get_game(game).spec.min_players, AB_TEST, secrets.randbits(40), AB_MAX_MATCHES,
-                control=self.control,
-            )  # fmt: skip
-            async for state in duel(self.roster, entrant, active, setup):
-                result = None
-                if state.done:
-                    stopped = "" if state.verdict is not Verdict.CONTINUE or state.at_cap else state.reason
-                    result = game_result(
-                        bot.name, version.number, bot.active_version, game, state.matches, state.units,
-                        state.verdict, state.at_cap, stopped,
-                    )  # fmt: skip
-                progress = ab_progress(game, bot.active_version, state, result)
-                validation = await asyncio.to_thread(
+        kept = validation
+        writing = asyncio.Lock()  # one game's progress at a time: each rewrites the version's list
+
+        async def report(progress: dict[str, Any]) -> None:
+            nonlocal kept
+            async with writing:
+                kept = await asyncio.to_thread(
                     versions.record_ab, self.db, version.bot, version.number, progress
                 )
-                await self.notify()
-            if result is None or not result.passed:
-                await asyncio.to_thread(
-                    versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
-                    f"A/B duel: {progress['reason']}", None, validation,
-                )  # fmt: skip
-                return None
-        return validation
+            await self.notify()
+
+        failed = await duel_games(
+            self.roster, bot.name, entrant, active, bot.active_version, games, self.control,
+            SeedRoom(self.admission), report,
+        )  # fmt: skip
+        if failed is not None:
+            await asyncio.to_thread(
+                versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
+                f"A/B duel: {failed.words()}", None, kept,
+            )  # fmt: skip
+            return None
+        return kept
 
     async def _build(self, version: VersionRecord) -> BuildResult:
         assert version.archive_hash is not None

@@ -18,6 +18,7 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict, verdict_words
 from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.scheduling.duel_room import SeedRoom
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
 
@@ -49,27 +50,32 @@ class DuelState:
     """It ended because the match count ran out (``submit --ab`` then decides by the LLR's sign)."""
 
 
-async def duel(roster: Roster, a: Entrant, b: Entrant, setup: DuelSetup) -> AsyncIterator[DuelState]:
-    """Play seeds until the test decides; a state after every seed, the last one ``done``."""
+async def duel(
+    roster: Roster, a: Entrant, b: Entrant, setup: DuelSetup, room: SeedRoom | None = None
+) -> AsyncIterator[DuelState]:
+    """Play seeds until the test decides; a state after every seed, the last one ``done``.
+    ``room``: shared by the games of one duel played side by side (each seed waits for room)."""
     orders = arrangements(setup.players)
     units = Tally(PENTANOMIAL)
     matches = 0
     seeds = max(1, setup.max_matches // len(orders))
+    room = room or SeedRoom()
     for seed in range(setup.first_seed, setup.first_seed + seeds):
-        reports = await asyncio.gather(
-            *(
-                play_match(
-                    roster,
-                    setup.game,
-                    [a if is_a else b for is_a in order],
-                    seed,
-                    setup.options,
-                    setup.control,
-                    f"duel-{seed}-{number}",
+        async with room.seed():
+            reports = await asyncio.gather(
+                *(
+                    play_match(
+                        roster,
+                        setup.game,
+                        [a if is_a else b for is_a in order],
+                        seed,
+                        setup.options,
+                        setup.control,
+                        f"duel-{setup.game}-{seed}-{number}",
+                    )
+                    for number, order in enumerate(orders)
                 )
-                for number, order in enumerate(orders)
             )
-        )
         unfilled = [
             seat for report in reports for seat in report.seats if seat.end_reason is EndReason.SEAT_UNFILLED
         ]

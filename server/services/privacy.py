@@ -136,14 +136,14 @@ FIELDS: dict[str, dict[str, Seen]] = {
     # submissions and versions: anyone sees a version's number, times, status and a public reason
     "VersionInfo": _fields(
         "bot number status submitted_by created_at built_at activated_at validation queue_place pruned",
-        "source archive_hash build_hash command protocol manifest build_log ab build_output "
+        "source archive_hash build_hash command protocol manifest build_log ab ab_games build_output "
         "build_cpu_seconds build_cpu_limit build_wall_seconds",
         status_reason=Seen.REWORDED,
     ),
     "ValidationMatch": _fields("game players seat end_reason passed", "detail stderr_tail"),
     "DuelProgress": _fields(
         "seeds matches score score_low score_high elo elo_half_width llr llr_lower llr_upper "
-        "verdict done reason game against"
+        "verdict done reason game against words elapsed_seconds seconds_left"
     ),
     "ListVersionsResponse": _fields("versions next_page_token"),
     # PruneVersions answers its caller about their own bots only (the admin: anyone's).

@@ -341,8 +341,9 @@ def version_info(record: VersionRecord, with_log: bool = True) -> admin_pb2.Vers
     )
     for match in record.validation:
         if isinstance(match, dict) and "ab" in match:
-            progress = match["ab"]
-            message.ab.CopyFrom(admin_pb2.DuelProgress(**progress))
+            progress = admin_pb2.DuelProgress(**match["ab"])
+            message.ab_games.append(progress)
+            message.ab.CopyFrom(progress)  # the last kept is the one that moved last
             continue
         if not isinstance(match, dict) or "game" not in match:
             continue

@@ -109,19 +109,31 @@ def test_the_verdict_names_versions_and_game_and_ends_with_the_estimate() -> Non
 
 
 def test_an_ab_duels_lines_name_the_versions_and_the_game() -> None:
-    """``submit --ab`` prints each game's duel seed by seed (the counter starts again per game, so
-    each line names it), then the gate's line."""
+    """``submit --ab`` prints each game's duel seed by seed in plain words (the games play side by
+    side, so each line names its game), with the LLR and its bounds, then the gate's verdict."""
     playing = admin_pb2.DuelProgress(
         game="kingsburg", against=2, seeds=6, matches=12, score=0.5, elo=0, elo_half_width=80, llr=0.4,
         llr_lower=-3.48, llr_upper=3.48,
+        words="still undecided in Kingsburg: 12 of at most 800 matches against v2, +0 ± 80 Elo, "
+        "about 6 min left",
     )  # fmt: skip
     line = ab_line("annbot", 3, playing)
-    assert line.startswith("  A/B annbot v3 vs v2, kingsburg: matches   12  score 0.500")
-    assert line.endswith("LLR +0.40 (-3.48 .. +3.48)")
-    done = admin_pb2.DuelProgress(
-        game="kingsburg", against=2, done=True, reason="annbot v3 vs v2, kingsburg: ..."
+    assert line == (
+        "  A/B annbot v3: still undecided in Kingsburg: 12 of at most 800 matches against v2, +0 ± 80 Elo, "
+        "about 6 min left (LLR +0.40; it decides at -3.48 or +3.48)"
     )
-    assert ab_line("annbot", 3, done) == "  annbot v3 vs v2, kingsburg: ..."
+    done = admin_pb2.DuelProgress(
+        game="kingsburg", against=2, done=True, reason="annbot v3 vs v2, kingsburg: ...",
+        words="not weaker than v2 in Kingsburg: 212 matches, -3 ± 14 Elo",
+    )  # fmt: skip
+    assert (
+        ab_line("annbot", 3, done)
+        == "  A/B annbot v3: not weaker than v2 in Kingsburg: 212 matches, -3 ± 14 Elo"
+    )
+    kept_before_words = admin_pb2.DuelProgress(
+        game="kingsburg", done=True, reason="annbot v3 vs v2, kingsburg: ..."
+    )
+    assert ab_line("annbot", 3, kept_before_words) == "  annbot v3 vs v2, kingsburg: ..."
 
 
 def test_the_gates_verdict_on_an_h0_reads_weaker() -> None:

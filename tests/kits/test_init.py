@@ -97,3 +97,40 @@ def test_init_fills_an_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert init(str(tmp_path / "empty"), "--lang", "python").returncode == 0
     assert (tmp_path / "empty" / "bot.py").is_file()
+
+
+def test_games_are_given_comma_separated_and_a_bad_one_is_refused_with_the_games(tmp_path: Path) -> None:
+    assert init(str(tmp_path / "two"), "--lang", "python", "--games", "kingsburg, kingdoms").returncode == 0
+    assert read_manifest(tmp_path / "two").games == ("kingsburg", "kingdoms")
+    assert init(str(tmp_path / "all"), "--lang", "python", "--games", "all").returncode == 0
+    assert read_manifest(tmp_path / "all").games == tuple(game_names())
+    done = init(str(tmp_path / "bad"), "--lang", "python", "--games", "kingdoms,chess")
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1
+    assert "unknown game 'chess': choose among kingdoms, kings_road, kingsburg, kingsville" in done.stderr
+    assert not (tmp_path / "bad").exists()
+
+
+def test_at_a_terminal_init_asks_for_the_games_until_they_are_known(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from kingmaker.server.cli import app
+    from kingmaker.server.cli import init as init_command
+
+    monkeypatch.setattr(init_command, "interactive", lambda: True)
+    done = CliRunner().invoke(
+        app, ["init", str(tmp_path / "asked"), "--lang", "go"], input="chess\nkingsburg\n"
+    )
+    assert done.exit_code == 0, done.output
+    assert done.output.count("Which games will asked play?") == 2, "asked again after a game it does not know"
+    assert "unknown game 'chess'" in done.output
+    assert read_manifest(tmp_path / "asked").games == ("kingsburg",), "the game the author named, no other"
+    assert "plays kingsburg" in done.stdout
+
+
+def test_every_kits_manifest_names_its_games() -> None:
+    """A kit's own kingmaker.toml says which games it plays (every one: the kit's bot plays them
+    all), so a folder submitted as the kit has it never leaves its games to the server to guess."""
+    for known in LANGUAGES:
+        assert read_manifest(REPO / "kits" / known.name).games == tuple(game_names()), known.name

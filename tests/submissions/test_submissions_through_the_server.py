@@ -215,27 +215,32 @@ def test_submit_ab_replaces_the_active_version_only_when_its_duel_shows_it_is_no
     (second / "kingmaker.toml").write_text('run = "python3 bot.py"\ngames = ["kings_road"]\n')
     out = ok(server, "submit", str(second), "--bot", "ab", "--ab")
     assert "A/B duel against the active version" in out
-    assert "A/B ab v2 vs v1, kings_road: matches" in out  # followed live, the game named
-    # It ends with the estimate and the gate's verdict in words.
-    assert re.search(r"ab v2 vs v1, kings_road: \d+ matches, [+-]\d+ ± (\d+|inf) Elo: not weaker", out)
-    assert "(accepted)" in out and "ab version 2 is active" in out
+    # Followed live in plain words, the game named, with how far it has gone and (once a match
+    # has given a rate) about how long it has left.
+    assert re.search(
+        r"A/B ab v2: still undecided in King's Road: \d+ of at most 800 matches against v1, "
+        r".*(min|minute) left",
+        out,
+    )
+    # It ends with the gate's verdict in words.
+    verdict = r"not weaker than v1 in King's Road: \d+ matches, [+-]\d+ ± (\d+|inf) Elo"
+    assert re.search(r"A/B ab v2: " + verdict, out)
+    assert "ab version 2 is active" in out
     duel = versions.get_version(db, "ab", 2).validation[-1]["ab"]
     assert duel["verdict"] == "H1" and duel["game"] == "kings_road"
     # build-log tells the duel's verdict, and --json gives it with the manifest as written.
-    assert re.search(
-        r"A/B duel: ab v2 vs v1, kings_road: \d+ matches, .*\(accepted\)",
-        ok(server, "bot", "build-log", "ab", "2"),
-    )
+    assert re.search(r"A/B duel: " + verdict, ok(server, "bot", "build-log", "ab", "2"))
     logged = json.loads(ok(server, "bot", "build-log", "ab", "2", "--json"))
     assert logged["manifest"]["games"] == ["kings_road"], "a list, as kingmaker.toml says it"
     assert logged["ab"]["verdict"] == "H1" and logged["ab"]["done"] and "(accepted)" in logged["ab"]["reason"]
+    assert [game["game"] for game in logged["ab_games"]] == ["kings_road"]
 
     code, out, err = cli(
         server, "submit", str(sample_bot_folder(tmp_path / "v3", random_bot)), "--bot", "ab", "--ab"
     )
-    assert code == 1 and "A/B ab v3 vs v2, kings_road: matches" in out
+    assert code == 1 and "A/B ab v3: still undecided in King's Road" in out
     assert re.search(
-        r"ab version 3 was rejected: A/B duel: ab v3 vs v2, kings_road: \d+ matches, .*: weaker", err
+        r"ab version 3 was rejected: A/B duel: weaker than v2 in King's Road: \d+ matches, [+-]\d+ ± ", err
     )
     assert bots.get_bot(db, "ab").active_version == 2, "the weaker version never played"
     assert versions.get_version(db, "ab", 3).status == "rejected"

@@ -124,6 +124,7 @@ def watch_event(message: admin_pb2.VersionInfo) -> dict[str, Any]:
             "build_clock": build_clock_text(message),
             "validation": [_readable_end(as_dict(played)) for played in message.validation],
             "ab": as_dict(message.ab) if message.HasField("ab") else None,
+            "ab_games": [as_dict(game) for game in message.ab_games],
             "final": message.status in FINAL,
         }
     )

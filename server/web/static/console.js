@@ -42,8 +42,12 @@
     reason.textContent = step.status_reason ? ": " + step.status_reason : "";
     clock.textContent = step.build_clock ? `(build: ${step.build_clock})` : "";  // its limit is CPU time
     if (step.validation.length) showValidation(step.validation);
-    if (step.ab && step.ab.matches) {
-      ab.textContent = `${step.ab.matches} matches, Elo ${Math.round(step.ab.elo)} ± ${Math.round(step.ab.elo_half_width)}`;
+    if (step.ab_games.length) {  // each game's duel in plain words, side by side
+      ab.replaceChildren(...step.ab_games.map((game) => {
+        const item = document.createElement("li");
+        item.textContent = game.words || game.reason;
+        return item;
+      }));
     }
     if (step.final) { source.close(); setTimeout(() => location.reload(), 500); }
   };
