@@ -52,11 +52,15 @@ class BadRequest(ValueError):
     """A query parameter out of range: answered 400 with one line."""
 
 
-def create_app(db: Database, live: LiveHub | None = None, admin_address: str | None = None) -> ASGIApp:
+def create_app(
+    db: Database, live: LiveHub | None = None, admin_address: str | None = None, people_delay_s: float = 0.0
+) -> ASGIApp:
     """The site over ``db``; the caller owns (and closes) the database. ``live``: the server's
     live hub, when the site runs inside it (``serve --web``): running matches then show live.
     ``admin_address``: the server's gRPC address, which the authors' console calls with each
-    author's token (without it the console says it needs the server)."""
+    author's token (without it the console says it needs the server). ``people_delay_s``: how
+    many seconds late spectators see the live board of a match a person plays (a league's delay
+    is the league's own; a one-off match of bots is shown at once)."""
     templates = Environment(
         loader=FileSystemLoader(HERE / "templates"),
         autoescape=select_autoescape(["html"]),
@@ -65,7 +69,7 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     )
     templates.globals["rating_plot"] = rating_plot
     templates.globals["board_facts"] = board_facts
-    watch = LiveWatch(db, live)
+    watch = LiveWatch(db, live, people_delay_s)
     boards = LeagueBoards(watch)
     client = ConsoleClient(admin_address) if admin_address else None
     sessions = SessionStore()
