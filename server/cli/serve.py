@@ -116,6 +116,14 @@ def serve(
         callback=host_option,
         help="Address the website listens on with --web (loopback by default).",
     ),
+    guests: int = typer.Option(
+        0,
+        "--guests",
+        min=0,
+        max=1000,
+        help="Let visitors without a token play against the bots under a guest name (docs/play.md), "
+        "at most this many at once (0: no guests).",
+    ),
     people_live_delay: float = typer.Option(
         0.0,
         "--people-live-delay",
@@ -238,6 +246,7 @@ def serve(
             submission_limits=SubmissionLimits(keep_versions=keep_versions),
             keep_bots_s=keep_bots,
             keep_bots_max=keep_bots_max,
+            guests=guests,
         )
         try:
             asyncio.run(_serve(config, site_socket, web_host, people_live_delay))

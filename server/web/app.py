@@ -33,7 +33,7 @@ from kingmaker.server.web.competition_page import competition_names, competition
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.routes import NotSignedIn, console_routes
 from kingmaker.server.web.console.sessions import CsrfRefused, SessionStore
-from kingmaker.server.web.console.sign_in_limit import TooManySignIns
+from kingmaker.server.web.console.sign_in_limit import SignInLimit, TooManySignIns
 from kingmaker.server.web.console.upload import UploadRefused
 from kingmaker.server.web.league_live import LeagueBoards, league_door, league_facts, league_follow
 from kingmaker.server.web.live_channels import LiveWatch
@@ -73,6 +73,8 @@ def create_app(
     boards = LeagueBoards(watch)
     client = ConsoleClient(admin_address) if admin_address else None
     sessions = SessionStore()
+    sign_in_limit = SignInLimit()
+    """Tries to sign in, as an author or as a guest, per address."""
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = templates.get_template(name).render(request=request, **context)
@@ -220,8 +222,8 @@ def create_app(
         Route("/api/competitions/{name}", api_competition),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
-        *console_routes(client, sessions, page),
-        *play_routes(db, client, sessions, page),
+        *console_routes(client, sessions, page, sign_in_limit),
+        *play_routes(db, client, sessions, page, sign_in_limit),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     site = Starlette(
