@@ -119,7 +119,7 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
             save_screenshot(driver, shot)
         groups = len(driver.find_elements(By.CSS_SELECTOR, ".play-group"))
         if shot and not grouped and groups >= 3:  # the choices of a decision in several groups
-            save_screenshot(driver, f"{shot}-choices", at="play-narrow")
+            save_screenshot(driver, f"{shot}-choices", at="play-narrow", height=700)
             grouped = True
         rng.choice(buttons).click()
         clicks += 1
@@ -128,14 +128,14 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
     raise AssertionError("the match did not end")
 
 
-def save_screenshot(driver: Any, name: str, at: str = "") -> None:
+def save_screenshot(driver: Any, name: str, at: str = "", height: int = 1400) -> None:
     """The page from its top, or from element ``at`` (an id) when given."""
     folder = os.environ.get("KINGMAKER_PLAY_SCREENSHOTS")
     if folder:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
         from make_screenshots import save
 
-        driver.set_window_size(1280, 1400)
+        driver.set_window_size(1280, height)
         if at:
             driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", at)
         else:
