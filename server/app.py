@@ -156,6 +156,8 @@ class ServerConfig:
     keep_bots_s: float = KEEP_IDLE_S
     """How long a managed bot's idle process is kept after its last match, for the next league
     or round to find it warm (``Roster.keep_idle_s``; 0: stopped when its match ends)."""
+    guests: int = 0
+    """How many guests may be seated at once (docs/play.md); 0: none (only authors play)."""
     keep_bots_max: int = KEEP_BOTS_MAX
     """The most idle managed bot processes kept on this machine, the server's and its worker
     processes' together (each worker keeps its share; a Ray node keeps as many of its own); to keep
@@ -334,7 +336,7 @@ class KingmakerServer:
         submissions = SubmissionService(self.db, self.submissions)
         admin = AdminService(
             self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive,
-            config.time_control, submissions,
+            config.time_control, submissions, config.guests,
         )  # fmt: skip
         admin_pb2_grpc.add_AdminServicer_to_server(admin, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)

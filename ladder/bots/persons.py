@@ -19,6 +19,7 @@ from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, BotGame
 
 PREFIX = "person:"
+GUEST = "guest:"
 
 
 def person_name(name: str) -> str:
@@ -27,14 +28,26 @@ def person_name(name: str) -> str:
     return PREFIX + name
 
 
+def guest_name(name: str) -> str:
+    """The seat name of the guest called ``name``: marked as a guest's, never an author's."""
+    check_name("guest", name)
+    return PREFIX + GUEST + name
+
+
+def is_guest(seat_name: str) -> bool:
+    return seat_name.startswith(PREFIX + GUEST)
+
+
 def is_person(seat_name: str) -> bool:
     """Whether a seat so named was played by a person."""
     return seat_name.startswith(PREFIX)
 
 
-def person_seat(db: Database, name: str) -> int:
-    """The id of the row that seats the person ``name``, made on their first match; ready to play."""
-    seat_name = person_name(name)
+def person_seat(db: Database, seat_name: str) -> int:
+    """The id of the row that seats the person ``seat_name`` (``person_name``'s or
+    ``guest_name``'s), made on their first match; ready to play."""
+    if not is_person(seat_name):
+        raise ValueError(f"{seat_name} is not a person's seat name")
     with db.transaction() as session:
         bot = session.exec(select(Bot).where(Bot.name == seat_name)).first()
         if bot is None:

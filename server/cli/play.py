@@ -4,9 +4,10 @@ The same table as the website's play page (docs/play.md): the Admin API's ``Play
 by a ``SeatRelay`` (the website's own relay), so the seat is asked by the same referee on the
 same human clock. The board is text: the seat's observation, one field a line, in full at first
 and then only what changed (``replay_text.view_lines``), after every move of any seat. A request
-lists the legal actions numbered from 0; the person types a number. Anything else, or a number
-that is not one of them, is refused with the reason and asked again; a request whose time ran
-out while the person typed is refused too (the referee played for the seat). Closing stdin
+lists the legal actions numbered from 0, grouped and labelled as on the page (``play_choices``);
+the person types a number. Anything else, or a number that is not one of them, is refused with
+the reason and asked again; a request whose time ran out while the person typed is refused too
+(the referee played for the seat). Closing stdin
 (Ctrl-D) leaves the table: the seat is lost and the bots play on.
 """
 
@@ -158,14 +159,16 @@ class Terminal:
     def _ask(self, state: SeatState) -> bool:
         """Ask for the open request's action until one is sent or refused as stale; False when
         stdin is closed."""
-        from kingmaker.server.web.replay import action_text
+        from kingmaker.server.web.play_choices import grouped_choices
         from kingmaker.server.web.seat_relay import Refused
 
         request = state.request
         assert request is not None
         self.out(f"your move ({request.bank_ms // 1000} s in your bank):")
-        for index, action in enumerate(request.actions):
-            self.out(f"  {index}) {action_text(action)}")
+        for group in grouped_choices(state.game, request.actions)["groups"]:
+            self.out(f"  {group['label']}:")
+            for choice in group["choices"]:
+                self.out(f"    {choice['index']}) {choice['text']}")
         while True:
             self.out(f"type 0 to {len(request.actions) - 1}:")
             line = self.keys.readline()

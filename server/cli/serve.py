@@ -116,6 +116,22 @@ def serve(
         callback=host_option,
         help="Address the website listens on with --web (loopback by default).",
     ),
+    guests: int = typer.Option(
+        0,
+        "--guests",
+        min=0,
+        max=1000,
+        help="Let visitors without a token play against the bots under a guest name (docs/play.md), "
+        "at most this many at once (0: no guests).",
+    ),
+    people_live_delay: float = typer.Option(
+        0.0,
+        "--people-live-delay",
+        min=bounds.LIVE_DELAY_S.low,
+        max=bounds.LIVE_DELAY_S.high,
+        help="With --web: show a match a person plays (docs/play.md) this many seconds late to its "
+        "spectators, as a league's --live-delay shows its matches.",
+    ),
     executor: str | None = typer.Option(
         None,
         "--executor",
@@ -230,9 +246,10 @@ def serve(
             submission_limits=SubmissionLimits(keep_versions=keep_versions),
             keep_bots_s=keep_bots,
             keep_bots_max=keep_bots_max,
+            guests=guests,
         )
         try:
-            asyncio.run(_serve(config, site_socket, web_host))
+            asyncio.run(_serve(config, site_socket, web_host, people_live_delay))
         except (OSError, LadderError, HomeInUse, HomeExposed) as error:
             fail(str(error))
     finally:
@@ -254,7 +271,10 @@ def _website_socket(host: str, port: int) -> socket.socket:
 
 
 async def _serve(
-    config: ServerConfig, site_socket: socket.socket | None = None, web_host: str = "127.0.0.1"
+    config: ServerConfig,
+    site_socket: socket.socket | None = None,
+    web_host: str = "127.0.0.1",
+    people_delay_s: float = 0.0,
 ) -> None:
     from kingmaker.server.app import KingmakerServer, ListenError
     from kingmaker.server.execution.executors import ExecutorError
@@ -290,7 +310,7 @@ async def _serve(
     site, site_task = None, None
     if site_socket is not None:
         port = site_socket.getsockname()[1]
-        site = embedded_web_server(server.db, web_host, port, server.live, address)
+        site = embedded_web_server(server.db, web_host, port, server.live, address, people_delay_s)
         site_task = asyncio.create_task(site.serve(sockets=[site_socket]))
         while not site.started and not site_task.done():
             await asyncio.sleep(0.02)

@@ -33,7 +33,7 @@ from kingmaker.server.web.competition_page import competition_names, competition
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.routes import NotSignedIn, console_routes
 from kingmaker.server.web.console.sessions import CsrfRefused, SessionStore
-from kingmaker.server.web.console.sign_in_limit import TooManySignIns
+from kingmaker.server.web.console.sign_in_limit import SignInLimit, TooManySignIns
 from kingmaker.server.web.console.upload import UploadRefused
 from kingmaker.server.web.league_live import LeagueBoards, league_door, league_facts, league_follow
 from kingmaker.server.web.live_channels import LiveWatch
@@ -52,11 +52,15 @@ class BadRequest(ValueError):
     """A query parameter out of range: answered 400 with one line."""
 
 
-def create_app(db: Database, live: LiveHub | None = None, admin_address: str | None = None) -> ASGIApp:
+def create_app(
+    db: Database, live: LiveHub | None = None, admin_address: str | None = None, people_delay_s: float = 0.0
+) -> ASGIApp:
     """The site over ``db``; the caller owns (and closes) the database. ``live``: the server's
     live hub, when the site runs inside it (``serve --web``): running matches then show live.
     ``admin_address``: the server's gRPC address, which the authors' console calls with each
-    author's token (without it the console says it needs the server)."""
+    author's token (without it the console says it needs the server). ``people_delay_s``: how
+    many seconds late spectators see the live board of a match a person plays (a league's delay
+    is the league's own; a one-off match of bots is shown at once)."""
     templates = Environment(
         loader=FileSystemLoader(HERE / "templates"),
         autoescape=select_autoescape(["html"]),
@@ -65,10 +69,12 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
     )
     templates.globals["rating_plot"] = rating_plot
     templates.globals["board_facts"] = board_facts
-    watch = LiveWatch(db, live)
+    watch = LiveWatch(db, live, people_delay_s)
     boards = LeagueBoards(watch)
     client = ConsoleClient(admin_address) if admin_address else None
     sessions = SessionStore()
+    sign_in_limit = SignInLimit()
+    """Tries to sign in, as an author or as a guest, per address."""
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = templates.get_template(name).render(request=request, **context)
@@ -216,8 +222,8 @@ def create_app(db: Database, live: LiveHub | None = None, admin_address: str | N
         Route("/api/competitions/{name}", api_competition),
         Route("/api/matches/{match_id}", api_match),
         Route("/api/matches/{match_id}/steps/{step}", api_step),
-        *console_routes(client, sessions, page),
-        *play_routes(db, client, sessions, page),
+        *console_routes(client, sessions, page, sign_in_limit),
+        *play_routes(db, client, sessions, page, sign_in_limit),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     site = Starlette(

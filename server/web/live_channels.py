@@ -148,9 +148,11 @@ class LiveWatch:
     """Every watched match's channel, and the reads all of a match's streams share. Channels live
     on the website's loop; facts may be read from its thread pool."""
 
-    def __init__(self, db: Database, live: LiveHub | None) -> None:
+    def __init__(self, db: Database, live: LiveHub | None, people_delay_s: float = 0.0) -> None:
         self.db = db
         self.live = live
+        self.people_delay_s = people_delay_s
+        """How late a match with a person is shown (``create_app``)."""
         self.channels: dict[int, MatchChannel] = {}
         self._facts: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._facts_lock = threading.Lock()

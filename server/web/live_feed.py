@@ -36,6 +36,7 @@ from starlette.responses import StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kingmaker.games.registry import game_names, get_game
+from kingmaker.ladder.bots.persons import is_person
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, Match, MatchSeat, MatchStatus
@@ -90,7 +91,7 @@ async def match_events(watch: LiveWatch, match_id: int) -> AsyncGenerator[str | 
 async def read_match_facts(watch: LiveWatch, match_id: int) -> dict[str, Any]:
     """What does not change while the match runs: game, bots, delay (``NotFoundError``), read
     once for all its watchers."""
-    return await watch.read_facts(match_id, lambda: _match_facts(watch.db, match_id))
+    return await watch.read_facts(match_id, lambda: _match_facts(watch.db, match_id, watch.people_delay_s))
 
 
 def from_memory(watch: LiveWatch, match_id: int) -> AsyncGenerator[str | bytes, None] | None:
@@ -176,7 +177,8 @@ async def _match_events(
     async with joined(watch, match_id, facts) as channel:
         delay = channel.delay
         if delay and channel.status == MatchStatus.RUNNING:
-            late = f"this league shows its matches {delay:g} s late: the board follows"
+            shown = "a match with a person is shown" if facts["people"] else "this league shows its matches"
+            late = f"{shown} {delay:g} s late: the board follows"
             yield event("note", {"text": late})
         outcome = Outcome()
         async for sent in channel_frames(watch, channel, outcome):
@@ -279,7 +281,7 @@ def _encoder(facts: dict[str, Any]) -> Callable[[LiveFrame], bytes]:
     return encode
 
 
-def _match_facts(db: Database, match_id: int) -> dict[str, Any]:
+def _match_facts(db: Database, match_id: int, people_delay_s: float) -> dict[str, Any]:
     with db.read() as session:
         match = session.get(Match, match_id)
         if match is None:
@@ -292,12 +294,16 @@ def _match_facts(db: Database, match_id: int) -> dict[str, Any]:
         ).all()
         league = session.get(League, match.league_id) if match.league_id is not None else None
         delay = float(league.settings.get("live_delay_s") or 0) if league is not None else 0.0
+        people = any(is_person(bot) for bot in bots)
+        if people:  # a person's table: the site's delay for people
+            delay = max(delay, people_delay_s)
         game = match.game
         return {
             "status": match.status,
             "game": game,
             "bots": list(bots),
             "delay_s": delay,
+            "people": people,
             "score_name": get_game(game).spec.score_name if game in game_names() else "score",
         }
 

@@ -1,6 +1,7 @@
-"""The play page (``/play``): a signed-in author picks a game, opponents, a seat and a clock, and
-plays that seat in the browser (docs/play.md). One table per console session, held by a
-``SeatRelay`` (the server's ``Play`` stream, with the author's own token).
+"""The play page (``/play``): a signed-in author, or a guest under a name of their own (when the
+server takes guests), picks a game, opponents, a seat and a clock, and plays that seat in the
+browser (docs/play.md). One table per console session, held by a ``SeatRelay`` (the server's
+``Play`` stream, with the author's own token, or naming the guest).
 
 The page's script follows ``/api/play/events``, server-sent events (``table``: the page's data,
 ``table_view``, at every change: the seat's requests, and its own observation after each move of
@@ -25,12 +26,14 @@ from starlette.routing import Route
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.bots import list_bots
-from kingmaker.ladder.bots.persons import is_person
+from kingmaker.ladder.bots.persons import guest_name, is_person
+from kingmaker.ladder.errors import LadderError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.server.web import queries
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.routes import NO_SERVER, NotSignedIn
 from kingmaker.server.web.console.sessions import Session, SessionStore, check_csrf
+from kingmaker.server.web.console.sign_in_limit import SignInLimit
 from kingmaker.server.web.live_feed import HEARTBEAT_S, event, stream
 from kingmaker.server.web.play_view import table_view
 from kingmaker.server.web.seat_relay import Refused, SeatRelay
@@ -43,15 +46,16 @@ MINUTE_MS = 60_000
 
 
 def play_routes(
-    db: Database, client: ConsoleClient | None, sessions: SessionStore, page: Page
+    db: Database, client: ConsoleClient | None, sessions: SessionStore, page: Page, sign_in_limit: SignInLimit
 ) -> list[Route]:
     tables: dict[str, SeatRelay] = {}
     """Each console session's table, by the session's own CSRF token (the relay outlives a page)."""
     lock = threading.Lock()
 
     def signed_in(request: Request) -> Session:
+        """An author's session, or a guest's."""
         session = sessions.get(request)
-        if session is None or session.token is None:
+        if session is None or (session.token is None and not session.guest):
             raise NotSignedIn()
         return session
 
@@ -60,7 +64,13 @@ def play_routes(
             return tables.get(session.csrf)
 
     def play(request: Request) -> Response:
-        session = signed_in(request)
+        session = sessions.get(request)
+        if session is None or (session.token is None and not session.guest):  # a visitor
+            fresh = session or Session()
+            response = page(request, "play_guest.html", session=fresh, notice="")
+            if session is None:
+                sessions.start(response, request, fresh)
+            return response
         relay = table_of(session)
         if relay is not None:
             return page(request, "play_table.html", session=session, notice="", view=table_view(relay.state))
@@ -73,13 +83,29 @@ def play_routes(
         if client is None:
             raise ConsoleError(503, NO_SERVER)
         setup = _setup(form)
-        relay = await run_in_threadpool(SeatRelay, client, session.token, setup)
+        relay = await run_in_threadpool(SeatRelay, client, session.token, setup, session.guest)
         with lock:
             old = tables.pop(session.csrf, None)
             tables[session.csrf] = relay
         if old is not None:
             old.leave()
         return RedirectResponse("/play", status_code=303)
+
+    async def guest(request: Request) -> Response:
+        """A visitor sits down as a guest under the name they pick (the server decides whether it
+        takes guests, and how many); as often per address as anyone may try to sign in."""
+        sign_in_limit.attempt(request)
+        form = await request.form(max_files=0, max_fields=2)
+        session = sessions.get(request)
+        check_csrf(session, str(form.get("csrf", "")))
+        name = str(form.get("name", "")).strip()
+        try:
+            guest_name(name)
+        except LadderError as error:
+            raise ConsoleError(400, str(error)) from None
+        response = RedirectResponse("/play", status_code=303)
+        sessions.start(response, request, Session(guest=name, author=f"guest {name}"))
+        return response
 
     async def leave(request: Request) -> Response:
         session = signed_in(request)
@@ -127,6 +153,7 @@ def play_routes(
     return [
         Route("/play", play),
         Route("/play/start", start, methods=["POST"]),
+        Route("/play/guest", guest, methods=["POST"]),
         Route("/play/leave", leave, methods=["POST"]),
         Route("/api/play", api_play),
         Route("/api/play/events", api_events),

@@ -1,5 +1,6 @@
 """What a person's play page shows, as plain data: made from the seat's own observation, its
 legal actions and the messages the server sent it, and nothing else (``seat_relay``'s state).
+The actions are also given grouped and labelled (``play_choices``), each by its index.
 
 The board is drawn by the replay's drawers from the seat's observation alone (``views`` holds
 it in the person's seat and nothing in the others), so the page and its JSON can never carry
@@ -15,6 +16,7 @@ from typing import Any
 from kingmaker.games import serial
 from kingmaker.games.api import Action, Observation
 from kingmaker.server.web.boards import draw_board
+from kingmaker.server.web.play_choices import grouped_choices
 from kingmaker.server.web.replay import action_text
 from kingmaker.server.web.seat_relay import SeatState
 
@@ -24,7 +26,7 @@ def seat_view(
 ) -> dict[str, Any]:
     """The board and the choices of one seat, from its observation and legal actions only."""
     if observation is None:
-        return {"observation": None, "svg": "", "actions": []}
+        return {"observation": None, "svg": "", "actions": [], "groups": [], "marks": []}
     views = tuple(serial.to_data(observation) if number == seat else None for number in range(len(names)))
     return {
         "observation": views[seat],
@@ -33,6 +35,7 @@ def seat_view(
             {"index": index, "text": action_text(action), "data": serial.to_data(action)}
             for index, action in enumerate(actions)
         ],
+        **grouped_choices(game, actions),
     }
 
 

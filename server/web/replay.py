@@ -195,8 +195,12 @@ def action_text(action: Action) -> str:
     name = type(action).__name__
     if not data:
         return name
-    parts = [f"{key} {_short(value)}" for key, value in data.items()]
-    return f"{name} " + ", ".join(parts)
+    return f"{name} " + fields_text(data)
+
+
+def fields_text(data: dict[str, Any]) -> str:
+    """An action's fields as text: ``rank 2, row 1, column 3``."""
+    return ", ".join(f"{key} {_short(value)}" for key, value in data.items())
 
 
 def _short(value: Any) -> str:

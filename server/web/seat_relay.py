@@ -80,14 +80,16 @@ class SeatState:
 class SeatRelay:
     """One person's table: a ``Play`` stream and a thread reading it."""
 
-    def __init__(self, client: ConsoleClient, token: str | None, setup: admin_pb2.PlaySetup) -> None:
+    def __init__(
+        self, client: ConsoleClient, token: str | None, setup: admin_pb2.PlaySetup, guest: str = ""
+    ) -> None:
         self.state = SeatState(game=setup.game)
         self._changed = threading.Condition()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._outgoing: queue.Queue[admin_pb2.PlayMessage | None] = queue.Queue()
         self._outgoing.put(admin_pb2.PlayMessage(setup=setup))
         self._client = client
-        self._call = client.play(self._messages(), token)
+        self._call = client.play(self._messages(), token, guest)
         self._reader = threading.Thread(target=self._read, name="person seat relay", daemon=True)
         self._reader.start()
 

@@ -27,17 +27,24 @@ def web_server(
     port: int = DEFAULT_PORT,
     live: LiveHub | None = None,
     admin_address: str | None = None,
+    people_delay_s: float = 0.0,
 ) -> uvicorn.Server:
     """A uvicorn server for the site over ``db`` (not started); ``live``: the referee's live hub,
-    when the site runs beside it; ``admin_address``: the server the authors' console calls."""
-    return uvicorn.Server(_config(db, host, port, live, admin_address))
+    when the site runs beside it; ``admin_address``: the server the authors' console calls;
+    ``people_delay_s``: how late spectators see a match with a person (``create_app``)."""
+    return uvicorn.Server(_config(db, host, port, live, admin_address, people_delay_s))
 
 
 def _config(
-    db: Database, host: str, port: int, live: LiveHub | None, admin_address: str | None = None
+    db: Database,
+    host: str,
+    port: int,
+    live: LiveHub | None,
+    admin_address: str | None = None,
+    people_delay_s: float = 0.0,
 ) -> uvicorn.Config:
     return uvicorn.Config(
-        create_app(db, live, admin_address),
+        create_app(db, live, admin_address, people_delay_s),
         host=host,
         port=port,
         log_level="warning",
@@ -57,9 +64,14 @@ class EmbeddedWebServer(uvicorn.Server):
 
 
 def embedded_web_server(
-    db: Database, host: str, port: int, live: LiveHub | None = None, admin_address: str | None = None
+    db: Database,
+    host: str,
+    port: int,
+    live: LiveHub | None = None,
+    admin_address: str | None = None,
+    people_delay_s: float = 0.0,
 ) -> EmbeddedWebServer:
-    return EmbeddedWebServer(_config(db, host, port, live, admin_address))
+    return EmbeddedWebServer(_config(db, host, port, live, admin_address, people_delay_s))
 
 
 def bound_port(server: uvicorn.Server) -> int:
@@ -80,8 +92,9 @@ class BackgroundWebServer:
         port: int = 0,
         live: LiveHub | None = None,
         admin_address: str | None = None,
+        people_delay_s: float = 0.0,
     ) -> None:
-        self.server = web_server(db, host, port, live, admin_address)
+        self.server = web_server(db, host, port, live, admin_address, people_delay_s)
         self.thread = threading.Thread(target=self.server.run, name="kingmaker-web", daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20

@@ -286,6 +286,7 @@ ROUTES: dict[str, list[str] | str] = {
     **dict.fromkeys(
         ["/play/start", "/play/leave", "/api/play/answer"], "a form's POST: the caller's own seat"
     ),
+    "/play/guest": "a form's POST: starts the visitor's own guest session, shows nothing",
 }
 
 

@@ -36,7 +36,19 @@ class Table:
 
 @pytest.fixture
 def table(kingmaker_home: Path) -> Iterator[Table]:
-    config = ServerConfig(address="127.0.0.1:0", admin_token="admin", jail=False, resume_leagues=False)
+    yield from seated(guests=0)
+
+
+@pytest.fixture
+def guest_table(kingmaker_home: Path) -> Iterator[Table]:
+    """The same server, taking one guest at a time (``serve --guests 1``)."""
+    yield from seated(guests=1)
+
+
+def seated(guests: int) -> Iterator[Table]:
+    config = ServerConfig(
+        address="127.0.0.1:0", admin_token="admin", jail=False, resume_leagues=False, guests=guests
+    )
     server = BackgroundServer(config)
     client = ConsoleClient(server.address)
     try:

@@ -3,7 +3,8 @@ and plays it to the end by clicking legal actions chosen at random; the match is
 click posted by hand that is not legal is refused with the reason and changes nothing; a tab
 closed mid-match costs the seat once its clock runs out, and the bots finish with no fault.
 
-With ``KINGMAKER_PLAY_SCREENSHOTS=FOLDER`` it saves docs/play-GAME.png there."""
+With ``KINGMAKER_PLAY_SCREENSHOTS=FOLDER`` it saves docs/play-GAME.png there, and
+docs/play-GAME-choices.png (the choices of a decision in several groups)."""
 
 from __future__ import annotations
 
@@ -106,6 +107,7 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
 
     deadline = time.monotonic() + WAIT
     clicks = 0
+    grouped = False
     while time.monotonic() < deadline:
         state = wait_for(driver, lambda d: s if ((s := page_state(d))["over"] or s["request"]) else None)
         if state["over"]:
@@ -115,6 +117,10 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
             continue
         if shot and clicks == 3:
             save_screenshot(driver, shot)
+        groups = len(driver.find_elements(By.CSS_SELECTOR, ".play-group"))
+        if shot and not grouped and groups >= 3:  # the choices of a decision in several groups
+            save_screenshot(driver, f"{shot}-choices", at="play-narrow", height=700)
+            grouped = True
         rng.choice(buttons).click()
         clicks += 1
         answered = state["request"]
@@ -122,14 +128,14 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
     raise AssertionError("the match did not end")
 
 
-def save_screenshot(driver: Any, name: str, at: str = "") -> None:
+def save_screenshot(driver: Any, name: str, at: str = "", height: int = 1400) -> None:
     """The page from its top, or from element ``at`` (an id) when given."""
     folder = os.environ.get("KINGMAKER_PLAY_SCREENSHOTS")
     if folder:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
         from make_screenshots import save
 
-        driver.set_window_size(1280, 1400)
+        driver.set_window_size(1280, height)
         if at:
             driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", at)
         else:
@@ -146,6 +152,34 @@ def test_a_full_match_played_by_clicking(table: Table, site: str, browser: Any, 
     match = stored(table, state["match"])
     assert not match.rated and match.status_reason.startswith("with people: person:ann")
     assert match.reasons == ["finished"] * 3
+
+
+@pytest.mark.parametrize("game", ["kingdoms", "kings_road"])
+def test_a_board_click_narrows_the_choices_to_what_it_touches(
+    table: Table, site: str, browser: Any, game: str
+) -> None:
+    """A Kingdoms cell or a King's Road region clicked on the board leaves only the legal actions
+    that place there; the one clicked then is sent as any choice."""
+    from selenium.webdriver.common.by import By
+
+    sign_in(browser, site, table.ann)
+    sit_down(browser, site, game, opponents=1)
+    state = wait_for(browser, lambda d: (s := page_state(d))["request"] and s)
+    every = len(browser.find_elements(By.CSS_SELECTOR, ".play-action"))
+    target = browser.find_elements(By.CSS_SELECTOR, "#board .play-target")[0]
+    mark = target.get_attribute("data-play-mark")
+    target.click()
+    shown = [b for b in browser.find_elements(By.CSS_SELECTOR, ".play-action") if b.is_displayed()]
+    assert 0 < len(shown) < every
+    assert all(mark in b.get_attribute("data-marks").split(" ") for b in shown)
+    hidden = every - len(shown)
+    assert hidden == sum(
+        mark not in b.get_attribute("data-marks").split(" ")
+        for b in browser.find_elements(By.CSS_SELECTOR, ".play-action")
+    )
+    shown[0].click()
+    wait_for(browser, lambda d: page_state(d)["request"] != state["request"] or page_state(d)["over"])
+    assert not browser.find_element(By.ID, "play-refusal").is_displayed()
 
 
 def test_an_illegal_action_posted_by_hand_is_refused(table: Table, site: str, browser: Any) -> None:

@@ -1,4 +1,5 @@
-"""A match a person played, on the record: spectators watch it live as any match; `match list
+"""A match a person played, on the record: spectators watch it live as any match, as late as the
+site's delay for people says; `match list
 --with-people` lists it and only it, the match page marks it with a badge, and `kingmaker replay
 N --verify` replays it to the same end."""
 
@@ -77,3 +78,27 @@ def test_spectators_watch_a_match_with_a_person_live(table: Table) -> None:
     assert kinds[-1] == "end" and received[-1][1] == {"status": "finished"}, kinds
     steps = [data["step"] for kind, data, _ in received if kind == "frame" and isinstance(data, dict)]
     assert len(steps) >= 3 and steps == sorted(set(steps)), steps
+
+
+def test_spectators_see_no_move_of_a_person_s_match_before_the_delay(table: Table) -> None:
+    """With an hour's delay for people's matches, a spectator who watches a whole match with a
+    person is told it is late and has been shown no move of it when it ends."""
+    relay = SeatRelay(table.client, table.ann, setup("kingdoms", 2))
+    state = relay.wait(0, WAIT)
+    while state.request is None:
+        state = relay.wait(state.version, WAIT)
+    web = BackgroundWebServer(table.server.server.db, live=table.server.server.live, people_delay_s=3600)
+    received: list[tuple[str, object, float]] = []
+    try:
+        stream = events(f"{web.url}/api/matches/{state.match_id}/live")
+        received.append(next(stream))  # the note comes at once
+        watching = threading.Thread(target=lambda: received.extend(stream), daemon=True)
+        watching.start()
+        end = play_randomly(relay, random.Random(4))
+        assert end.end is not None and end.end["end_reason"] == "finished"
+        stored(table, state.match_id)  # every move made and the result written
+        seen = list(received)
+    finally:
+        web.stop()
+    assert seen[0][0] == "note" and "a match with a person is shown 3600 s late" in seen[0][1]["text"]  # type: ignore[index]
+    assert [kind for kind, _, _ in seen] == ["note"], seen

@@ -49,7 +49,7 @@ def scope(path: str, method: str = "GET") -> dict[str, Any]:
 
 
 def test_live_streams_skip_the_site_and_the_rest_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    def facts(db: Any, match_id: int) -> dict[str, Any]:
+    def facts(db: Any, match_id: int, people_delay_s: float) -> dict[str, Any]:
         raise NotFoundError(f"no match {match_id}")
 
     monkeypatch.setattr(live_feed, "_match_facts", facts)

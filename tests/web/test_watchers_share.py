@@ -67,9 +67,9 @@ def test_watchers_of_one_match_share_its_frames(tmp_path: Path, monkeypatch: pyt
 
         return counting
 
-    def counting_facts(db: Any, match_id: int) -> dict[str, Any]:
+    def counting_facts(db: Any, match_id: int, people_delay_s: float) -> dict[str, Any]:
         facts_read.append(match_id)
-        return read_facts(db, match_id)
+        return read_facts(db, match_id, people_delay_s)
 
     def counting_checks(db: Any, match_id: int) -> Any:
         checks_read.append(match_id)

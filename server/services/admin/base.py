@@ -31,6 +31,7 @@ from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Roster
 from kingmaker.server.seats.sessions import SessionPool
 from kingmaker.server.services import privacy
+from kingmaker.server.services.admin.guests import GuestSeats
 from kingmaker.server.services.one_off_matches import OneOffMatches
 from kingmaker.server.services.permissions import (
     ADMIN,
@@ -121,6 +122,7 @@ class AdminBase:
         archive: MemoryArchive,
         default_control: TimeControl,
         submissions: SubmissionService | None = None,
+        guests: int = 0,
     ) -> None:
         self.admin_token = admin_token
         self.db = db
@@ -132,6 +134,8 @@ class AdminBase:
         self.submissions = submissions
         self.one_off = OneOffMatches()
         """Each author's one-off matches and duels at once, bounded."""
+        self.guest_seats = GuestSeats(guests)
+        """The guests at tables now, at most ``guests`` (0: none allowed)."""
 
     async def caller(self, context: Context) -> Caller:
         """Who makes this call, by its token: ``Denied`` for a token the server does not know."""

@@ -7,6 +7,9 @@ increment, ``human_control``). What the referee sends the session goes out on th
 would on a bot's Arena stream; the replies that come back are handed to the session as a bot's
 are. The match is stored like any one-off match, unrated, and its reason says a person played.
 
+A guest (``guests``: a call with no token that names a guest, when the server takes guests)
+sits down as an author does, under a guest's seat row, while a guest seat is free.
+
 The stream ending (the website's relay gone, a terminal closed) is the seat's disconnection:
 it forfeits and the bots play on. A person is never struck for a fault by the server's relay:
 the website refuses an illegal or stale click itself, before anything reaches the referee.
@@ -25,7 +28,7 @@ import grpc
 from kingmaker.games.api import OptionsError, OptionValue
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder import bounds
-from kingmaker.ladder.bots.persons import person_name, person_seat
+from kingmaker.ladder.bots.persons import guest_name, person_name, person_seat
 from kingmaker.ladder.errors import InvalidRequestError, LadderError
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import mark_running
@@ -36,6 +39,7 @@ from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.sessions import BotSession, Identity
 from kingmaker.server.services import validation
 from kingmaker.server.services.admin.base import AdminBase, Context
+from kingmaker.server.services.admin.guests import NoGuestSeat, guest_of
 from kingmaker.server.services.permissions import Denied, check_rule
 from kingmaker.v1 import admin_pb2, arena_pb2
 
@@ -86,9 +90,11 @@ class PlayRpcs(AdminBase):
     async def Play(
         self, requests: AsyncIterator[admin_pb2.PlayMessage], context: Context
     ) -> AsyncIterator[arena_pb2.ServerMessage]:
+        guest = guest_of(context.invocation_metadata())
         try:
             caller = await self.caller(context)
-            check_rule("Play", caller)
+            if not guest:
+                check_rule("Play", caller)
         except Denied as denied:
             status = (
                 grpc.StatusCode.UNAUTHENTICATED
@@ -102,10 +108,17 @@ class PlayRpcs(AdminBase):
                 context, grpc.StatusCode.INVALID_ARGUMENT, "a Play stream starts with its table (setup)"
             )
         try:
-            table = _table(first.setup, caller.name)
-            person_id = await asyncio.to_thread(person_seat, self.db, caller.name)
+            seat_name = guest_name(guest) if guest else person_name(caller.name)
+            table = _table(first.setup, seat_name)
         except (UnknownGameError, OptionsError, CodecError, ValueError, LadderError) as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        if guest:
+            try:
+                self.guest_seats.take(guest)
+            except NoGuestSeat as refused:
+                await abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(refused))
+            context.add_done_callback(lambda _: self.guest_seats.leave(guest))
+        person_id = await asyncio.to_thread(person_seat, self.db, seat_name)
         if self.pool.sessions_of(person_id):
             await abort(
                 context, grpc.StatusCode.FAILED_PRECONDITION, "you are playing at another table already"
@@ -113,7 +126,6 @@ class PlayRpcs(AdminBase):
         await self._refuse_without_jail(
             context, [name for name in table.seats if name != table.seats[table.seat]]
         )
-        seat_name = table.seats[table.seat]
         why = f"with people: {seat_name} played seat {table.seat} (a person's match is never rated)"
         try:
             ticket = await asyncio.to_thread(
@@ -167,7 +179,7 @@ async def _relay(requests: AsyncIterator[admin_pb2.PlayMessage], session: BotSes
         session.close()
 
 
-def _table(setup: admin_pb2.PlaySetup, person: str) -> Table:
+def _table(setup: admin_pb2.PlaySetup, seat_name: str) -> Table:
     game = get_game(setup.game)
     if not setup.opponents:
         raise InvalidRequestError("a table needs at least one bot to play against")
@@ -180,7 +192,7 @@ def _table(setup: admin_pb2.PlaySetup, person: str) -> Table:
     if setup.seat >= players:
         raise InvalidRequestError(f"seat must be from 0 to {players - 1}, not {setup.seat}")
     seats = list(setup.opponents)
-    seats.insert(setup.seat, person_name(person))
+    seats.insert(setup.seat, seat_name)
     options = options_from_proto(setup.options)
     seed = validation.seed(setup.seed) if setup.HasField("seed") else secrets.randbits(62)
     game.new(players, seed, options)  # refuse a bad option before anything is written

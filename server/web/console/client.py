@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 
+from kingmaker.server.services.admin.guests import HEADER as GUEST_HEADER
 from kingmaker.v1 import admin_pb2_grpc
 
 CALL_SECONDS = 600.0
@@ -61,9 +62,11 @@ class ConsoleClient:
         except grpc.RpcError as error:
             raise _refusal(error, self.address) from None
 
-    def play(self, messages: Iterator[Any], token: str | None) -> Any:
-        """A person's ``Play`` stream (``seat_relay``): the call, to read and to cancel."""
-        return self._stub.Play(messages, metadata=_metadata(token))
+    def play(self, messages: Iterator[Any], token: str | None, guest: str = "") -> Any:
+        """A person's ``Play`` stream (``seat_relay``): the call, to read and to cancel; a guest's
+        (no token) names the guest."""
+        metadata = _metadata(token) if token else ((GUEST_HEADER, guest),) if guest else ()
+        return self._stub.Play(messages, metadata=metadata)
 
     def refusal(self, error: grpc.RpcError) -> ConsoleError:
         return _refusal(error, self.address)

@@ -38,9 +38,9 @@ class NotSignedIn(Exception):
     """A console page or JSON asked for without a signed-in session."""
 
 
-def console_routes(client: ConsoleClient | None, sessions: SessionStore, page: Page) -> list[Route]:
-    sign_in_limit = SignInLimit()
-
+def console_routes(
+    client: ConsoleClient | None, sessions: SessionStore, page: Page, sign_in_limit: SignInLimit
+) -> list[Route]:
     def connected() -> ConsoleClient:
         if client is None:
             raise ConsoleError(503, NO_SERVER)

@@ -33,6 +33,8 @@ class Session:
     token: str | None = None
     """The author's token, once signed in."""
     author: str = ""
+    guest: str = ""
+    """A guest's name (docs/play.md): a visitor who plays at /play and has no token."""
     started: float = field(default_factory=time.monotonic)
     notice: str = ""
     """One message for the next page (then cleared): what the last form did."""
