@@ -17,6 +17,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.competitions import competition_tiers
+from kingmaker.ladder.competitions.competition_double import DOUBLE_ELIMINATION
 from kingmaker.ladder.competitions.competition_finals import (
     decide_stage,
     groups_to_play,
@@ -340,7 +341,7 @@ def drop_unusable(db: Database, name: str, now: datetime) -> None:
                 )
             ).all()
         )
-        if linked and competition.finals["format"] != "bracket":
+        if linked and competition.finals["format"] not in ("bracket", DOUBLE_ELIMINATION):
             return  # its tables or group are made: a drop now would seat the rest again
         waiting = [bot for slot, bots in groups_to_play(stage_plan(session, competition)).items()
                    if slot not in linked for bot in bots]  # fmt: skip
@@ -405,6 +406,8 @@ def _describe(competition: Competition) -> str:
     finals = competition.finals
     if finals["format"] == "bracket":
         return f"single elimination, best of {finals['best_of']} duplicate pairs"
+    if finals["format"] == DOUBLE_ELIMINATION:
+        return f"double elimination, best of {finals['best_of']} duplicate pairs"
     if finals["format"] == "swiss":
         rounds, seeds = finals["rounds"], finals["best_of"]
         return f"{rounds} Swiss rounds, tables of {competition.players}, {seeds} seeds a table"

@@ -46,8 +46,8 @@ from kingmaker.ladder.storage.models import (
 NAME_LENGTH = 40
 """Competition names are shorter than other names: their leagues are named after them
 (``NAME.open``, ``NAME.f2.0``) and a league name has 64 characters at most."""
-FORMATS = ("ladder", "bracket", "swiss")
-"""Finals formats (``competition_finals``, ``competition_swiss``)."""
+FORMATS = ("ladder", "bracket", "swiss", "double_elimination")
+"""Finals formats (``competition_finals``, ``competition_swiss``, ``competition_double``)."""
 MAX_ROUNDS = 50
 MAX_BEST_OF = 25
 
@@ -71,9 +71,12 @@ def check_finals(finals: Mapping[str, Any], players: int) -> dict[str, Any]:
     kind = finals.get("format", "ladder")
     if kind not in FORMATS:
         raise InvalidRequestError(f"unknown finals format {kind!r} (formats: {', '.join(FORMATS)})")
-    if kind == "bracket":
+    if kind in ("bracket", "double_elimination"):
         if players != 2:
-            raise InvalidRequestError(f"a bracket is for 2-seat matches, not {players}; use --finals ladder")
+            raise InvalidRequestError(
+                f"{'a bracket' if kind == 'bracket' else 'double elimination'} is for 2-seat matches, "
+                f"not {players}; use --finals ladder or swiss"
+            )
         best_of = int(finals.get("best_of") or 3)
         if not 1 <= best_of <= MAX_BEST_OF:
             raise InvalidRequestError(f"best_of must be from 1 to {MAX_BEST_OF}")

@@ -16,7 +16,7 @@ app = typer.Typer(
     help="Competitions: a deadline, frozen versions, finals and a winner.", no_args_is_help=True
 )
 
-FINALS = ("ladder", "bracket", "swiss")
+FINALS = ("ladder", "bracket", "swiss", "double_elimination")
 
 
 def _time(text: str, option: str) -> str:
@@ -41,7 +41,10 @@ def create(
     ),
     players: int = typer.Option(0, "--players", "-p", min=0, max=5, help="Seats per match (default: 2)."),
     finals: str = typer.Option(
-        "ladder", "--finals", help="ladder (reset ladder with cuts), bracket (2 seats) or swiss."
+        "ladder",
+        "--finals",
+        help="ladder (reset ladder with cuts), bracket (2 seats, single elimination), swiss, "
+        "or double_elimination (2 seats).",
     ),
     rounds: int = typer.Option(
         0, min=0, max=50, help="ladder: round robins per stage (default 2); swiss: rounds (default 3)."
@@ -52,7 +55,7 @@ def create(
         "--best-of",
         min=0,
         max=25,
-        help="bracket: duplicate pairs a meeting (3); swiss: seeds a table (1).",
+        help="bracket, double_elimination: duplicate pairs a meeting (3); swiss: seeds a table (1).",
     ),
     tier: list[str] = typer.Option(
         [],
@@ -215,6 +218,7 @@ def entry_version(entry: admin_pb2.CompetitionEntry) -> str:
 def print_competition(info: admin_pb2.CompetitionInfo) -> None:
     finals = {
         "bracket": f"bracket, best of {info.best_of}",
+        "double_elimination": f"double elimination, best of {info.best_of} duplicate pairs a meeting",
         "swiss": f"{info.rounds} Swiss rounds, {info.best_of} seeds a table",
     }.get(
         info.finals_format,
