@@ -24,6 +24,7 @@ from kingmaker.ladder.competitions.competition_finals import (
     stage_league_name,
     stage_plan,
 )
+from kingmaker.ladder.competitions.competition_relegation import relegate
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record
 from kingmaker.ladder.competitions.competition_swiss import record_byes
 from kingmaker.ladder.competitions.competitions import ensure_open_league
@@ -81,7 +82,8 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
             work.changed.append(name)
             phase = CompetitionPhase.CLOSED
         if phase == CompetitionPhase.OPEN and now >= opens_at and tiered:
-            if competition_tiers.promote(db, name, now):
+            promoted = competition_tiers.promote(db, name, now)
+            if relegate(db, name, now) or promoted:  # each moves its entries once
                 work.changed.append(name)
             to_run, moved = competition_tiers.ensure_tier_leagues(db, name)
             work.to_run.extend(to_run)

@@ -117,6 +117,8 @@ class CompetitionInfo:
     tiers: tuple[dict[str, Any], ...] = ()
     """Lowest first: ``{"name", "boss", "league"}`` (the boss None for a top tier without one)."""
     promote_after: int = 0
+    relegate_after: int = 0
+    """Tiers: last places in a row in a tier before an entry moves down (0: never)."""
     finals_at: datetime | None = None
     """When the finals start by themselves (the deadline unless stated)."""
     swiss_rounds: tuple[SwissRound, ...] = ()

@@ -70,6 +70,13 @@ def create(
         max=bounds.PROMOTE_AFTER.high,
         help="Tiers: matches in a tier before promotion above its boss (10).",
     ),
+    relegate_after: int = typer.Option(
+        0,
+        "--relegate-after",
+        min=bounds.RELEGATE_AFTER.low,
+        max=bounds.RELEGATE_AFTER.high,
+        help="Tiers: last places in a row in a tier before an entry moves down one (0: never).",
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
@@ -84,7 +91,7 @@ def create(
         opens_at=_time(opens, "--opens") if opens else "",
         finals_at=_time(finals_at, "--finals-at") if finals_at else "",
         players=players, finals_format=finals, rounds=rounds, cuts=cut, best_of=best_of,
-        tiers=tiers, promote_after=promote_after,
+        tiers=tiers, promote_after=promote_after, relegate_after=relegate_after,
     )  # fmt: skip
     with admin_client(server, admin_token) as client:
         info = client.call("CreateCompetition", request)
@@ -235,6 +242,11 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
         guarded = ", ".join(f"{t.name} (boss {t.boss or 'none'})" for t in info.tiers)
         console.print(
             f"tiers, lowest first: {guarded}; promotion after {info.promote_after} matches in a tier"
+            + (
+                f"; relegation after {info.relegate_after} last places in a row"
+                if info.relegate_after
+                else ""
+            )
         )
     entries = (
         ", ".join(f"{e.bot} {entry_version(e)}" + (f" in {e.tier}" if e.tier else "") for e in info.entries)

@@ -59,6 +59,7 @@ def competition_page(db: Database, name: str, now: datetime) -> dict[str, Any]:
         "stages": stages,
         "tiers": list(info.tiers),
         "promote_after": info.promote_after,
+        "relegate_after": info.relegate_after,
         "swiss_rounds": [asdict(r) for r in info.swiss_rounds],
         "bracket": [asdict(m) for m in info.bracket],
         "bracket_svg": Markup(
