@@ -21,10 +21,12 @@ from kingmaker.ladder.bots.bots import names_in
 from kingmaker.ladder.competitions.competition_records import BracketMeeting
 from kingmaker.ladder.competitions.competition_results import (
     Pair,
+    advance_decisions,
     finalists,
     mark_out,
     pair_result,
     publish_winner,
+    stage_league_names,
 )
 from kingmaker.ladder.competitions.competition_rows import record
 from kingmaker.ladder.competitions.double_elimination import (
@@ -42,8 +44,6 @@ from kingmaker.ladder.storage.models import (
     Competition,
     CompetitionDecision,
     CompetitionPhase,
-    CompetitionStage,
-    League,
 )
 
 DOUBLE_ELIMINATION = "double_elimination"
@@ -52,15 +52,7 @@ DOUBLE_ELIMINATION = "double_elimination"
 def double_bracket(session: Session, competition: Competition) -> list[Resolved]:
     """The bracket as the stored seeds and decisions make it."""
     seeded = [entry.bot_id for entry in finalists(session, competition, dropped_too=True)]
-    rows = session.exec(
-        select(CompetitionDecision).where(
-            CompetitionDecision.competition_id == competition.id, CompetitionDecision.kind == "advance"
-        )
-    ).all()
-    decided: dict[Place, int | None] = {
-        (row.stage, int(row.key.rsplit(":", 1)[1])): row.bot_id for row in rows
-    }
-    return resolve(seeded, decided)
+    return resolve(seeded, advance_decisions(session, competition))
 
 
 def double_plan(session: Session, competition: Competition) -> list[Pair]:
@@ -141,29 +133,19 @@ def double_meetings(session: Session, competition: Competition) -> tuple[Bracket
     bracket = double_bracket(session, competition)
     bots = [bot for row in bracket if row.pair for bot in row.pair if bot is not None]
     names = names_in(session, bots)
-    leagues = {
-        (row.stage, row.slot): row.league_id
-        for row in session.exec(
-            select(CompetitionStage).where(CompetitionStage.competition_id == competition.id)
-        )
-    }
-    league_names = {
-        league.id: league.name
-        for league in session.exec(select(League).where(col(League.id).in_(list(leagues.values()))))
-    }
+    leagues = stage_league_names(session, competition)
     by_place = {(row.meeting.stage, row.meeting.slot): row.meeting for row in bracket}
     shown = []
     for row in bracket:
         meeting = row.meeting
         pair = row.pair or (None, None)
-        league = leagues.get((meeting.stage, meeting.slot))
         shown.append(
             BracketMeeting(
                 meeting.stage, meeting.slot,
                 (names.get(pair[0]) if pair[0] is not None else None,
                  names.get(pair[1]) if pair[1] is not None else None),
                 names.get(row.winner) if row.decided and row.winner is not None else None,
-                league_names.get(league) if league is not None else None,
+                leagues.get((meeting.stage, meeting.slot)),
                 side=meeting.side, round=meeting.round, index=meeting.index,
                 waiting=(
                     (_waits(meeting.sources[0], by_place), _waits(meeting.sources[1], by_place))

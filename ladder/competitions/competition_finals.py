@@ -38,6 +38,7 @@ from kingmaker.ladder.competitions.competition_double import (
 )
 from kingmaker.ladder.competitions.competition_records import BracketMeeting, StageLeague, StandingInfo
 from kingmaker.ladder.competitions.competition_results import (
+    advance_decisions,
     finalists,
     finished_matches,
     finished_record,
@@ -45,6 +46,7 @@ from kingmaker.ladder.competitions.competition_results import (
     meeting_record,
     pair_result,
     publish_winner,
+    stage_league_names,
 )
 from kingmaker.ladder.competitions.competition_rows import record
 from kingmaker.ladder.competitions.competition_swiss import (
@@ -348,35 +350,18 @@ def bracket_meetings(session: Session, competition: Competition) -> tuple[Bracke
     if competition.finals["format"] != "bracket" or competition.stage == 0 or not seeded:
         return ()
     names = names_in(session, seeded)
-    leagues = {
-        (row.stage, row.slot): row.league_id
-        for row in session.exec(
-            select(CompetitionStage).where(CompetitionStage.competition_id == competition.id)
-        )
-    }
-    league_names = {
-        league.id: league.name
-        for league in session.exec(select(League).where(col(League.id).in_(list(leagues.values()))))
-    }
-    decided = {
-        (row.stage, int(row.key.rsplit(":", 1)[1])): row.bot_id
-        for row in session.exec(
-            select(CompetitionDecision).where(
-                CompetitionDecision.competition_id == competition.id, CompetitionDecision.kind == "advance"
-            )
-        )
-    }
+    leagues = stage_league_names(session, competition)
+    decided = advance_decisions(session, competition)
     meetings: list[BracketMeeting] = []
     pairs = first_stage(seeded)
     for stage in range(1, stages(len(seeded)) + 1):
         winners: list[int | None] = []
         for slot, (a, b) in enumerate(pairs):
             winner = decided.get((stage, slot))
-            league = leagues.get((stage, slot))
             meetings.append(
                 BracketMeeting(
                     stage, slot, (_name(names, a), _name(names, b)), _name(names, winner),
-                    league_names.get(league) if league is not None else None,
+                    leagues.get((stage, slot)),
                 )
             )  # fmt: skip
             winners.append(winner)

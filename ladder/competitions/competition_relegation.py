@@ -19,11 +19,9 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.competitions.competition_rows import by_name, record
-from kingmaker.ladder.competitions.competition_tiers import move_tier, tier_league_name
+from kingmaker.ladder.competitions.competition_tiers import entries_in_tier, move_tier, tier_league_name
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import (
-    Bot,
-    CompetitionEntry,
     CompetitionPhase,
     League,
     Match,
@@ -46,12 +44,7 @@ def relegate(db: Database, name: str, now: datetime) -> list[str]:
             if league is None or league.id is None:
                 continue
             places = last_places(session, league.id)
-            for entry, bot in session.exec(
-                select(CompetitionEntry, Bot)
-                .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
-                .where(CompetitionEntry.competition_id == competition.id, CompetitionEntry.tier == index)
-                .order_by(col(CompetitionEntry.position))
-            ).all():
+            for entry, bot in entries_in_tier(session, competition, index):
                 since = entry.tier_since_match
                 run = longest_run([last for match, last in places.get(entry.bot_id, []) if match > since])
                 if run < needed:

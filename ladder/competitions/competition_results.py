@@ -15,9 +15,11 @@ from kingmaker.ladder.bots.bots import names_in
 from kingmaker.ladder.competitions.competition_rows import record
 from kingmaker.ladder.storage.models import (
     Competition,
+    CompetitionDecision,
     CompetitionEntry,
     CompetitionPhase,
     CompetitionStage,
+    League,
     Match,
     MatchSeat,
     MatchStatus,
@@ -83,6 +85,26 @@ def finished_record(session: Session, league_id: int | None) -> dict[int, tuple[
         matches, wins = found.get(bot, (0, 0))
         found[bot] = (matches + 1, wins + (rank == 1))
     return found
+
+
+def stage_league_names(session: Session, competition: Competition) -> dict[tuple[int, int], str]:
+    """(stage, slot) -> the name of the league that plays that meeting, table or stage."""
+    rows = session.exec(
+        select(CompetitionStage.stage, CompetitionStage.slot, League.name)
+        .join(League, col(League.id) == col(CompetitionStage.league_id))
+        .where(CompetitionStage.competition_id == competition.id)
+    ).all()
+    return {(stage, slot): name for stage, slot, name in rows}
+
+
+def advance_decisions(session: Session, competition: Competition) -> dict[tuple[int, int], int | None]:
+    """(stage, slot) -> who went on from each bracket meeting decided (None: nobody did)."""
+    rows = session.exec(
+        select(CompetitionDecision).where(
+            CompetitionDecision.competition_id == competition.id, CompetitionDecision.kind == "advance"
+        )
+    ).all()
+    return {(row.stage, int(row.key.rsplit(":", 1)[1])): row.bot_id for row in rows}
 
 
 def mark_out(session: Session, competition: Competition, bot_id: int, stage: int) -> None:

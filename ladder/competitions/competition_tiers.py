@@ -199,12 +199,7 @@ def promote(db: Database, name: str, now: datetime) -> list[str]:
             if boss.id not in rows:
                 continue
             counted: dict[int, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
-            for entry, bot in session.exec(
-                select(CompetitionEntry, Bot)
-                .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
-                .where(CompetitionEntry.competition_id == competition.id, CompetitionEntry.tier == index)
-                .order_by(col(CompetitionEntry.position))
-            ).all():
+            for entry, bot in entries_in_tier(session, competition, index):
                 since = entry.tier_since_match  # results in this tier alone, since it came in
                 if since not in counted:
                     counted[since] = (
@@ -232,6 +227,20 @@ def promote(db: Database, name: str, now: datetime) -> list[str]:
                     move_tier(session, entry, index + 1)
                     promoted.append(bot.name)
     return promoted
+
+
+def entries_in_tier(
+    session: Session, competition: Competition, tier: int
+) -> list[tuple[CompetitionEntry, Bot]]:
+    """The entries in ``tier`` now, with their bots, in order of entry."""
+    return list(
+        session.exec(
+            select(CompetitionEntry, Bot)
+            .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
+            .where(CompetitionEntry.competition_id == competition.id, CompetitionEntry.tier == tier)
+            .order_by(col(CompetitionEntry.position))
+        ).all()
+    )
 
 
 def move_tier(session: Session, entry: CompetitionEntry, tier: int) -> None:
