@@ -58,6 +58,8 @@ PLAYERS = Bound("players", 0, 32)
 ROUNDS = Bound("rounds", 1, 1_000)
 PROMOTE_AFTER = Bound("promote_after", 0, 10_000)
 """A competition tier's matches before an entry above its boss moves up (0: the default, 10)."""
+RELEGATE_AFTER = Bound("relegate_after", 0, 10_000)
+"""A competition tier's last places in a row before an entry moves down (0: never)."""
 LADDER_MATCHES = Bound("max_matches", 1, 1_000_000)
 """How many matches a continuous ladder league may be told to play."""
 TIME_BUDGET_S = Bound("time_budget_s", 0.0, 366 * 24 * 3600.0)

@@ -64,9 +64,16 @@ class ServerProcess:
     (its socket exists a while before: the server binds it, then starts its worker processes)."""
 
     def __init__(
-        self, home: Path, socket: Path, database: Path | str, admin_token: str, extra: Sequence[str] = ()
+        self,
+        home: Path,
+        socket: Path,
+        database: Path | str,
+        admin_token: str,
+        extra: Sequence[str] = (),
+        start_timeout_s: float = START_TIMEOUT_S,
     ) -> None:
-        """``database``: an SQLite file, or any database URL (a string)."""
+        """``database``: an SQLite file, or any database URL (a string); ``start_timeout_s``: how
+        long it may take to answer (more on a loaded machine)."""
         self.address = f"unix:{socket}"
         url = database if isinstance(database, str) else f"sqlite:///{database}"
         command = [
@@ -78,14 +85,14 @@ class ServerProcess:
         self.process = subprocess.Popen(
             command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
         )
-        deadline = time.monotonic() + START_TIMEOUT_S
+        deadline = time.monotonic() + start_timeout_s
         while not self._serving():
             if self.process.poll() is not None:
                 output = self.process.stdout.read().decode() if self.process.stdout else ""
                 raise RuntimeError(f"the server exited with {self.process.returncode}: {output}")
             if time.monotonic() > deadline:
                 self.kill()
-                raise RuntimeError(f"the server did not start within {START_TIMEOUT_S:.0f} s")
+                raise RuntimeError(f"the server did not start within {start_timeout_s:.0f} s")
             time.sleep(0.05)
 
     def _serving(self) -> bool:

@@ -1,6 +1,6 @@
 """A competition's finals, stage by stage: who plays in a stage, and what its results decide.
 
-Two formats (``competitions.FORMATS``):
+The formats (``competitions.FORMATS``):
 
 - ``ladder`` (Halite's finals): ratings reset; each stage is a round robin of the entries still in,
   ``rounds`` times over, every seed played from every seat (duplicate seating); after stage k the
@@ -8,6 +8,8 @@ Two formats (``competitions.FORMATS``):
   The standing is a TrueSkill rating over the finals' matches only, from the start value.
 - ``bracket`` (2 seats): seeded single elimination; each pair plays ``best_of`` seeds from both
   seats (a duplicate pair each); the byes go to the best seeds (``brackets``).
+- ``swiss`` and ``double_elimination`` have their own modules (``competition_swiss``,
+  ``competition_double``); this one sends each stage to them.
 
 Tie-breaks (docs/competitions.md): in the ladder, the higher conservative rating (mu - 3 sigma),
 then the higher mu, then more wins in the finals, then the better seed. In a bracket pair, more
@@ -27,12 +29,24 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import names_in
 from kingmaker.ladder.competitions.brackets import first_stage, next_stage, stages
+from kingmaker.ladder.competitions.competition_double import (
+    DOUBLE_ELIMINATION,
+    decide_double_stage,
+    double_meetings,
+    double_plan,
+    first_losses,
+)
 from kingmaker.ladder.competitions.competition_records import BracketMeeting, StageLeague, StandingInfo
 from kingmaker.ladder.competitions.competition_results import (
+    advance_decisions,
     finalists,
     finished_matches,
     finished_record,
+    mark_out,
+    meeting_record,
+    pair_result,
     publish_winner,
+    stage_league_names,
 )
 from kingmaker.ladder.competitions.competition_rows import record
 from kingmaker.ladder.competitions.competition_swiss import (
@@ -68,6 +82,8 @@ def stage_plan(session: Session, competition: Competition) -> Sequence[Sequence[
         return [[entry.bot_id for entry in entries]]
     if competition.finals["format"] == "swiss":
         return swiss_plan(session, competition)
+    if competition.finals["format"] == DOUBLE_ELIMINATION:
+        return double_plan(session, competition)
     still = {entry.bot_id for entry in entries}  # one dropped gives a walkover, the pairs stay
     if competition.stage == 1:
         pairs = first_stage([entry.bot_id for entry in finalists(session, competition, dropped_too=True)])
@@ -95,6 +111,9 @@ def decide_stage(session: Session, competition: Competition, now: datetime) -> N
     if competition.finals["format"] == "swiss":
         decide_swiss_round(session, competition, now)
         return
+    if competition.finals["format"] == DOUBLE_ELIMINATION:
+        decide_double_stage(session, competition, now)
+        return
     plan = stage_plan(session, competition)
     winners: list[int | None] = []
     for slot, (a, b) in enumerate(plan):
@@ -103,10 +122,10 @@ def decide_stage(session: Session, competition: Competition, now: datetime) -> N
             record(session, competition, f"advance:{stage}:{slot}", "advance", None, reason, now, stage)
             winners.append(None)
             continue
-        winner, loser, reason = _pair_result(session, competition, stage, slot, a, b)
+        winner, loser, reason = pair_result(session, competition, stage, slot, (a, b), f"stage {stage}")
         record(session, competition, f"advance:{stage}:{slot}", "advance", winner, reason, now, stage)
         if loser is not None:
-            _out(session, competition, loser, stage)
+            mark_out(session, competition, loser, stage)
             record(session, competition, f"out:{stage}:{slot}", "eliminated", loser, reason, now, stage)
         winners.append(winner)
     if len(winners) == 1 and winners[0] is None:
@@ -142,20 +161,13 @@ def _decide_ladder_stage(session: Session, competition: Competition, now: dateti
     keep = cuts[stage - 1]
     for place, (bot, _, _, rating, played, _) in enumerate(ranked, start=1):
         if place > keep:
-            _out(session, competition, bot, stage)
+            mark_out(session, competition, bot, stage)
             reason = (
                 f"{names[bot]} cut after stage {stage}: placed {place} of {len(ranked)} "
                 f"(conservative {rating:.2f}, {played} matches); the top {keep} go on"
             )
             record(session, competition, f"cut:{stage}:{bot}", "cut", bot, reason, now, stage)
     competition.stage += 1
-
-
-def _out(session: Session, competition: Competition, bot_id: int, stage: int) -> None:
-    entry = session.get(CompetitionEntry, (competition.id, bot_id))
-    assert entry is not None
-    entry.out_at_stage = stage
-    session.add(entry)
 
 
 def _winners(session: Session, competition: Competition, stage: int) -> list[int | None]:
@@ -169,30 +181,6 @@ def _winners(session: Session, competition: Competition, stage: int) -> list[int
     ).all()
     by_slot = {int(row.key.rsplit(":", 1)[1]): row.bot_id for row in rows}
     return [bot for _, bot in sorted(by_slot.items())]
-
-
-def _pair_result(
-    session: Session, competition: Competition, stage: int, slot: int, a: int | None, b: int | None
-) -> tuple[int, int | None, str]:
-    """(winner, loser, why) of one bracket pair."""
-    names = names_in(session, [bot for bot in (a, b) if bot is not None])
-    if a is None or b is None:
-        present = a if a is not None else b
-        assert present is not None
-        return present, None, f"{names[present]} has a bye in stage {stage}"
-    row = session.get(CompetitionStage, (competition.id, stage, slot))
-    assert row is not None
-    wins, scores = _meeting_record(session, row.league_id)
-    seeds = {e.bot_id: e.seed or 0 for e in session.exec(select(CompetitionEntry).where(
-        CompetitionEntry.competition_id == competition.id)).all()}  # fmt: skip
-    first, second = sorted((a, b), key=lambda bot: (-wins[bot], -scores[bot], seeds[bot]))
-    if wins[first] != wins[second]:
-        rule = f"{wins[first]}-{wins[second]} in matches won"
-    elif scores[first] != scores[second]:
-        rule = f"level at {wins[first]} wins; {scores[first]}-{scores[second]} in total score"
-    else:
-        rule = f"level in wins and score; the better seed ({seeds[first]}) goes on"
-    return first, second, f"{names[first]} beat {names[second]} in stage {stage}: {rule}"
 
 
 def _stage_league_ids(session: Session, competition: Competition) -> list[int]:
@@ -294,7 +282,7 @@ def _stage_results(
     results: dict[int, tuple[float, ...]] = defaultdict(lambda: (1.0, 0.0, 0.0))
     rows = session.exec(select(CompetitionStage).where(CompetitionStage.competition_id == competition.id))
     for row in rows:
-        wins, scores = _meeting_record(session, row.league_id)
+        wins, scores = meeting_record(session, row.league_id)
         for bot in wins.keys() | scores.keys():
             entry = session.get(CompetitionEntry, (competition.id, bot))
             if entry is not None and entry.out_at_stage == row.stage:
@@ -315,6 +303,7 @@ def _finals_standings(
         order = [bot for bot, *_ in by_points]
         points = {bot: (score, buchholz) for bot, score, buchholz, _ in by_points}
     result = _stage_results(session, competition, [row[0] for row in everyone])
+    once = first_losses(session, competition) if competition.finals["format"] == DOUBLE_ELIMINATION else set()
     out = sorted(
         (e for e in by_bot.values() if e.out_at_stage is not None),
         key=lambda e: (-(e.out_at_stage or 0), result[e.bot_id], e.seed or 0, e.position),
@@ -329,6 +318,8 @@ def _finals_standings(
             note = f"out after stage {entry.out_at_stage}"
         else:
             note = "in the finals" if competition.phase == CompetitionPhase.FINALS else "frozen"
+            if bot in once:
+                note += ", lost once"
         standings.append(
             StandingInfo(
                 place,
@@ -353,39 +344,24 @@ def _finals_standings(
 def bracket_meetings(session: Session, competition: Competition) -> tuple[BracketMeeting, ...]:
     """Every meeting of a bracket's tree from its first stage to its final: the pairs as seeded,
     the winners decided so far, and the meetings to come with whoever is known of them."""
+    if competition.finals["format"] == DOUBLE_ELIMINATION:
+        return double_meetings(session, competition)
     seeded = [entry.bot_id for entry in finalists(session, competition, dropped_too=True)]
     if competition.finals["format"] != "bracket" or competition.stage == 0 or not seeded:
         return ()
     names = names_in(session, seeded)
-    leagues = {
-        (row.stage, row.slot): row.league_id
-        for row in session.exec(
-            select(CompetitionStage).where(CompetitionStage.competition_id == competition.id)
-        )
-    }
-    league_names = {
-        league.id: league.name
-        for league in session.exec(select(League).where(col(League.id).in_(list(leagues.values()))))
-    }
-    decided = {
-        (row.stage, int(row.key.rsplit(":", 1)[1])): row.bot_id
-        for row in session.exec(
-            select(CompetitionDecision).where(
-                CompetitionDecision.competition_id == competition.id, CompetitionDecision.kind == "advance"
-            )
-        )
-    }
+    leagues = stage_league_names(session, competition)
+    decided = advance_decisions(session, competition)
     meetings: list[BracketMeeting] = []
     pairs = first_stage(seeded)
     for stage in range(1, stages(len(seeded)) + 1):
         winners: list[int | None] = []
         for slot, (a, b) in enumerate(pairs):
             winner = decided.get((stage, slot))
-            league = leagues.get((stage, slot))
             meetings.append(
                 BracketMeeting(
                     stage, slot, (_name(names, a), _name(names, b)), _name(names, winner),
-                    league_names.get(league) if league is not None else None,
+                    leagues.get((stage, slot)),
                 )
             )  # fmt: skip
             winners.append(winner)
@@ -395,14 +371,3 @@ def bracket_meetings(session: Session, competition: Competition) -> tuple[Bracke
 
 def _name(names: dict[int, str], bot: int | None) -> str | None:
     return names.get(bot) if bot is not None else None
-
-
-def _meeting_record(session: Session, league_id: int) -> tuple[dict[int, int], dict[int, int]]:
-    """Each bot's matches won and total score in one meeting's league."""
-    wins: dict[int, int] = defaultdict(int)
-    scores: dict[int, int] = defaultdict(int)
-    for _, seats in finished_matches(session, [league_id]):
-        for bot, rank, score in seats:
-            wins[bot] += rank == 1
-            scores[bot] += score
-    return wins, scores

@@ -17,12 +17,14 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.competitions import competition_tiers
+from kingmaker.ladder.competitions.competition_double import DOUBLE_ELIMINATION
 from kingmaker.ladder.competitions.competition_finals import (
     decide_stage,
     groups_to_play,
     stage_league_name,
     stage_plan,
 )
+from kingmaker.ladder.competitions.competition_relegation import relegate
 from kingmaker.ladder.competitions.competition_rows import by_name, format_time, record
 from kingmaker.ladder.competitions.competition_swiss import record_byes
 from kingmaker.ladder.competitions.competitions import ensure_open_league
@@ -80,7 +82,8 @@ def _apply_clock(db: Database, now: datetime) -> ClockWork:
             work.changed.append(name)
             phase = CompetitionPhase.CLOSED
         if phase == CompetitionPhase.OPEN and now >= opens_at and tiered:
-            if competition_tiers.promote(db, name, now):
+            promoted = competition_tiers.promote(db, name, now)
+            if relegate(db, name, now) or promoted:  # each moves its entries once
                 work.changed.append(name)
             to_run, moved = competition_tiers.ensure_tier_leagues(db, name)
             work.to_run.extend(to_run)
@@ -340,7 +343,7 @@ def drop_unusable(db: Database, name: str, now: datetime) -> None:
                 )
             ).all()
         )
-        if linked and competition.finals["format"] != "bracket":
+        if linked and competition.finals["format"] not in ("bracket", DOUBLE_ELIMINATION):
             return  # its tables or group are made: a drop now would seat the rest again
         waiting = [bot for slot, bots in groups_to_play(stage_plan(session, competition)).items()
                    if slot not in linked for bot in bots]  # fmt: skip
@@ -405,6 +408,8 @@ def _describe(competition: Competition) -> str:
     finals = competition.finals
     if finals["format"] == "bracket":
         return f"single elimination, best of {finals['best_of']} duplicate pairs"
+    if finals["format"] == DOUBLE_ELIMINATION:
+        return f"double elimination, best of {finals['best_of']} duplicate pairs"
     if finals["format"] == "swiss":
         rounds, seeds = finals["rounds"], finals["best_of"]
         return f"{rounds} Swiss rounds, tables of {competition.players}, {seeds} seeds a table"

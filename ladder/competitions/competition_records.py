@@ -74,6 +74,16 @@ class BracketMeeting:
     winner: str | None = None
     league: str | None = None
     """Its league (None: a bye, or not made yet)."""
+    side: str = ""
+    """Double elimination: "winners", "losers", "grand final" or "reset" ("" in single elimination)."""
+    round: int = 0
+    """Double elimination: its round within its side (1, 2, ...)."""
+    index: int = 0
+    """Double elimination: its place within that round, top first."""
+    waiting: tuple[str, str] = ("", "")
+    """Double elimination: what each seat not known yet waits for ("loser of W2.1")."""
+    played: bool = True
+    """False for a reset that was not needed (the winners' bracket's winner took the grand final)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,8 @@ class CompetitionInfo:
     tiers: tuple[dict[str, Any], ...] = ()
     """Lowest first: ``{"name", "boss", "league"}`` (the boss None for a top tier without one)."""
     promote_after: int = 0
+    relegate_after: int = 0
+    """Tiers: last places in a row in a tier before an entry moves down (0: never)."""
     finals_at: datetime | None = None
     """When the finals start by themselves (the deadline unless stated)."""
     swiss_rounds: tuple[SwissRound, ...] = ()

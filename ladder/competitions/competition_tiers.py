@@ -7,7 +7,7 @@ earned elsewhere) moves up to the next one. The top tier has no
 tier above it (its boss, if it has one, only plays).
 
 Crash-safe as the rest of the competition: a promotion moves the entry's tier and records its
-decision in one transaction (its key, ``promote:BOT:TIER``, is unique), and the leagues'
+decision in one transaction (its key, ``promote:BOT:TIER:SINCE``, is unique), and the leagues'
 memberships are then brought to the tiers by ``ensure_tier_leagues``, which any later look
 finishes if a crash came between the two.
 """
@@ -198,14 +198,15 @@ def promote(db: Database, name: str, now: datetime) -> list[str]:
             }
             if boss.id not in rows:
                 continue
-            played = finished_counts(session, league.id)
-            against = meetings_with(session, league.id or 0, boss.id or 0)  # results in this tier alone
-            for entry, bot in session.exec(
-                select(CompetitionEntry, Bot)
-                .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
-                .where(CompetitionEntry.competition_id == competition.id, CompetitionEntry.tier == index)
-                .order_by(col(CompetitionEntry.position))
-            ).all():
+            counted: dict[int, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}
+            for entry, bot in entries_in_tier(session, competition, index):
+                since = entry.tier_since_match  # results in this tier alone, since it came in
+                if since not in counted:
+                    counted[since] = (
+                        finished_counts(session, league.id, since),
+                        meetings_with(session, league.id or 0, boss.id or 0, since),
+                    )
+                played, against = counted[since]
                 row = rows.get(entry.bot_id)
                 if (
                     row is None
@@ -221,21 +222,40 @@ def promote(db: Database, name: str, now: datetime) -> list[str]:
                     f"{bot.name} promoted from {tier['name']} to {upper}: above boss {boss.name} in {above} "
                     f"of {met} meetings in {tier['name']}, after {played[entry.bot_id]} matches there"
                 )
-                if record(
-                    session, competition, f"promote:{bot.id}:{index + 1}", "promote", bot.id, reason, now
-                ):
-                    entry.tier = index + 1
-                    session.add(entry)
+                key = f"promote:{bot.id}:{index + 1}:{since}"
+                if record(session, competition, key, "promote", bot.id, reason, now):
+                    move_tier(session, entry, index + 1)
                     promoted.append(bot.name)
     return promoted
 
 
-def finished_counts(session: Session, league_id: int | None) -> dict[int, int]:
-    """Finished matches each bot played in the league."""
+def entries_in_tier(
+    session: Session, competition: Competition, tier: int
+) -> list[tuple[CompetitionEntry, Bot]]:
+    """The entries in ``tier`` now, with their bots, in order of entry."""
+    return list(
+        session.exec(
+            select(CompetitionEntry, Bot)
+            .join(Bot, col(Bot.id) == col(CompetitionEntry.bot_id))
+            .where(CompetitionEntry.competition_id == competition.id, CompetitionEntry.tier == tier)
+            .order_by(col(CompetitionEntry.position))
+        ).all()
+    )
+
+
+def move_tier(session: Session, entry: CompetitionEntry, tier: int) -> None:
+    """Put the entry in ``tier``; its record there counts from the matches made after now."""
+    entry.tier = tier
+    entry.tier_since_match = session.exec(select(func.max(Match.id))).one() or 0
+    session.add(entry)
+
+
+def finished_counts(session: Session, league_id: int | None, after: int = 0) -> dict[int, int]:
+    """Finished matches each bot played in the league (those with an id above ``after``)."""
     rows = session.exec(
         select(MatchSeat.bot_id, func.count())
         .join(Match, col(Match.id) == col(MatchSeat.match_id))
-        .where(Match.league_id == league_id, Match.status == MatchStatus.FINISHED)
+        .where(Match.league_id == league_id, Match.status == MatchStatus.FINISHED, col(Match.id) > after)
         .group_by(col(MatchSeat.bot_id))
     ).all()
     return {bot_id: int(count) for bot_id, count in rows}

@@ -19,6 +19,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from kingmaker.games.registry import UnknownGameError, get_game
+from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.competitions import competition_tiers
 from kingmaker.ladder.competitions.competition_finals import bracket_meetings, standings_and_stages
@@ -46,8 +47,8 @@ from kingmaker.ladder.storage.models import (
 NAME_LENGTH = 40
 """Competition names are shorter than other names: their leagues are named after them
 (``NAME.open``, ``NAME.f2.0``) and a league name has 64 characters at most."""
-FORMATS = ("ladder", "bracket", "swiss")
-"""Finals formats (``competition_finals``, ``competition_swiss``)."""
+FORMATS = ("ladder", "bracket", "swiss", "double_elimination")
+"""Finals formats (``competition_finals``, ``competition_swiss``, ``competition_double``)."""
 MAX_ROUNDS = 50
 MAX_BEST_OF = 25
 
@@ -71,9 +72,12 @@ def check_finals(finals: Mapping[str, Any], players: int) -> dict[str, Any]:
     kind = finals.get("format", "ladder")
     if kind not in FORMATS:
         raise InvalidRequestError(f"unknown finals format {kind!r} (formats: {', '.join(FORMATS)})")
-    if kind == "bracket":
+    if kind in ("bracket", "double_elimination"):
         if players != 2:
-            raise InvalidRequestError(f"a bracket is for 2-seat matches, not {players}; use --finals ladder")
+            raise InvalidRequestError(
+                f"{'a bracket' if kind == 'bracket' else 'double elimination'} is for 2-seat matches, "
+                f"not {players}; use --finals ladder or swiss"
+            )
         best_of = int(finals.get("best_of") or 3)
         if not 1 <= best_of <= MAX_BEST_OF:
             raise InvalidRequestError(f"best_of must be from 1 to {MAX_BEST_OF}")
@@ -110,6 +114,7 @@ def create_competition(
     tiers: Sequence[Mapping[str, Any]] = (),
     promote_after: int | None = None,
     finals_at: datetime | None = None,
+    relegate_after: int = 0,
 ) -> CompetitionInfo:
     """A new competition, open from ``opens_at`` (now by default) until ``closes_at``. Its open
     ladder league (``NAME.open``, or one per tier: ``competition_tiers``) is made once it has
@@ -133,6 +138,10 @@ def create_competition(
         )
     if promote_after and not tiers:
         raise InvalidRequestError("promote_after is for competitions with tiers (give --tier NAME=BOSSBOT)")
+    if relegate_after and not tiers:
+        raise InvalidRequestError("relegate_after is for competitions with tiers (give --tier NAME=BOSSBOT)")
+    if not 0 <= relegate_after <= bounds.RELEGATE_AFTER.high:
+        raise InvalidRequestError(f"relegate_after must be from 0 (never) to {bounds.RELEGATE_AFTER.high}")
     seats = players or default_players(game)
     check_game_setup(game, seats, None)
     settings = check_finals(finals or {}, seats)
@@ -149,6 +158,7 @@ def create_competition(
             finals=settings,
             tiers=competition_tiers.check_tiers(session, game, tiers),
             promote_after=competition_tiers.check_promote_after(promote_after),
+            relegate_after=relegate_after,
         )
         session.add(competition)
         session.flush()
@@ -371,6 +381,7 @@ def competition_info(session: Session, competition: Competition, details: bool =
             for index, tier in enumerate(competition.tiers)
         ),
         promote_after=competition.promote_after if competition.tiers else 0,
+        relegate_after=competition.relegate_after,
     )
 
 

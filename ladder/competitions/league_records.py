@@ -44,13 +44,13 @@ def version_ratings(session: Session, game: str, league_id: int | None) -> dict[
     return {who: (conservative(*rating), played[who]) for who, rating in ratings.items()}
 
 
-def meetings_with(session: Session, league_id: int, rival: int) -> dict[int, tuple[int, int]]:
+def meetings_with(session: Session, league_id: int, rival: int, after: int = 0) -> dict[int, tuple[int, int]]:
     """Each bot's (matches it finished above ``rival``, matches it met ``rival`` in) among the
-    league's finished matches."""
+    league's finished matches (those with an id above ``after``)."""
     rows = session.exec(
         select(MatchSeat.match_id, MatchSeat.bot_id, MatchSeat.rank)
         .join(Match, col(Match.id) == col(MatchSeat.match_id))
-        .where(Match.league_id == league_id, Match.status == MatchStatus.FINISHED)
+        .where(Match.league_id == league_id, Match.status == MatchStatus.FINISHED, col(Match.id) > after)
     ).all()
     seats: dict[int, dict[int, int]] = defaultdict(dict)
     for match_id, bot, rank in rows:

@@ -426,6 +426,9 @@ class Competition(SQLModel, table=True):
     the top tier's boss may be None (``competition_tiers``)."""
     promote_after: int = 10
     """Matches an entry plays in its tier before it may be promoted above the tier's boss."""
+    relegate_after: int = 0
+    """An entry last at its table in this many of its tier's matches in a row moves down a tier
+    (0: never; ``competition_relegation``)."""
     phase: str = CompetitionPhase.OPEN
     league_id: int | None = Field(default=None, foreign_key="league.id")
     """The continuous ladder league its entries play while it is open."""
@@ -451,7 +454,10 @@ class CompetitionEntry(SQLModel, table=True):
     out_at_stage: int | None = None
     """The finals stage after which it was cut or lost (None: still in, or the winner)."""
     tier: int = 0
-    """Its tier (0 the lowest; only with tiers): raised by each promotion."""
+    """Its tier (0 the lowest; only with tiers): raised by each promotion, lowered by a relegation."""
+    tier_since_match: int = 0
+    """The highest match id when it came into its tier: only the matches of its tier's league
+    after it count toward a promotion or a relegation (so a move earns the next afresh)."""
     entered_at: datetime = Field(default_factory=utc_now)
 
 

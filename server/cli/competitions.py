@@ -16,7 +16,7 @@ app = typer.Typer(
     help="Competitions: a deadline, frozen versions, finals and a winner.", no_args_is_help=True
 )
 
-FINALS = ("ladder", "bracket", "swiss")
+FINALS = ("ladder", "bracket", "swiss", "double_elimination")
 
 
 def _time(text: str, option: str) -> str:
@@ -41,7 +41,10 @@ def create(
     ),
     players: int = typer.Option(0, "--players", "-p", min=0, max=5, help="Seats per match (default: 2)."),
     finals: str = typer.Option(
-        "ladder", "--finals", help="ladder (reset ladder with cuts), bracket (2 seats) or swiss."
+        "ladder",
+        "--finals",
+        help="ladder (reset ladder with cuts), bracket (2 seats, single elimination), swiss, "
+        "or double_elimination (2 seats).",
     ),
     rounds: int = typer.Option(
         0, min=0, max=50, help="ladder: round robins per stage (default 2); swiss: rounds (default 3)."
@@ -52,7 +55,7 @@ def create(
         "--best-of",
         min=0,
         max=25,
-        help="bracket: duplicate pairs a meeting (3); swiss: seeds a table (1).",
+        help="bracket, double_elimination: duplicate pairs a meeting (3); swiss: seeds a table (1).",
     ),
     tier: list[str] = typer.Option(
         [],
@@ -66,6 +69,13 @@ def create(
         min=bounds.PROMOTE_AFTER.low,
         max=bounds.PROMOTE_AFTER.high,
         help="Tiers: matches in a tier before promotion above its boss (10).",
+    ),
+    relegate_after: int = typer.Option(
+        0,
+        "--relegate-after",
+        min=bounds.RELEGATE_AFTER.low,
+        max=bounds.RELEGATE_AFTER.high,
+        help="Tiers: last places in a row in a tier before an entry moves down one (0: never).",
     ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -81,7 +91,7 @@ def create(
         opens_at=_time(opens, "--opens") if opens else "",
         finals_at=_time(finals_at, "--finals-at") if finals_at else "",
         players=players, finals_format=finals, rounds=rounds, cuts=cut, best_of=best_of,
-        tiers=tiers, promote_after=promote_after,
+        tiers=tiers, promote_after=promote_after, relegate_after=relegate_after,
     )  # fmt: skip
     with admin_client(server, admin_token) as client:
         info = client.call("CreateCompetition", request)
@@ -215,6 +225,7 @@ def entry_version(entry: admin_pb2.CompetitionEntry) -> str:
 def print_competition(info: admin_pb2.CompetitionInfo) -> None:
     finals = {
         "bracket": f"bracket, best of {info.best_of}",
+        "double_elimination": f"double elimination, best of {info.best_of} duplicate pairs a meeting",
         "swiss": f"{info.rounds} Swiss rounds, {info.best_of} seeds a table",
     }.get(
         info.finals_format,
@@ -231,6 +242,11 @@ def print_competition(info: admin_pb2.CompetitionInfo) -> None:
         guarded = ", ".join(f"{t.name} (boss {t.boss or 'none'})" for t in info.tiers)
         console.print(
             f"tiers, lowest first: {guarded}; promotion after {info.promote_after} matches in a tier"
+            + (
+                f"; relegation after {info.relegate_after} last places in a row"
+                if info.relegate_after
+                else ""
+            )
         )
     entries = (
         ", ".join(f"{e.bot} {entry_version(e)}" + (f" in {e.tier}" if e.tier else "") for e in info.entries)

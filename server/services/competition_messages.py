@@ -82,6 +82,7 @@ def competition_message(info: CompetitionInfo, now: datetime) -> admin_pb2.Compe
             for t in info.tiers
         ],
         promote_after=info.promote_after,
+        relegate_after=info.relegate_after,
         finals_at=format_time(info.finals_at or info.closes_at),
         swiss_rounds=[
             admin_pb2.SwissRound(

@@ -152,7 +152,8 @@ FIELDS: dict[str, dict[str, Seen]] = {
     # competitions: public, like the ladder (docs/competitions.md)
     "CompetitionInfo": _fields(
         "name game players opens_at closes_at phase finals_format rounds cuts best_of open_league "
-        "stage winner entries decisions standings stages now tiers promote_after finals_at swiss_rounds"
+        "stage winner entries decisions standings stages now tiers promote_after finals_at swiss_rounds "
+        "relegate_after"
     ),
     "SwissRound": _fields("stage tables byes"),
     "SwissTable": _fields("bots points"),

@@ -39,7 +39,7 @@ def bracket_svg(meetings: Sequence[BracketMeeting], live: Mapping[str, int]) -> 
                 f'<path class="edge" d="M{x + BOX_W} {y + ROW_H} H{mid} V{ny + ROW_H} H{nx}" '
                 'fill="none" stroke="currentColor" stroke-width="1"/>'
             )
-        parts.append(_box(meeting, x, y, live))
+        parts.append(meeting_box(meeting, x, y, live))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -51,11 +51,14 @@ def _box_at(meeting: BracketMeeting, slot_h: float) -> tuple[float, float]:
     return (meeting.stage - 1) * COLUMN, centre - ROW_H
 
 
-def _box(meeting: BracketMeeting, x: float, y: float, live: Mapping[str, int]) -> str:
+def meeting_box(meeting: BracketMeeting, x: float, y: float, live: Mapping[str, int]) -> str:
+    """One meeting's box at (x, y): its two entries (the winner in bold; an empty seat says what
+    it waits for, or "bye"), linking its league, and a "live" link while a match of it is in play."""
     rows = []
     for index, bot in enumerate(meeting.bots):
         won = bot is not None and bot == meeting.winner
-        shown = bot if bot is not None else ("bye" if meeting.stage == 1 else "…")
+        empty = meeting.waiting[index] or ("bye" if meeting.stage == 1 or meeting.side else "…")
+        shown = bot if bot is not None else empty
         weight = ' font-weight="bold"' if won else ""
         rows.append(
             f'<text x="{x + 6}" y="{y + ROW_H * index + 14}" class="{"won" if won else "entry"}"{weight} '
@@ -68,6 +71,10 @@ def _box(meeting: BracketMeeting, x: float, y: float, live: Mapping[str, int]) -
         'stroke-opacity="0.3"/>' + "".join(rows)
     )
     attributes = f'class="meeting" data-stage="{meeting.stage}" data-slot="{meeting.slot}"'
+    if meeting.side:
+        attributes += f' data-side="{escape(meeting.side)}" data-round="{meeting.round}"'
+    if not meeting.played:
+        attributes += ' data-played="no" stroke-dasharray="4 3" opacity="0.5"'
     if meeting.league is not None:
         box = f'<a href="/leagues/{escape(meeting.league)}" class="meeting-link">{box}</a>'
         match = live.get(meeting.league)

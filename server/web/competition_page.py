@@ -17,6 +17,7 @@ from kingmaker.ladder.competitions.competitions import get_competition
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Competition, League, Match, MatchStatus
 from kingmaker.server.web.bracket_svg import bracket_svg
+from kingmaker.server.web.double_elimination_svg import double_elimination_svg
 from kingmaker.server.web.match_rows import match_rows
 
 SHOWN_MATCHES = 200
@@ -58,9 +59,14 @@ def competition_page(db: Database, name: str, now: datetime) -> dict[str, Any]:
         "stages": stages,
         "tiers": list(info.tiers),
         "promote_after": info.promote_after,
+        "relegate_after": info.relegate_after,
         "swiss_rounds": [asdict(r) for r in info.swiss_rounds],
         "bracket": [asdict(m) for m in info.bracket],
-        "bracket_svg": Markup(bracket_svg(info.bracket, live)),
+        "bracket_svg": Markup(
+            double_elimination_svg(info.bracket, live)
+            if info.finals["format"] == "double_elimination"
+            else bracket_svg(info.bracket, live)
+        ),
     }
 
 

@@ -33,7 +33,8 @@ def test_a_greedy_entry_beats_the_random_boss_and_is_promoted(
                        "--tier", "wood", "--tier", "gold", *admin)  # fmt: skip
     assert code != 0 and "tier 'wood' needs a boss" in err and len(err.strip().splitlines()) == 1
     ok("competition", "create", "season", "-g", "kingdoms", "--closes", deadline,
-       "--tier", "wood=wood-boss", "--tier", "gold=gold-boss", "--promote-after", "3", *admin)  # fmt: skip
+       "--tier", "wood=wood-boss", "--tier", "gold=gold-boss", "--promote-after", "3",
+       "--relegate-after", "50", *admin)  # fmt: skip
     code, _, err = cli("competition", "enter", "season", "wood-boss", *admin)
     assert code != 0 and "wood-boss is a boss" in err
     ok("competition", "enter", "season", "greedy", *admin)
@@ -58,6 +59,7 @@ def test_a_greedy_entry_beats_the_random_boss_and_is_promoted(
     wait_for("the promoted entry to play in gold", plays_in_gold)
     shown = " ".join(ok("competition", "status", "season", *admin).split())
     assert "tiers, lowest first: wood (boss wood-boss), gold (boss gold-boss)" in shown
+    assert "promotion after 3 matches in a tier; relegation after 50 last places in a row" in shown
     assert "entries: greedy v1 in gold" in shown
     site = BackgroundWebServer(competition_server.server.db)
     try:

@@ -13,6 +13,7 @@ from sqlmodel import col, select
 
 from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.competitions.competition_phases import apply_clock
+from kingmaker.ladder.competitions.competition_relegation import longest_run, relegate
 from kingmaker.ladder.competitions.competition_tiers import finished_counts, promote
 from kingmaker.ladder.competitions.competitions import create_competition, enter_competition, get_competition
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
@@ -172,3 +173,54 @@ def test_a_rating_earned_elsewhere_never_promotes_only_results_against_the_boss_
         "famous promoted from wood to gold: above boss wood-boss in 8 of 14 meetings in wood, "
         "after 14 matches there"
     )
+
+
+def test_an_entry_last_in_its_tier_n_times_in_a_row_is_relegated_and_earns_its_promotion_afresh(
+    db: Database,
+) -> None:
+    ids = register(db, "wood-boss", "gold-boss", "climber")
+    create_competition(
+        db, "leagues", TEST_GAME, DEADLINE, START, tiers=TIERS, promote_after=2, relegate_after=3
+    )
+    enter_competition(db, "leagues", "climber", START)
+    apply_clock(db, START)
+    strength = {ids["climber"]: 2, ids["wood-boss"]: 1, ids["gold-boss"]: 3}  # between the bosses
+    play(db, "leagues.t1", strength, until=2, bot=ids["climber"])
+    apply_clock(db, START + timedelta(minutes=1))
+    assert get_competition(db, "leagues").entries[0].tier == "gold"
+    play(db, "leagues.t2", strength, until=2, bot=ids["climber"])
+    apply_clock(db, START + timedelta(minutes=2))
+    assert get_competition(db, "leagues").entries[0].tier == "gold", "2 last places: not yet"
+    play(db, "leagues.t2", strength, until=3, bot=ids["climber"])
+    assert relegate(db, "leagues", START + timedelta(minutes=3)) == ["climber"]  # the server dies here
+    assert relegate(db, "leagues", START + timedelta(minutes=3)) == [], "decided once"
+    apply_clock(db, START + timedelta(minutes=3))  # the next look moves its leagues
+    info = get_competition(db, "leagues")
+    assert info.entries[0].tier == "wood" and info.relegate_after == 3
+    assert present(db, "leagues.t2") == {ids["gold-boss"]}
+    assert present(db, "leagues.t1") == {ids["wood-boss"], ids["climber"]}
+    (relegated,) = [d.reason for d in info.decisions if d.kind == "relegate"]
+    assert relegated == "climber relegated from gold to wood: last at its table in 3 matches in a row in gold"
+
+    # Back in wood, its earlier wood matches no longer count: it is promoted again only after 2 more.
+    apply_clock(db, START + timedelta(minutes=4))
+    assert get_competition(db, "leagues").entries[0].tier == "wood"
+    play(db, "leagues.t1", strength, until=2 + 2, bot=ids["climber"])
+    apply_clock(db, START + timedelta(minutes=5))
+    again = get_competition(db, "leagues")
+    assert again.entries[0].tier == "gold"
+    assert [d.kind for d in again.decisions if d.kind in ("promote", "relegate")] == [
+        "promote", "relegate", "promote",
+    ]  # fmt: skip
+    assert "after 2 matches there" in [d.reason for d in again.decisions if d.kind == "promote"][-1]
+
+
+def test_relegation_counts_a_last_place_alone_and_runs_in_a_row_only() -> None:
+    assert longest_run([True, True, False, True, True, True, False]) == 3
+    assert longest_run([]) == 0 and longest_run([False, False]) == 0
+
+
+def test_relegation_is_for_tiers(db: Database) -> None:
+    register(db, "wood-boss", "gold-boss")
+    with pytest.raises(InvalidRequestError, match="relegate_after is for competitions with tiers"):
+        create_competition(db, "g", TEST_GAME, DEADLINE, START, relegate_after=3)

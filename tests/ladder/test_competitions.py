@@ -341,3 +341,59 @@ def test_an_entry_leaves_before_the_deadline_and_its_ladder_goes_on_without_it(d
         leave_competition(db, "door", "b0", DEADLINE)
     with pytest.raises(NotFoundError, match="not in competition"):
         leave_competition(db, "door", "nobody", START)
+
+
+def test_double_elimination_puts_out_after_two_losses_and_the_losers_winner_must_win_twice(
+    db: Database,
+) -> None:
+    ids = bots(db, 5)
+    create_competition(
+        db, "double", TEST_GAME, DEADLINE, START, finals={"format": "double_elimination", "best_of": 1}
+    )
+    for name in ids:
+        enter_competition(db, "double", name, START)
+    strength = {bot_id: index for index, bot_id in enumerate(ids.values())}  # b4 strongest, seed 5
+    stage, minute = apply_clock(db, DEADLINE).to_run, 0  # no finals command: they start by themselves
+    assert stage == ["double.f1.1"]  # 5 in a bracket of 8: seeds 4 v 5 only, the rest byes
+    while stage:
+        minute += 1
+        for name in stage:
+            assert play_out(db, name, strength) == 2  # one duplicate pair a meeting
+        stage = apply_clock(db, DEADLINE + timedelta(minutes=minute)).to_run
+    final = get_competition(db, "double")
+    assert final.winner == "b4" and final.standings[0].bot == "b4"
+    assert final.stage == 6, "winners' rounds 1-3, losers' rounds 1-4 (stages 2-5), the grand final"
+    losses = Counter(d.bot for d in final.decisions if d.kind in ("losers", "eliminated", "reset"))
+    assert losses == {"b0": 2, "b1": 2, "b2": 2, "b3": 2}, "all but the winner lost twice"
+    assert not [d for d in final.decisions if d.kind == "reset"], "the winners' bracket winner won"
+    out = [(s.bot, s.note) for s in final.standings[1:]]
+    assert out[0] == ("b3", "out after stage 6"), "the grand final's loser is second"
+    assert [e.out_at_stage for e in final.entries if e.bot == "b0"] != [None]
+    shown = final.bracket
+    assert {m.side for m in shown} == {"winners", "losers", "grand final", "reset"}
+    (reset,) = [m for m in shown if m.side == "reset"]
+    assert not reset.played and reset.league is None
+    (grand,) = [m for m in shown if m.side == "grand final"]
+    assert grand.bots == ("b4", "b3") and grand.winner == "b4" and grand.league == "double.f6.0"
+    apply_clock(db, DEADLINE + timedelta(hours=1))  # nothing more to decide, nothing doubled
+    assert get_competition(db, "double").decisions == final.decisions
+
+    # Two entries: the loser of their first meeting wins the grand final, so they meet again.
+    bots_two = {name: bot_id for name, bot_id in ids.items() if name in ("b0", "b1")}
+    create_competition(db, "rematch", TEST_GAME, DEADLINE, START, finals={"format": "double_elimination"})
+    for name in bots_two:
+        enter_competition(db, "rematch", name, START)
+    flips = {"rematch.f1.0": {ids["b0"]: 1, ids["b1"]: 0}}  # b0 wins the first, then b1 twice
+    stage, minute = apply_clock(db, DEADLINE).to_run, 0
+    while stage:
+        minute += 1
+        for name in stage:
+            assert play_out(db, name, flips.get(name, {ids["b0"]: 0, ids["b1"]: 1})) == 3 * 2
+        stage = apply_clock(db, DEADLINE + timedelta(minutes=minute)).to_run
+    final = get_competition(db, "rematch")
+    assert final.winner == "b1" and final.stage == 3, "the grand final, then its reset"
+    (reset,) = [d for d in final.decisions if d.kind == "reset"]
+    assert reset.bot == "b0" and "meet again in the reset" in reset.reason
+    (winner,) = [d.reason for d in final.decisions if d.kind == "winner"]
+    assert winner.startswith("b1 wins: won the reset (stage 3)")
+    assert [s.bot for s in final.standings] == ["b1", "b0"]

@@ -90,9 +90,30 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         number += 1
         play_stage(db, stage, seed=number)
         stage = swiss_to_play(later + timedelta(minutes=number))
+    # "twice": double elimination of 4 played to its winner, no finals command; "again": 2 entries,
+    # its first meeting in play now.
+    create_competition(db, "twice", "kingdoms", now + timedelta(hours=1), now,
+                       finals={"format": "double_elimination", "best_of": 1})  # fmt: skip
+    create_competition(db, "again", "kingdoms", now + timedelta(hours=1), now,
+                       finals={"format": "double_elimination", "best_of": 1})  # fmt: skip
+    for name in BOTS:
+        enter_competition(db, "twice", name, now)
+    for name in BOTS[:2]:
+        enter_competition(db, "again", name, now)
+
+    def double_to_play(moment: datetime) -> list[str]:
+        return [name for name in apply_clock(db, moment).to_run if name.startswith("twice.")]
+
+    stage, number = double_to_play(later), 30
+    while stage:
+        number += 1
+        play_stage(db, stage, seed=number)
+        stage = double_to_play(later + timedelta(minutes=number))
+    again = leagues.get_league(db, "again.f1.0").id
+    playing = leagues.claim_matches(db, again, 1)[0].match_id
     server = BackgroundWebServer(db)
     try:
-        yield {"db": db, "url": server.url, "running": running}
+        yield {"db": db, "url": server.url, "running": running, "playing": playing}
     finally:
         server.stop()
         db.close()
@@ -207,3 +228,45 @@ def test_a_swiss_shows_each_round_s_tables_points_by_round_and_its_tie_break(
         assert abs(sum(float(p) for p in by_round) - float(total)) < 1e-6
     standings = [float(cell.text) for cell in css(browser, "#standings td.points")]
     assert standings == sorted(standings, reverse=True) and standings[0] <= 2.0
+
+
+def test_a_double_elimination_is_drawn_as_three_trees_whose_meetings_link_their_matches(
+    site: dict[str, Any], browser: Any
+) -> None:
+    browser.get(f"{site['url']}/competitions/twice")
+    assert "double elimination" in css(browser, "main p")[0].text
+    winner = css(browser, "#winner strong")[0].text
+
+    def meetings(tree: str) -> list[tuple[str | None, str | None]]:
+        found = css(browser, f"#bracket-tree #{tree} g.meeting")
+        return [(m.get_attribute("data-round"), m.get_attribute("data-stage")) for m in found]
+
+    # 4 entries: winners' rounds 1-2 (stages 1-2), losers' rounds 1-2 (stages 2-3), the grand
+    # final (stage 4) and its reset (stage 5).
+    assert meetings("winners-bracket") == [("1", "1"), ("1", "1"), ("2", "2")]
+    assert meetings("losers-bracket") == [("1", "2"), ("2", "3")]
+    assert meetings("grand-final") == [("1", "4"), ("1", "5")]
+    titles = [t.text for t in css(browser, "#bracket-tree text.tree-title")]
+    assert titles == ["Winners' bracket", "Losers' bracket", "Grand final"]
+    winners_box = css(browser, "#winners-bracket rect")[0].rect
+    losers_box = css(browser, "#losers-bracket rect")[0].rect
+    final_box = css(browser, "#grand-final rect")[0].rect
+    assert losers_box["y"] > winners_box["y"], "the losers' bracket is drawn below the winners'"
+    assert final_box["x"] > winners_box["x"], "the grand final stands to the right"
+    assert len(css(browser, "#winners-bracket path.edge")) == 3, (
+        "two to the winners' final, it to the grand final"
+    )
+    reset = css(browser, "#grand-final g[data-side='reset']")[0]
+    crowned = css(browser, "#grand-final text.won")
+    assert [t.get_attribute("data-bot") for t in crowned][-1] == winner
+    played = reset.get_attribute("data-played") != "no"
+    links = [a.get_dom_attribute("href") for a in css(browser, "#bracket-tree a.meeting-link")]
+    assert links[:3] == ["/leagues/twice.f1.0", "/leagues/twice.f1.1", "/leagues/twice.f2.0"]
+    assert len(links) == 3 + 2 + 1 + played, "every meeting played links its league"
+    browser.get(f"{site['url']}{links[-1]}")
+    assert css(browser, "table.matches tbody tr"), "the meeting's league lists its matches"
+    browser.get(f"{site['url']}/competitions/again")
+    live = [a.get_dom_attribute("href") for a in css(browser, "#bracket-tree a.live")]
+    assert live == [f"/matches/{site['playing']}"], "the meeting in play links its live board"
+    waiting = [t.text for t in css(browser, "#grand-final text.entry")]
+    assert "winner of W1.1" in waiting and "loser of W1.1" in waiting, "seats to come say what they wait for"

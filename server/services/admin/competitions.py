@@ -50,6 +50,7 @@ class CompetitionRpcs(AdminBase):
             tiers=[{"name": tier.name, "boss": tier.boss or None} for tier in request.tiers],
             promote_after=request.promote_after or None,
             finals_at=parse_time(request.finals_at) if request.finals_at else None,
+            relegate_after=request.relegate_after,
         )
         return await self._competition(request.name)
 
