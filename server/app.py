@@ -56,6 +56,7 @@ from kingmaker.server.seats.token_checks import TokenChecks
 from kingmaker.server.services.admin import READ_ON_THE_LANE, AdminService, new_admin_token
 from kingmaker.server.services.host_paths import remember_home
 from kingmaker.server.services.lane import AdminLane, Listening
+from kingmaker.server.services.notice_webhook import NoticeWebhook
 from kingmaker.server.services.submissions import SubmissionService
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, arena_pb2, arena_pb2_grpc
 
@@ -162,6 +163,8 @@ class ServerConfig:
     """The most idle managed bot processes kept on this machine, the server's and its worker
     processes' together (each worker keeps its share; a Ray node keeps as many of its own); to keep
     one more, the one idle longest is stopped (``Roster.kept_in_all``)."""
+    notify_webhook: str | None = None
+    """An http(s) address every new notice to an author is POSTed to as JSON (``notice_webhook``)."""
 
 
 class KingmakerServer:
@@ -232,6 +235,7 @@ class KingmakerServer:
         """Where the admin lane listens: its Unix socket in the home, and ``admin_address``."""
         self._trimming: asyncio.Task[None] | None = None
         self._competitions: asyncio.Task[None] | None = None
+        self.webhook: NoticeWebhook | None = None
 
     async def _authenticate(self, token: str) -> Identity | None:
         bot = await self.token_checks.check(token)
@@ -360,6 +364,9 @@ class KingmakerServer:
         await asyncio.to_thread(void_interrupted_one_offs, self.db)
         await asyncio.to_thread(fail_interrupted, self.db)  # nothing will finish their builds now
         self.submissions.prune_periodically()
+        if config.notify_webhook:
+            self.webhook = NoticeWebhook(self.db, config.notify_webhook)
+            self.webhook.start()
         if config.resume_leagues:
             await self.leagues.resume_unfinished()
             # Competitions' deadlines and finals (one that passed while it was down: now).
@@ -459,6 +466,8 @@ class KingmakerServer:
             self._competitions.cancel()
             await asyncio.gather(self._competitions, return_exceptions=True)
         await self._health.enter_graceful_shutdown()
+        if self.webhook is not None:
+            await asyncio.to_thread(self.webhook.stop)
         if self.submissions is not None:
             await self.submissions.close()
         if self.leagues is not None:

@@ -24,6 +24,7 @@ from sqlmodel import Session, col, func, select
 from kingmaker.ladder.bots import bots as ladder_bots
 from kingmaker.ladder.bots.author_bounds import check_submission_bounds
 from kingmaker.ladder.bots.authors import check_quota
+from kingmaker.ladder.bots.notices import notify_about_bot
 from kingmaker.ladder.bots.version_activation import (
     DEFAULT_POLICY,
     activate_version,
@@ -33,7 +34,15 @@ from kingmaker.ladder.errors import ConflictError, ForbiddenError, InvalidReques
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.records import BotInfo
 from kingmaker.ladder.storage.db import Database
-from kingmaker.ladder.storage.models import Author, Bot, BotVersion, LadderPolicy, VersionStatus, utc_now
+from kingmaker.ladder.storage.models import (
+    Author,
+    Bot,
+    BotVersion,
+    LadderPolicy,
+    NoticeKind,
+    VersionStatus,
+    utc_now,
+)
 
 POLICIES = ("keep", "reset_sigma", "reset")
 WAITING_FOR_FIRST_VERSION = "no version of it has passed its build and validation yet"
@@ -189,6 +198,7 @@ def mark_failed(
         raise ValueError(f"not a failure: {status}")
     with db.transaction() as session:
         bot, version = _find(session, bot_name, number)
+        _tell_failure(session, bot, version, status, reason)
         version.status, version.status_reason = status, reason
         if log is not None:
             version.build_log = log
@@ -237,6 +247,7 @@ def activate(db: Database, bot_name: str, number: int, validation: list[Any] | N
         bot, version = _find(session, bot_name, number)
         if version.status != VersionStatus.VALIDATING and version.status != VersionStatus.TESTING:
             raise ConflictError(f"version {number} of {bot_name} is {version.status}, not validated")
+        duelled = version.status == VersionStatus.TESTING
         if validation is not None:
             version.validation = list(validation)
         if bot.retired_at is not None:
@@ -248,8 +259,32 @@ def activate(db: Database, bot_name: str, number: int, validation: list[Any] | N
             version.activated_at = utc_now()
         else:
             activate_version(session, bot, version)
+        if duelled and version.status != VersionStatus.REJECTED:
+            plays = (
+                "plays now" if bot.active_version == number else f"waits: version {bot.active_version} plays"
+            )
+            summary = f"version {number} of {bot.name} passed its A/B duel and {plays}"
+            notify_about_bot(session, bot, NoticeKind.AB_VERDICT, summary, version=number)
         session.add(version)
         return _record(session, bot, version)
+
+
+def _tell_failure(session: Session, bot: Bot, version: BotVersion, status: str, reason: str) -> None:
+    """The author's notice of a failed build, validation or A/B duel (the reason: theirs alone)."""
+    number, played = version.number, "the version that played plays on"
+    if status == VersionStatus.BUILD_FAILED:
+        kind, summary = NoticeKind.BUILD_FAILED, f"version {number} of {bot.name} did not build; {played}"
+    elif version.status == VersionStatus.TESTING:
+        kind, summary = (
+            NoticeKind.AB_VERDICT,
+            f"version {number} of {bot.name} did not pass its A/B duel; {played}",
+        )
+    else:
+        kind, summary = (
+            NoticeKind.VALIDATION_FAILED,
+            f"version {number} of {bot.name} failed validation; {played}",
+        )
+    notify_about_bot(session, bot, kind, summary, detail=reason, version=number)
 
 
 def rollback(db: Database, bot_name: str, number: int) -> BotInfo:

@@ -15,6 +15,7 @@ from kingmaker.ladder.bots.bots import find_bot
 from kingmaker.ladder.matches.compact_logs import unpack_timings
 from kingmaker.ladder.matches.think_times import ThinkTime, seat_samples, summarise
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.ratings.standings import position_in, size_in
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Match, MatchLog, MatchSeat, MatchStatus, Rating
 
@@ -29,6 +30,12 @@ class GameRecord:
     wins: int
     mean_place: float
     faults: int
+    mu: float = 0.0
+    sigma: float = 0.0
+    conservative: float = 0.0
+    position: int = 0
+    """Its place in the game's ladder, 1 the first (``standings.position_in``)."""
+    ladder_size: int = 0
 
     @property
     def win_rate(self) -> float:
@@ -64,6 +71,7 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
     with db.read() as session:
         bot = find_bot(session, name)
         ratings = session.exec(select(Rating).where(Rating.bot_id == bot.id).order_by(col(Rating.game))).all()
+        places = [(row, position_in(session, row, bot.name), size_in(session, row.game)) for row in ratings]
         ends = session.exec(
             select(MatchSeat.end_reason, func.count())
             .where(MatchSeat.bot_id == bot.id, col(MatchSeat.end_reason).is_not(None))
@@ -100,8 +108,13 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
                 wins=row.wins,
                 mean_place=row.rank_sum / row.matches if row.matches else 0.0,
                 faults=row.faults,
+                mu=row.mu,
+                sigma=row.sigma,
+                conservative=row.conservative,
+                position=position,
+                ladder_size=size,
             )
-            for row in ratings
+            for row, position, size in places
         ),
         ends={str(reason): int(count) for reason, count in ends},
         think=summarise(samples),

@@ -20,8 +20,9 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.bots.bots import withdraw_from_schedule
+from kingmaker.ladder.bots.notices import notify_about_bot
 from kingmaker.ladder.outcomes import EndReason
-from kingmaker.ladder.storage.models import Bot, Match, MatchSeat, MatchStatus, utc_now
+from kingmaker.ladder.storage.models import Bot, Match, MatchSeat, MatchStatus, NoticeKind, utc_now
 
 FAULT_WINDOW = 5
 FAULT_LIMIT = 3
@@ -59,5 +60,6 @@ def suspend_if_faulty(session: Session, seat: MatchSeat) -> bool:
     bot.suspended_stderr = seat.stderr_tail or None
     bot.suspended_at = utc_now()
     session.add(bot)
+    notify_about_bot(session, bot, NoticeKind.SUSPENDED, f"{bot.name} was {bot.suspended_reason}")
     withdraw_from_schedule(session, seat.bot_id, f"bot {bot.name} was suspended")
     return True

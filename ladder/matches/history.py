@@ -13,6 +13,7 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder.bots import persons
 from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.matches.compact_logs import unpack_timings
+from kingmaker.ladder.matches.match_filter import MatchFilter
 from kingmaker.ladder.matches.match_reads import SeatRecord, seat_record
 from kingmaker.ladder.matches.think_times import THINK_KEY, ThinkTime, seat_samples, summarise
 from kingmaker.ladder.storage.db import Database
@@ -61,10 +62,11 @@ def list_matches(
     limit: int = 50,
     before_id: int | None = None,
     with_people: bool = False,
+    only: MatchFilter = MatchFilter(),
 ) -> list[MatchSummary]:
     """Matches, newest first, at most ``limit`` of them, older than ``before_id`` when given (the
-    next page), only those a person played in with ``with_people``; ``NotFoundError`` for a
-    league that does not exist."""
+    next page), only those a person played in with ``with_people``, and those ``only`` keeps;
+    ``NotFoundError`` for a league or bot that does not exist."""
     with db.read() as session:
         query = select(Match).order_by(col(Match.id).desc()).limit(limit)
         if league:
@@ -83,6 +85,7 @@ def list_matches(
                 .where(col(Bot.name).startswith(persons.PREFIX, autoescape=True))
             )
             query = query.where(col(Match.id).in_(seated))
+        query = only.applied(session, query)
         return [_summary(session, match) for match in session.exec(query).all()]
 
 

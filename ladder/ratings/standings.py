@@ -9,12 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import and_, exists, func, or_
 from sqlalchemy import select as select_columns  # sqlmodel's select types at most four columns
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
+from kingmaker.ladder.errors import NotFoundError
 from kingmaker.ladder.storage.db import Database
-from kingmaker.ladder.storage.models import Bot, Rating, RatingHistory
+from kingmaker.ladder.storage.models import Bot, BotVersion, Rating, RatingHistory
+
+HISTORY_POINTS = 500
+"""At most this many points of one bot's history (its latest), as its public page shows."""
+
+
+ON_THE_LADDER = ~and_(
+    col(Bot.active_version).is_(None),
+    exists().where(col(BotVersion.bot_id) == col(Bot.id)),
+)
+"""A bot is on its games' ladders unless it was submitted and no version of it plays yet (none
+has passed its build and validation): a remote bot, or one whose version plays, is."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +78,7 @@ def standings(db: Database, game: str, limit: int | None = None, offset: int = 0
             col(Bot.suspended_reason),
         )
         .join(Bot, col(Bot.id) == col(Rating.bot_id))
-        .where(col(Rating.game) == game)
+        .where(col(Rating.game) == game, ON_THE_LADDER)
         .order_by(col(Rating.conservative).desc(), col(Rating.mu).desc(), col(Bot.name))
         .offset(offset)
         .limit(limit)
@@ -103,10 +115,44 @@ def standings(db: Database, game: str, limit: int | None = None, offset: int = 0
     ]
 
 
+def position_in(session: Session, rating: Rating, name: str) -> int:
+    """Where ``rating`` (of the bot ``name``) stands in its game's ladder, 1 the first, in the
+    order ``standings`` lists it: one count of the rows ahead on the ``(game, conservative)`` rows;
+    0 for a bot not on the ladder (``ON_THE_LADDER``)."""
+    listed = select(Bot.id).where(Bot.id == rating.bot_id, ON_THE_LADDER)
+    if session.exec(listed).first() is None:
+        return 0
+    ahead = or_(
+        col(Rating.conservative) > rating.conservative,
+        and_(col(Rating.conservative) == rating.conservative, col(Rating.mu) > rating.mu),
+        and_(
+            col(Rating.conservative) == rating.conservative, col(Rating.mu) == rating.mu, col(Bot.name) < name
+        ),
+    )
+    count = (
+        select(func.count())
+        .select_from(Rating)
+        .join(Bot, col(Bot.id) == col(Rating.bot_id))
+        .where(col(Rating.game) == rating.game, ahead, ON_THE_LADDER)
+    )
+    return int(session.exec(count).one()) + 1
+
+
+def size_in(session: Session, game: str) -> int:
+    """How many bots the game's ladder holds, in the caller's transaction."""
+    counted = (
+        select(func.count())
+        .select_from(Rating)
+        .join(Bot, col(Bot.id) == col(Rating.bot_id))
+        .where(Rating.game == game, ON_THE_LADDER)
+    )
+    return int(session.exec(counted).one())
+
+
 def ladder_size(db: Database, game: str) -> int:
     """How many bots the game's ladder holds."""
     with db.read() as session:
-        return session.exec(select(func.count()).select_from(Rating).where(Rating.game == game)).one()
+        return size_in(session, game)
 
 
 def rating_history(db: Database, game: str, top: int = 5) -> dict[str, list[HistoryPoint]]:
@@ -121,16 +167,27 @@ def rating_history(db: Database, game: str, top: int = 5) -> dict[str, list[Hist
                 .where(RatingHistory.game == game, RatingHistory.bot_id == leader.bot_id)
                 .order_by(col(RatingHistory.matches))
             ).all()
-            history[leader.bot] = [
-                HistoryPoint(
-                    row.matches,
-                    row.match_id,
-                    row.mu,
-                    row.sigma,
-                    row.conservative,
-                    row.recorded_at,
-                    row.version,
-                )
-                for row in rows
-            ]
+            history[leader.bot] = [_point(row) for row in rows]
     return history
+
+
+def bot_history(db: Database, game: str, bot: str, points: int = HISTORY_POINTS) -> list[HistoryPoint]:
+    """One bot's rating in ``game`` after each of its latest ``points`` rated matches, in order
+    (on the ``(game, bot_id, matches)`` index); ``NotFoundError`` for an unknown bot."""
+    with db.read() as session:
+        bot_id = session.exec(select(Bot.id).where(Bot.name == bot)).first()
+        if bot_id is None:
+            raise NotFoundError(f"no bot named {bot!r}")
+        rows = session.exec(
+            select(RatingHistory)
+            .where(RatingHistory.game == game, RatingHistory.bot_id == bot_id)
+            .order_by(col(RatingHistory.matches).desc())
+            .limit(points)
+        ).all()
+        return [_point(row) for row in reversed(rows)]
+
+
+def _point(row: RatingHistory) -> HistoryPoint:
+    return HistoryPoint(
+        row.matches, row.match_id, row.mu, row.sigma, row.conservative, row.recorded_at, row.version
+    )

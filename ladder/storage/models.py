@@ -15,6 +15,9 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from kingmaker.ladder.storage.notice_rows import Notice as Notice
+from kingmaker.ladder.storage.notice_rows import NoticeKind as NoticeKind
+
 
 def utc_now() -> datetime:
     """Now, as the aware UTC datetime every table stores."""

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from kingmaker.server.addresses import AddressError, check_host, parse_address
 from kingmaker.server.cli.credentials import load_login
@@ -118,8 +118,9 @@ TokenOption = typer.Option(
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print one line on stderr and exit non-zero."""
-    # Escaped: a message may quote what was typed, brackets and all ("[::1]:99999").
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    # A Text, not markup: a message may quote what was typed, brackets and all ("[::1]:99999"),
+    # and rich's escape would double a trailing backslash.
+    errors.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -204,14 +204,25 @@ def list_(
     with_people: bool = typer.Option(
         False, "--with-people", help="Only matches a person played in (`kingmaker play`, the /play page)."
     ),
+    bot: str = typer.Option("", "--bot", "-b", help="Only matches this bot played in."),
+    opponent: str = typer.Option("", "--opponent", help="Only matches --bot played against this bot."),
+    version: int = typer.Option(
+        0, "--version", min=0, max=bounds.VERSION.high, help="Only matches --bot played with this version."
+    ),
+    result: str = typer.Option(
+        "",
+        "--result",
+        help="Only finished matches --bot ended so: win (first alone), draw (first shared), loss.",
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """List stored matches, newest first, a page at a time (one-off matches show league "-")."""
     request = admin_pb2.ListMatchesRequest(
-        league=league or "", game=game or "", limit=limit, page_token=before, with_people=with_people
-    )
+        league=league or "", game=game or "", limit=limit, page_token=before, with_people=with_people,
+        bot=bot, opponent=opponent, version=version, result=result,
+    )  # fmt: skip
     with admin_client(server, admin_token) as client:
         if game:
             require_game(client, game)

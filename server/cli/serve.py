@@ -185,6 +185,15 @@ def serve(
         help="Retention: versions of each bot that keep their archive and build beside the active one "
         "and those a build, match or league still needs (the newest); the others are pruned.",
     ),
+    notify_webhook: str | None = typer.Option(
+        None,
+        "--notify-webhook",
+        envvar="KINGMAKER_NOTIFY_WEBHOOK",
+        help="POST every notice to an author (a build or validation failed, an A/B verdict, a "
+        "suspension, a competition's deadline ahead) to this http(s) address as JSON, its public "
+        "sentence only (docs/web.md, notices).",
+        show_default=False,
+    ),
     log_level: str | None = typer.Option(
         None,
         "--log-level",
@@ -202,6 +211,13 @@ def serve(
         )
     if (tls_cert is None) != (tls_key is None):
         raise typer.BadParameter("give both --tls-cert and --tls-key, or neither", param_hint="--tls-cert")
+    if notify_webhook is not None:
+        from kingmaker.server.services.notice_webhook import WebhookError, check_url
+
+        try:
+            check_url(notify_webhook)
+        except WebhookError as error:
+            fail(f"--notify-webhook: {error}")
     # An address the server cannot listen on is said before anything is made (home, database,
     # admin token): one line, and nothing to clean up.
     for place in (address, admin_address):
@@ -247,6 +263,7 @@ def serve(
             keep_bots_s=keep_bots,
             keep_bots_max=keep_bots_max,
             guests=guests,
+            notify_webhook=notify_webhook,
         )
         try:
             asyncio.run(_serve(config, site_socket, web_host, people_live_delay))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from kingmaker.server.cli.common import (
     AdminClient,
@@ -86,9 +86,7 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
             clock = build_clock(version)
             status.update(f"{bot} version {number}: {version.status} ({_elapsed(elapsed)}){clock}")
             for line in version.build_output.splitlines():  # the build's log, as it is written
-                console.print(
-                    f"[dim]{_elapsed(elapsed):>6}[/] {escape(line)}", highlight=False, soft_wrap=True
-                )
+                console.print(log_line(_elapsed(elapsed), line), highlight=False, soft_wrap=True)
             if version.status != last:
                 last = version.status
                 if last != "building":
@@ -116,6 +114,12 @@ def follow_version(client: AdminClient, bot: str, number: int) -> None:
                 errors.print(f"the end of its stderr in {match.game} (seat {match.seat}):", highlight=False)
                 errors.print(match.stderr_tail.rstrip(), markup=False, highlight=False, soft_wrap=True)
         fail(f"{bot} version {number} was rejected: {final.status_reason}")
+
+
+def log_line(elapsed: str, line: str) -> Text:
+    """A line of the build's log after the time it came, as written: a ``Text``, never markup
+    (rich's ``escape`` doubled a Makefile's trailing continuation backslash)."""
+    return Text.assemble((f"{elapsed:>6}", "dim"), " ", line)
 
 
 def ab_line(bot: str, number: int, ab: admin_pb2.DuelProgress) -> str:

@@ -9,6 +9,7 @@ from kingmaker.games import serial
 from kingmaker.games.api import Game
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.authors import AuthorInfo
+from kingmaker.ladder.bots.notices import NoticeRecord
 from kingmaker.ladder.matches.bot_stats import BotRecord
 from kingmaker.ladder.matches.history import MatchSummary
 from kingmaker.ladder.matches.match_reads import MatchLogRecord
@@ -163,6 +164,11 @@ def bot_stats(record: BotRecord) -> admin_pb2.BotStats:
                 win_rate=game.win_rate,
                 mean_place=game.mean_place,
                 faults=game.faults,
+                mu=game.mu,
+                sigma=game.sigma,
+                conservative=game.conservative,
+                position=game.position,
+                ladder_size=game.ladder_size,
             )
             for game in record.games
         ],
@@ -262,7 +268,14 @@ def rating_series(bot: str, points: list[HistoryPoint]) -> admin_pb2.RatingSerie
     return admin_pb2.RatingSeries(
         bot=bot,
         points=[
-            admin_pb2.RatingPoint(matches=p.matches, mu=p.mu, sigma=p.sigma, conservative=p.conservative)
+            admin_pb2.RatingPoint(
+                matches=p.matches,
+                mu=p.mu,
+                sigma=p.sigma,
+                conservative=p.conservative,
+                version=p.version or 0,
+                match_id=str(p.match_id),
+            )
             for p in points
         ],
     )
@@ -341,4 +354,18 @@ def duel_progress(state: DuelState, test: Sprt) -> admin_pb2.DuelProgress:
         verdict=state.verdict.value,
         done=state.done,
         reason=state.reason,
+    )
+
+
+def notice_message(notice: NoticeRecord) -> admin_pb2.Notice:
+    return admin_pb2.Notice(
+        id=str(notice.id),
+        author=notice.author,
+        kind=notice.kind,
+        summary=notice.summary,
+        detail=notice.detail,
+        bot=notice.bot,
+        version=notice.version,
+        competition=notice.competition,
+        created_at=_seconds(notice.created_at),
     )

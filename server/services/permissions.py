@@ -132,6 +132,7 @@ PERMISSIONS: dict[str, Permission] = {
     "ListVersions": Permission(Rule.PUBLIC),
     "RollbackBot": Permission(Rule.OWNER, _bot),
     "GetBotLogs": Permission(Rule.OWNER, _bot),
+    "ListNotices": Permission(Rule.AUTHOR),
     "Duel": Permission(Rule.OWN_SEAT, _duellists),
     # (no bot named: an author prunes their own bots only, the call itself sees to that)
     "PruneVersions": Permission(Rule.OWNER, _bot),

@@ -101,7 +101,9 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "RotateTokenResponse": _fields(token=Seen.CALLERS),
     "CheckBotResponse": _fields(ok=Seen.CALLERS, detail=Seen.CALLERS, stderr_tail=Seen.CALLERS),
     "BotStats": _fields("bot games ends think think_matches last_fault"),
-    "BotGameStats": _fields("game matches wins win_rate mean_place faults"),
+    "BotGameStats": _fields(
+        "game matches wins win_rate mean_place faults mu sigma conservative position ladder_size"
+    ),
     "SeatFault": _fields("match_id end_reason detail"),
     # leagues and the ladder
     "LeagueInfo": _fields(
@@ -122,7 +124,7 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "Standing": _fields("position bot mu sigma conservative matches wins average_rank faults active"),
     "GetRatingHistoryResponse": _fields("series"),
     "RatingSeries": _fields("bot points"),
-    "RatingPoint": _fields("matches mu sigma conservative"),
+    "RatingPoint": _fields("matches mu sigma conservative version match_id"),
     "LadderPolicy": _fields("game new_version"),
     # authors
     "WhoAmIResponse": _fields("role author"),
@@ -168,6 +170,12 @@ FIELDS: dict[str, dict[str, Seen]] = {
     "CompetitionStage": _fields("stage slot league bots finished match_ids"),
     "ListCompetitionsResponse": _fields("competitions next_page_token"),
     "GetBotLogsResponse": _fields("next_page_token", logs=Seen.OWN_ITEMS),
+    # ListNotices answers an author with their own notices only (the admin: everyone's).
+    "ListNoticesResponse": _fields(notices=Seen.CALLERS, next_page_token=Seen.CALLERS),
+    "Notice": dict.fromkeys(
+        ["id", "author", "kind", "summary", "detail", "bot", "version", "competition", "created_at"],
+        Seen.CALLERS,
+    ),
 }
 
 SUBJECTS: dict[str, str] = {

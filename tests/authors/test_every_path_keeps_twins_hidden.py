@@ -115,6 +115,8 @@ RPCS: dict[str, list[Request] | str] = {
         lambda t: admin_pb2.ListMatchesRequest(league="dup"),
         lambda t: admin_pb2.ListMatchesRequest(game="kingdoms"),
         lambda t: admin_pb2.ListMatchesRequest(),
+        *(lambda t, bot=bot: admin_pb2.ListMatchesRequest(bot=bot) for bot in BOTS),
+        *(lambda t, bot=bot: admin_pb2.ListMatchesRequest(bot=bot, result="win") for bot in BOTS),
     ],
     "GetBotLogs": [
         lambda t, bot=bot, match=match: admin_pb2.GetBotLogsRequest(bot=bot, match_id=match)
@@ -127,9 +129,13 @@ RPCS: dict[str, list[Request] | str] = {
     "GetLeaguePairs": [lambda t: admin_pb2.GetLeagueRequest(name="dup")],
     "ListLeagues": [lambda t: admin_pb2.ListLeaguesRequest()],
     "GetStandings": [lambda t: admin_pb2.GetStandingsRequest(game="kingdoms")],
-    "GetRatingHistory": [lambda t: admin_pb2.GetRatingHistoryRequest(game="kingdoms")],
+    "GetRatingHistory": [
+        lambda t: admin_pb2.GetRatingHistoryRequest(game="kingdoms"),
+        *(lambda t, bot=bot: admin_pb2.GetRatingHistoryRequest(game="kingdoms", bot=bot) for bot in BOTS),
+    ],
     "ListCompetitions": [lambda t: admin_pb2.ListCompetitionsRequest()],
     "RunMatch": "plays a new match and returns it as GetMatch does (the same _for_caller)",
+    "ListNotices": "an author's notices name bots, versions and competitions, never a match's seed",
     "GetCompetition": "a competition's entries and standings: its matches are ListMatches'",
     "Duel": "plays unstored matches of its own; streams only the test's counts",
     "Play": "seats the caller in a new match of their own: streams that seat's requests, as a bot's stream",
@@ -258,8 +264,12 @@ ROUTES: dict[str, list[str] | str] = {
     "/api/matches/{match_id}/steps/{step}": [f"/api/matches/{HIDDEN}/steps/{step}" for step in (0, 1, 2)],
     "/console": ["/console"],
     "/api/console": ["/api/console"],
-    "/console/bots/{name}": [f"/console/bots/{bot}" for bot in BOTS],
-    "/api/console/bots/{name}": [f"/api/console/bots/{bot}" for bot in BOTS],
+    "/console/bots/{name}": [f"/console/bots/{bot}" for bot in BOTS]
+    + [f"/console/bots/{bot}?result=win" for bot in BOTS],
+    "/api/console/bots/{name}": [f"/api/console/bots/{bot}" for bot in BOTS]
+    + [f"/api/console/bots/{bot}?opponent={other}" for bot in BOTS for other in BOTS if other != bot],
+    "/console/notices": ["/console/notices"],
+    "/api/console/notices": ["/api/console/notices"],
     "/console/bots/{name}/matches/{match_id}": [f"/console/bots/{bot}/matches/{HIDDEN}" for bot in BOTS],
     "/api/console/bots/{name}/matches/{match_id}": [
         f"/api/console/bots/{bot}/matches/{HIDDEN}" for bot in BOTS

@@ -151,6 +151,7 @@ REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "ListVersions": (Unary, lambda bot, fresh: admin_pb2.ListVersionsRequest(bot=bot)),
     "RollbackBot": (Unary, lambda bot, fresh: admin_pb2.RollbackBotRequest(bot=bot, number=1)),
     "GetBotLogs": (Unary, lambda bot, fresh: admin_pb2.GetBotLogsRequest(bot=bot)),
+    "ListNotices": (Unary, lambda bot, fresh: admin_pb2.ListNoticesRequest()),
     "Duel": (ServerStream, lambda bot, fresh: admin_pb2.DuelRequest(game="no-such-game", a=bot, b=bot)),
     "PruneVersions": (Unary, lambda bot, fresh: admin_pb2.PruneVersionsRequest(bot=bot, dry_run=True)),
     "CreateCompetition": (

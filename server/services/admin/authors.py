@@ -7,7 +7,7 @@ import asyncio
 import grpc
 
 from kingmaker.ladder import bounds
-from kingmaker.ladder.bots import authors
+from kingmaker.ladder.bots import authors, notices
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.services import convert, validation
 from kingmaker.server.services.admin.base import CALLER, AdminBase, Context, permitted
@@ -89,3 +89,18 @@ class AuthorRpcs(AdminBase):
             )
         token = await asyncio.to_thread(authors.rotate_author_token, self.db, caller.name)
         return admin_pb2.RotateAuthorTokenResponse(token=token)
+
+    @permitted
+    async def ListNotices(
+        self, request: admin_pb2.ListNoticesRequest, context: Context
+    ) -> admin_pb2.ListNoticesResponse:
+        caller = CALLER.get()
+        limit = validation.page_size(request.limit)
+        before = validation.page_token_id(request.page_token)
+        mine = None if caller.is_admin else caller.author_id
+        found = await asyncio.to_thread(notices.author_notices, self.db, mine, limit + 1, before)
+        page = found[:limit]
+        return admin_pb2.ListNoticesResponse(
+            notices=[convert.notice_message(notice) for notice in page],
+            next_page_token=str(page[-1].id) if len(found) > limit else "",
+        )

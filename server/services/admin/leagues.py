@@ -172,6 +172,9 @@ class LeagueRpcs(MatchRecords):
         self, request: admin_pb2.GetRatingHistoryRequest, context: Context
     ) -> admin_pb2.GetRatingHistoryResponse:
         await _require_game(context, request.game)
+        if request.bot:
+            points = await asyncio.to_thread(standings.bot_history, self.db, request.game, request.bot)
+            return admin_pb2.GetRatingHistoryResponse(series=[convert.rating_series(request.bot, points)])
         top = validation.page_size(request.top, default=5)
         series = await asyncio.to_thread(standings.rating_history, self.db, request.game, top)
         return admin_pb2.GetRatingHistoryResponse(

@@ -16,6 +16,7 @@ from kingmaker.games.registry import UnknownGameError, all_games, get_game
 from kingmaker.ladder.bots import bots
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.matches import history
+from kingmaker.ladder.matches.match_filter import MatchFilter
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.storage.db import Database
@@ -115,7 +116,11 @@ class MatchRpcs(MatchRecords):
         # run --seat`), newest first: they belong to no league and are kept until the server stops.
         # (They are the admin's: nobody else sees them.)
         caller = CALLER.get()
-        listed = not (request.page_token or request.league or request.with_people) and caller.is_admin
+        only = MatchFilter(request.bot, request.opponent, request.version, request.result)
+        only.check()
+        listed = (
+            not (request.page_token or request.league or request.with_people or only.bot) and caller.is_admin
+        )
         unstored = self.archive.newest(request.game or None, limit) if listed else []
         room = limit - len(unstored)
         found = await asyncio.to_thread(
@@ -126,6 +131,7 @@ class MatchRpcs(MatchRecords):
             room + 1,
             before,
             request.with_people,
+            only,
         )
         page, more = found[:room], len(found) > room
         stored = [convert.stored_record(summary) for summary in page]

@@ -19,6 +19,7 @@ from starlette.routing import Route
 from kingmaker.server.web.console import data as console_data
 from kingmaker.server.web.console import upload as console_upload
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
+from kingmaker.server.web.console.match_query import MatchQuery
 from kingmaker.server.web.console.sessions import Session, SessionStore, check_csrf
 from kingmaker.server.web.console.sign_in_limit import SignInLimit
 from kingmaker.v1 import admin_pb2
@@ -125,21 +126,24 @@ def console_routes(
             version = await run_in_threadpool(
                 _submit, connected(), session, name, games, form.get("ab") == "on", chosen, folder
             )
-        session.notice = f"submitted {name} version {version.number}: {version.status}"
+        # Its status is the page's to show, live: a notice saying "building" stayed through validation.
+        session.notice = f"submitted {name} version {version.number}"
         return RedirectResponse(f"/console/bots/{name}/versions/{version.number}", status_code=303)
 
     def bot(request: Request) -> Response:
         session = signed_in(request)
         assert session.token is not None
         name = request.path_params["name"]
-        data = console_data.bot(connected(), session.token, session.author, name, _after(request))
+        only = MatchQuery.of(request.query_params)
+        data = console_data.bot(connected(), session.token, session.author, name, _after(request), only)
         return render(request, "console_bot.html", session, data=data)
 
     def api_bot(request: Request) -> Response:
         session = signed_in(request)
         assert session.token is not None
         name = request.path_params["name"]
-        data = console_data.bot(connected(), session.token, session.author, name, _after(request))
+        only = MatchQuery.of(request.query_params)
+        data = console_data.bot(connected(), session.token, session.author, name, _after(request), only)
         return JSONResponse(data)
 
     async def rollback(request: Request) -> Response:
@@ -206,8 +210,19 @@ def console_routes(
         name, match_id = request.path_params["name"], str(_number(request.path_params["match_id"], MATCH_IDS))
         return JSONResponse(console_data.match(connected(), session.token, session.author, name, match_id))
 
+    def notices(request: Request) -> Response:
+        session = signed_in(request)
+        data = console_data.notices(connected(), _token(session), _before(request))
+        return render(request, "console_notices.html", session, data=data)
+
+    def api_notices(request: Request) -> Response:
+        session = signed_in(request)
+        return JSONResponse(console_data.notices(connected(), _token(session), _before(request)))
+
     return [
         Route("/console", home),
+        Route("/console/notices", notices),
+        Route("/api/console/notices", api_notices),
         Route("/console/sign-in", sign_in, methods=["POST"]),
         Route("/console/sign-out", sign_out, methods=["POST"]),
         Route("/console/rotate", rotate, methods=["POST"]),
@@ -254,6 +269,12 @@ def _after(request: Request) -> str:
     """The ``after`` page token of a bot's matches: a match id, or nothing (the newest)."""
     after = request.query_params.get("after", "")
     return str(_number(after, MATCH_IDS)) if after else ""
+
+
+def _before(request: Request) -> str:
+    """The ``before`` page token of the notices: a notice's id, or nothing (the newest)."""
+    before = request.query_params.get("before", "")
+    return str(_number(before)) if before else ""
 
 
 def _token(session: Session) -> str:
