@@ -14,7 +14,6 @@ import random
 import sys
 import time
 
-import numpy as np
 from table import Row, alternate_with_load
 
 from kingmaker.envs.pettingzoo import env
@@ -42,7 +41,7 @@ def engine_decisions_per_second(game_name: str, games: int, seed: int) -> float:
 
 def env_decisions_per_second(game_name: str, games: int, seed: int) -> float:
     table = env(game_name, players=PLAYERS)
-    chooser = np.random.default_rng(seed)
+    chooser = random.Random(seed)  # as the engine's loop chooses: numpy's choice alone cost 10-20 µs
     decisions = 0
     started = time.process_time()
     for number in range(games):
@@ -52,7 +51,7 @@ def env_decisions_per_second(game_name: str, games: int, seed: int) -> float:
             if terminated or truncated:
                 table.step(None)
                 continue
-            table.step(int(chooser.choice(np.flatnonzero(observation["action_mask"]))))
+            table.step(chooser.randrange(int(observation["action_mask"].sum())))  # the legal slots come first
             decisions += 1
     return decisions / (time.process_time() - started)
 

@@ -1,7 +1,11 @@
 """OpenSpiel's ISMCTS (``sample_bots/ismcts_bot.py``) against each game's heuristic bot: two-seat
 duplicate matches, A's score per match 1 / 1/2 / 0, the 95% Wilson interval over matches.
 
-    KINGMAKER_ISMCTS_SIMULATIONS=16 python bench/ismcts_strength.py [--seeds 10] [--jobs 1] [GAME ...]
+    python bench/ismcts_strength.py [--plain] [--seeds 10] [--jobs 1] [GAME ...]
+
+The guided ISMCTS (heuristic prior, widening, heuristic rollouts; ``KINGMAKER_ISMCTS_GUIDED_
+SIMULATIONS``, 32 by default) unless ``--plain`` asks for OpenSpiel's own with random rollouts
+(``KINGMAKER_ISMCTS_SIMULATIONS``, 64).
 
 Only the sequential games (Kingdoms, Kingsville): OpenSpiel's Python ISMCTS takes no simultaneous
 game. Prints one line per seed as it finishes, so a run cut short still says what it measured.
@@ -12,7 +16,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from kingmaker.sample_bots.ismcts_bot import GAMES, SIMULATIONS
+from kingmaker.sample_bots.ismcts_bot import GAMES, GUIDED_SIMULATIONS, SIMULATIONS
 from kingmaker.sdk.sprt import wilson
 from kingmaker.server.cli.duel import seed_scores
 
@@ -25,9 +29,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--plain", action="store_true", help="OpenSpiel's ISMCTS with random rollouts")
     args = parser.parse_args()
+    kind, simulations = ("Ismcts", SIMULATIONS) if args.plain else ("GuidedIsmcts", GUIDED_SIMULATIONS)
     for game in args.games:
-        bot = "kingmaker.sample_bots.ismcts_bot:" + "".join(w.title() for w in game.split("_")) + "Ismcts"
+        bot = "kingmaker.sample_bots.ismcts_bot:" + "".join(w.title() for w in game.split("_")) + kind
         score, matches, seconds = 0.0, 0, []
         seeds = range(args.seed, args.seed + args.seeds)
         for played in seed_scores(game, bot, "heuristic", 2, seeds, args.jobs):
@@ -36,7 +42,7 @@ def main() -> None:
             seconds.extend(played.seconds)
             low, high = wilson(score, matches)
             print(
-                f"{game} ismcts({SIMULATIONS}) vs heuristic: {matches // 2} pairs,"
+                f"{game} {kind}({simulations}) vs heuristic: {matches // 2} pairs,"
                 f" score {score / matches:.3f} [{low:.3f}, {high:.3f}],"
                 f" {statistics.median(seconds):.0f} s/match",
                 flush=True,

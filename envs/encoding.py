@@ -237,19 +237,30 @@ MEMO_KEPT = 4096
 
 def _memoized(value: str, pieces: list[Piece], source: _Source) -> list[str]:
     """Statements that append an entry's numbers, encoded once per distinct value (a record, so
-    hashable): boards and hands repeat the same cells and cards from one observation to the next."""
-    memo, numbers, outer = source.constant({}), source.local(), source.local()
+    hashable): boards and hands repeat the same cells and cards from one observation to the next.
+    Found first by identity (engines hand out the same objects again: hashing a record of records
+    costs more than encoding it), then by value; an entry kept keeps its value alive, so its id
+    is not reused while it stands."""
+    memo, by_id = source.constant({}), source.constant({})
+    numbers, outer, kept = source.local(), source.local(), source.local()
     return [
-        f"{numbers} = {memo}.get({value})",
-        f"if {numbers} is None:",
-        f"    if len({memo}) >= {MEMO_KEPT}:",
-        f"        {memo}.clear()",
-        f"    {numbers} = {source.constant(new_numbers)}()",
-        f"    {outer} = a, e",  # an enclosing entry may be being memoized too
-        f"    a, e = {numbers}.append, {numbers}.extend",
-        *_indent(_statements(pieces)),
-        f"    a, e = {outer}",
-        f"    {memo}[{value}] = {numbers}",
+        f"{kept} = {by_id}.get(id({value}))",
+        f"if {kept} is not None and {kept}[0] is {value}:",
+        f"    {numbers} = {kept}[1]",
+        "else:",
+        f"    {numbers} = {memo}.get({value})",
+        f"    if {numbers} is None:",
+        f"        if len({memo}) >= {MEMO_KEPT}:",
+        f"            {memo}.clear()",
+        f"        {numbers} = {source.constant(new_numbers)}()",
+        f"        {outer} = a, e",  # an enclosing entry may be being memoized too
+        f"        a, e = {numbers}.append, {numbers}.extend",
+        *_indent(_indent(_statements(pieces))),
+        f"        a, e = {outer}",
+        f"        {memo}[{value}] = {numbers}",
+        f"    if len({by_id}) >= {MEMO_KEPT}:",
+        f"        {by_id}.clear()",
+        f"    {by_id}[id({value})] = ({value}, {numbers})",
         f"e({numbers})",
     ]
 

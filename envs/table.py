@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from kingmaker.envs.encoding import BoundError, layout_of, new_numbers, union_layout
+from kingmaker.envs.encoding import BoundError, Numbers, layout_of, new_numbers, union_layout
 from kingmaker.envs.shapes import SHAPES
 from kingmaker.games.api import Action, GameState, OptionValue, Result, Seat
 from kingmaker.games.registry import get_game
@@ -29,6 +29,8 @@ class IllegalAction(ValueError):
 
 ROWS_KEPT = 100_000
 """Encoded actions kept at most; past it the table starts again (a long run meets new ones)."""
+LEGAL_KEPT = 1024
+"""Encoded tuples of legal actions kept at most (each is a request's slots, kilobytes)."""
 
 
 class Encoder:
@@ -44,52 +46,51 @@ class Encoder:
         self.observation_width = self._observation.width
         self.action_width = self._action.width
         self.width = self.observation_width + self.slots * self.action_width
-        # Engines hand out the same action objects again and again: each is encoded once, into a
-        # row of ``_rows``, and a request's slots are copied from there in one numpy step (turning
-        # thousands of Python floats into an array was most of the cost). An entry keeps its
-        # action alive, so its id is not reused while the entry stands.
-        self._row_of: dict[int, tuple[Action, int]] = {}
-        self._rows = np.zeros((256, self.action_width), dtype=np.float32)
+        # Engines hand out the same action objects, and often the same tuple of them, again and
+        # again: each action's numbers, and each tuple's, are kept by identity (an entry keeps its
+        # object alive, so the id stays its own), and a request's array is a few copies of memory.
+        self._action_numbers: dict[int, tuple[Action, Numbers]] = {}
+        self._legal_numbers: dict[int, tuple[tuple[Action, ...], Numbers]] = {}
+        self._paddings = tuple(
+            new_numbers((0.0,) * (self.action_width * missing)) for missing in range(self.slots + 1)
+        )
+        self._masks = tuple(
+            np.array([1] * n + [0] * (self.slots - n), dtype=np.int8) for n in range(self.slots + 1)
+        )
 
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
         if len(legal) > self.slots:
             raise BoundError(f"{len(legal)} legal actions, past the game's {self.slots} slots")
         numbers = new_numbers()
         self._observation.encode(observation, numbers)
-        array = np.empty(self.width, dtype=np.float32)
-        start = self.observation_width
-        array[:start] = np.frombuffer(numbers, dtype=np.float32)
-        if legal:
-            row_of = self._row_of
-            if len(row_of) + len(legal) > ROWS_KEPT:
-                row_of.clear()  # before: the rows this request finds must stay as they are
-            indices = [
-                entry[1]
-                if (entry := row_of.get(id(action))) is not None and entry[0] is action
-                else self._row(action)
-                for action in legal
-            ]  # before ``_rows`` is read: a new action may grow it
-            end = start + len(legal) * self.action_width
-            np.take(self._rows, indices, axis=0, out=array[start:end].reshape(len(legal), self.action_width))
-            start = end
-        array[start:] = 0.0
-        return array
+        kept = self._legal_numbers.get(id(legal))
+        if kept is not None and kept[0] is legal:
+            numbers.extend(kept[1])
+        else:
+            numbers.extend(self._legal(legal))
+        # numpy reads the numbers in place; nothing else holds them, so the array owns them.
+        return np.frombuffer(numbers, dtype=np.float32)
 
-    def _row(self, action: Action) -> int:
-        """The row of ``_rows`` that holds a newly met action, encoded now."""
-        row = len(self._row_of)
-        if row >= len(self._rows):
-            self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
+    def _legal(self, legal: tuple[Action, ...]) -> Numbers:
+        """The slots' numbers for a tuple of legal actions not met (as that object) lately."""
+        if len(self._action_numbers) + len(legal) > ROWS_KEPT:
+            self._action_numbers.clear()
+        if len(self._legal_numbers) >= LEGAL_KEPT:
+            self._legal_numbers.clear()
         numbers = new_numbers()
-        self._action.encode(action, numbers)
-        self._rows[row] = np.frombuffer(numbers, dtype=np.float32)
-        self._row_of[id(action)] = (action, row)
-        return row
+        actions = self._action_numbers
+        for action in legal:
+            kept = actions.get(id(action))
+            if kept is None or kept[0] is not action:
+                kept = actions[id(action)] = (action, new_numbers())
+                self._action.encode(action, kept[1])
+            numbers.extend(kept[1])
+        numbers.extend(self._paddings[self.slots - len(legal)])
+        self._legal_numbers[id(legal)] = (legal, numbers)
+        return numbers
 
     def mask(self, legal_count: int) -> np.ndarray:
-        mask = np.zeros(self.slots, dtype=np.int8)
-        mask[:legal_count] = 1
-        return mask
+        return self._masks[legal_count].copy()
 
 
 class Table:
@@ -108,8 +109,9 @@ class Table:
             )
         self.players = players
         self.encoder = encoder_for(game_name)
-        self._seen: dict[Seat, tuple[np.ndarray, np.ndarray]] = {}
-        """Each seat's arrays since the last change: an environment asks for them more than once."""
+        self._seen: dict[Seat, tuple[np.ndarray, np.ndarray, tuple[Action, ...]]] = {}
+        """Each seat's arrays and legal actions since the last change: an environment asks for
+        them more than once, and the engine may compute legal actions afresh each time."""
         self.state = self.game.new(players, 0, self.options)
         self.seed = 0
         self.chosen: dict[Seat, Action] = {}
@@ -138,7 +140,8 @@ class Table:
         """``seat``'s legal actions, or none once it has chosen in this decision."""
         if seat in self.chosen:
             return ()
-        return self.state.legal_actions(seat)
+        seen = self._seen.get(seat)
+        return seen[2] if seen is not None else self.state.legal_actions(seat)
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray]:
         seen = self._seen.get(seat)
@@ -147,6 +150,7 @@ class Table:
             seen = self._seen[seat] = (
                 self.encoder.array(self.state.observation(seat), legal),
                 self.encoder.mask(len(legal)),
+                legal,
             )
         # Copies (a microsecond): a caller may write into what it is given.
         return {"observation": seen[0].copy(), "action_mask": seen[1].copy()}

@@ -3,8 +3,16 @@
 ISMCTS (Cowling et al. 2012) searches one tree over information sets, sampling at each simulation
 a world the seat cannot tell from the real one; here each world comes from the game's own
 ``determinize`` (``KingmakerState.resample_from_infostate``), so the search never sees a secret.
-Leaves are judged by random rollouts. OpenSpiel's Python ISMCTS takes sequential games only:
-Kingdoms and Kingsville.
+OpenSpiel's Python ISMCTS takes sequential games only: Kingdoms and Kingsville.
+
+``factory`` judges leaves by random rollouts, OpenSpiel's default. ``guided_factory`` is the one
+that beats the heuristics: each new node's prior ranks its moves by the game's heuristic bot's
+valuation, nodes grow one child at a time in that order (progressive widening: a node visited n
+times has tried 1 + sqrt(n) moves, so a small budget is spent on the heuristic's best few rather
+than once on each of 150), and a leaf is judged by the search bot's own rollout
+(``sample_bots/search_bot.py``: the heuristic plays every seat, to the game's end, or the end of
+Kingdoms' epoch, or King's Road's horizon, judged by the engine). No rule is written again: the
+rollout runs the engine, the heuristic reads the seat's observation.
 
     kingmaker play-policy kingdoms kingmaker.sample_bots.ismcts_bot:factory --openspiel
     python -m kingmaker.sample_bots.ismcts_bot GAME [--simulations N]
@@ -31,6 +39,26 @@ def factory(game: Any, player: int, simulations: int = SIMULATIONS) -> Any:
     return ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=simulations, random_state=rng)
 
 
+GUIDED_SIMULATIONS = int(os.environ.get("KINGMAKER_ISMCTS_GUIDED_SIMULATIONS", "32"))
+
+
+def guided_factory(game: Any, player: int, simulations: int = GUIDED_SIMULATIONS) -> Any:
+    """An ISMCTS ``pyspiel.Bot`` whose prior, widening and rollouts follow the game's heuristic."""
+    from open_spiel.python.algorithms import ismcts
+
+    from kingmaker.sample_bots.ismcts_guide import GuidedEvaluator, WideningISMCTSBot
+
+    name = game.engine.spec.name
+    return WideningISMCTSBot(
+        game,
+        GuidedEvaluator(name, seed=player),
+        uct_c=1.0,
+        max_simulations=simulations,
+        random_state=np.random.RandomState(player),
+        final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+    )
+
+
 def _game_bot(game: str) -> type[Any]:
     """A bot class for ``game`` taking no arguments, as ``kingmaker duel`` makes ``module:Class``."""
     from kingmaker.envs.policy_bot import SpielBot
@@ -43,13 +71,28 @@ def _game_bot(game: str) -> type[Any]:
     return IsmctsBot
 
 
+def _guided_game_bot(game: str) -> type[Any]:
+    from kingmaker.envs.policy_bot import SpielBot
+
+    class GuidedIsmctsBot(SpielBot):
+        def __init__(self) -> None:
+            super().__init__(game, guided_factory, name="ismcts-guided")
+
+    GuidedIsmctsBot.__name__ = GuidedIsmctsBot.__qualname__ = (
+        "".join(w.title() for w in game.split("_")) + "GuidedIsmcts"
+    )
+    return GuidedIsmctsBot
+
+
 def __getattr__(name: str) -> type[Any]:
-    # KingdomsIsmcts, KingsvilleIsmcts: made on first use, so importing this needs no OpenSpiel.
+    # KingdomsIsmcts, KingsvilleGuidedIsmcts, ...: made on first use, so importing this needs no
+    # OpenSpiel.
     for game in GAMES:
-        bot = _game_bot(game)
-        if bot.__name__ == name:
-            globals()[name] = bot
-            return bot
+        for make in (_game_bot, _guided_game_bot):
+            bot = make(game)
+            if bot.__name__ == name:
+                globals()[name] = bot
+                return bot
     raise AttributeError(name)
 
 

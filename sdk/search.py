@@ -296,7 +296,7 @@ class SearchBot(Bot):
                 node.children[key] = _Node()
                 break
             node = child
-        rewards = self._play_out(state, rng, start)
+        rewards = self.play_out(state, rng, start)
         for visited, chosen in path:
             for seat, action in chosen.items():
                 edge = visited.edges[seat][action]
@@ -324,7 +324,7 @@ class SearchBot(Bot):
 
         return max(legal, key=ucb)
 
-    def _play_out(self, state: GameState, rng: random.Random, start: object = None) -> tuple[float, ...]:
+    def play_out(self, state: GameState, rng: random.Random, start: object = None) -> tuple[float, ...]:
         """Every seat's reward after the rollout policy plays ``state`` on: to the end, or to the
         horizon, or until the stage differs from ``start`` (the stage where the decision was)."""
         steps = 0
@@ -441,4 +441,4 @@ class SearchBot(Bot):
             other: action if other == seat else self.rollout(state, other, rng) for other in state.to_act()
         }
         state.apply(joint)
-        return self._play_out(state, rng, start)[seat]
+        return self.play_out(state, rng, start)[seat]

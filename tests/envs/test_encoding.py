@@ -93,7 +93,12 @@ def test_entries_met_again_encode_as_the_first_time_even_nested() -> None:
         red: [1.0, 1, 0, 0, 1],
         blue: [1.0, 0, 1, 0, 2],
     }
-    for board in [Board((Row((red,)), Row((blue, red)))), Board((Row((blue, red)), Row((red,))))] * 2:
+    same = [Board((Row((red,)), Row((blue, red)))), Board((Row((blue, red)), Row((red,))))] * 2
+    # Met again as the same objects (found by identity), as equal new ones (found by value), and
+    # as new values made of known entries.
+    equal = [Board((Row((Piece(Colour.RED, 1),)), Row((Piece(Colour.BLUE, 2), Piece(Colour.RED, 1)))))]
+    mixed = [Board((Row((red, blue)), Row((Piece(Colour.BLUE, 2),))))]
+    for board in same + equal + mixed + same:
         numbers = new_numbers()
         layout.encode(board, numbers)
         want: list[float] = []
@@ -103,3 +108,21 @@ def test_entries_met_again_encode_as_the_first_time_even_nested() -> None:
                 want.extend(expected[piece])
             want.extend([0.0] * 5 * (2 - len(row.pieces)))
         assert numbers.tolist() == want
+
+
+def test_a_request_encodes_the_same_whether_its_legal_actions_are_met_again_or_new() -> None:
+    from kingmaker.envs.table import Encoder
+    from kingmaker.games.registry import get_game
+
+    state = get_game("kingdoms").new(2, 7)
+    seat = state.to_act()[0]
+    observation, legal = state.observation(seat), state.legal_actions(seat)
+    encoder = Encoder("kingdoms")
+    first = encoder.array(observation, legal)
+    assert np.array_equal(encoder.array(observation, legal), first)  # the same tuple: kept
+    assert np.array_equal(encoder.array(observation, (*legal,)), first)  # a new tuple
+    shorter = encoder.array(observation, legal[1:])
+    start = encoder.observation_width
+    assert np.array_equal(
+        shorter[start:], np.concatenate([first[start + encoder.action_width :], [0.0] * encoder.action_width])
+    )

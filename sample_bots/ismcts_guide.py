@@ -1,0 +1,63 @@
+"""What lets OpenSpiel's ISMCTS use a game's heuristic: an evaluator and a widening tree policy.
+
+``GuidedEvaluator`` gives a new node's prior (the heuristic bot's ranking of the moves, halving
+the weight at each rank) and judges a leaf by the search bot's rollout from it
+(``SearchBot.play_out``: the heuristic plays every seat on the engine's own copy of the state).
+``WideningISMCTSBot`` is OpenSpiel's ``ISMCTSBot`` with two changes: a node tries its moves in
+the prior's order, a new one only once it has been visited enough (1 + sqrt(visits) moves), where
+OpenSpiel's tries every legal move once, in random order, before it uses what it learned; and
+worlds are drawn with the bot's own seeded random numbers (OpenSpiel's default sampler is seeded
+from the system), so a search is repeatable.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+
+from kingmaker.sample_bots.search_bot import guide_for, guided_search_bot
+
+
+class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has no types
+    def __init__(self, game: str, seed: int) -> None:
+        self._guide = guide_for(game)
+        self._search = guided_search_bot(game, seed=seed)
+        self._random = random.Random(seed)
+
+    def evaluate(self, state: Any) -> list[float]:
+        engine = state.engine.clone()  # a KingmakerState's world: the rollout plays on a copy
+        start = self._guide.stage(engine) if self._guide.stage is not None else None
+        rewards = self._search.play_out(engine, self._random, start)
+        return [2 * reward - 1 for reward in rewards]  # [0, 1] -> OpenSpiel's [-1, 1]
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        seat = state.current_player()
+        legal = state.engine.legal_actions(seat)
+        values = self._guide.values(state.engine.observation(seat), legal)
+        ranked = sorted(range(len(legal)), key=values.__getitem__, reverse=True)
+        weights = [0.5**rank for rank in range(len(ranked))]
+        total = sum(weights)
+        return [(slot, weight / total) for slot, weight in zip(ranked, weights, strict=True)]
+
+
+class WideningISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.set_resampler(lambda state, player: state.resample_from_infostate(player, self._draw))
+
+    def _draw(self) -> float:
+        return float(self._random_state.random_sample())
+
+    def check_expand(self, node: Any, legal_actions: list[int]) -> int:
+        width = min(len(legal_actions), 1 + int(math.sqrt(max(node.total_visits, 0))))
+        if len(node.child_info) >= width:
+            return int(pyspiel.INVALID_ACTION)
+        legal = set(legal_actions)
+        for action, _ in sorted(node.prior_map.items(), key=lambda item: -item[1]):
+            if action in legal and action not in node.child_info:
+                return int(action)
+        return int(pyspiel.INVALID_ACTION)
