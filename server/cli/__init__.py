@@ -89,8 +89,8 @@ COMMANDS = {
     ),
     "init": LazyCommand(
         "init:init",
-        "Write a starter bot: a random bot for every game in LANG, its kingmaker.toml and a README "
-        "that says how to build it, play it against the sample bots and submit it.",
+        "Write a starter bot: a random bot for every game in LANG, its kingmaker.toml (with the games "
+        "it plays) and a README that says how to build it, play it against the sample bots and submit it.",
     ),
     "doctor": LazyCommand(
         "doctor:doctor",
