@@ -48,7 +48,9 @@ def played_report(seed: int) -> MatchReport:
         for seat in range(2)
     )
     think = tuple(
-        tuple(d.elapsed_ms for joint in decisions for d in joint if d.seat == seat and d.elapsed_ms is not None)
+        tuple(
+            d.elapsed_ms for joint in decisions for d in joint if d.seat == seat and d.elapsed_ms is not None
+        )
         for seat in range(2)
     )
     return MatchReport(
