@@ -92,22 +92,15 @@ def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | 
         )
         for seat, bot_id, version in zip(report.seats, ticket.bot_ids, versions, strict=True)
     )
-    if report.packed_log is not None:  # packed where it was refereed: stored as it came
-        return MatchOutcome(
-            match_id=ticket.match_id,
-            seats=seats,
-            rules_edition=report.edition,
-            digests=log_digests(report),
-            timings=think_timings(report),
-            packed=report.packed_log,
-        )
+    packed = report.packed_log  # packed where it was refereed (a worker): stored as it came
     return MatchOutcome(
         match_id=ticket.match_id,
         seats=seats,
         rules_edition=report.edition,
-        actions=log_actions(report),
+        actions=log_actions(report) if packed is None else [],
         digests=log_digests(report),
-        timings=log_timings(report),
+        timings=log_timings(report) if packed is None else think_timings(report),
+        packed=packed,
     )
 
 
