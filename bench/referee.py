@@ -25,9 +25,7 @@ same bots: a server that keeps its bots between leagues starts few or none, one 
 at each league's end starts them all again, more than once where a bot plays several matches at
 once or in several worker processes.
 
-The live boards (``server/live.py``) are measured on one server, alternating: its referee with the
-live hub and nobody watching, against the same referee with no hub at all (what publishing costs
-when no spectator is there: it should be nothing), and with a spectator watching every match.
+The live boards' rows are in ``referee_live.py``.
 
     .venv/bin/python bench/referee.py [--quick]              # every row
     .venv/bin/python bench/referee.py --transport [GAME ...]  # the rows beside the transport only
@@ -40,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
 import shutil
 import subprocess
 import sys
@@ -54,16 +51,11 @@ from rates import combined_rate
 from sqlmodel import select
 from table import Row, Spread, alternate_with_load
 
-from kingmaker.ladder.bots import bots
-from kingmaker.ladder.leagues import leagues
-from kingmaker.ladder.matches import history
 from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.storage.db import Database, open_database
 from kingmaker.ladder.storage.models import League, Match
-from kingmaker.server.app import ServerConfig
-from kingmaker.server.background import BackgroundServer, ServerProcess
+from kingmaker.server.background import ServerProcess
 from kingmaker.server.execution.executors import usable_cores
-from kingmaker.server.live import Subscription
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 REQUEST_BYTES = 1600
@@ -175,77 +167,6 @@ class PingPongServer:
         self.loop.run_until_complete(self.server.stop(0))
         self.loop.close()
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-class RefereeBench:
-    """A kingmaker server with managed bots (instant ones unless told), kept warm, playing leagues
-    of one game."""
-
-    def __init__(self, game: str, concurrency: int, command: list[str] = INSTANT, workers: int = 0) -> None:
-        self.folder = tempfile.mkdtemp(prefix="km-bench-")
-        os.environ["KINGMAKER_HOME"] = self.folder
-        config = ServerConfig(
-            address="127.0.0.1:0",
-            database_url=f"sqlite:///{Path(self.folder) / 'bench.db'}",
-            admin_token="bench",
-            jail=False,  # trusted bench bots; the jail's start-up cost is not the referee's
-            executor="processes" if workers else "local",
-            workers=workers,
-        )
-        self.server = BackgroundServer(config)
-        self.game = game
-        self.concurrency = concurrency
-        self.runs = 0
-        self.names = [f"bot-{i}" for i in range(2 * concurrency)]
-        for name in self.names:
-            bots.register_bot(self.server.server.db, name, [game], command=command)
-        self.play(rounds=2)  # warm-up: every bot process started once
-
-    def play(self, rounds: int, live: str = "unwatched") -> float:
-        """Decisions per second in steady state over leagues of the bots in pairs, ``concurrency``
-        leagues at a time, as one combined rate over all their matches. ``live``: "unwatched" (the
-        server as it runs), "off" (its referee given no live hub) or "watched" (a spectator
-        subscribed to every match)."""
-        db = self.server.server.db
-        hub = self.server.server.live
-        roster = self.server.server.roster
-        assert roster is not None
-        roster.live = None if live == "off" else hub
-        self.runs += 1
-        name = f"run-{self.runs}"
-        pairs = [self.names[i : i + 2] for i in range(0, len(self.names), 2)]
-        leagues_ = [f"{name}-{number}" for number in range(len(pairs))]
-        watching = []
-        for league, pair in zip(leagues_, pairs, strict=True):
-            leagues.create_league(db, league, self.game, pair, rounds=rounds, seed=self.runs)
-            if live == "watched":
-                for match in history.list_matches(db, league=league, limit=1000):
-                    watching.append(self.server.run(self._watch(str(match.match_id))))
-        finishes: dict[str, list[tuple[float, int]]] = {league: [] for league in leagues_}
-
-        async def run_all() -> None:
-            await asyncio.gather(*(self._run(league, finishes[league]) for league in leagues_))
-
-        self.server.run(run_all())
-        for subscription in watching:
-            hub.unsubscribe(subscription)
-        return combined_rate(
-            (finished, len(match_log(db, match_id).actions))
-            for results in finishes.values()
-            for finished, match_id in results
-        )
-
-    async def _watch(self, match_id: str) -> Subscription:
-        """A spectator that takes every frame and draws nothing (the hub's and referee's cost only)."""
-        return self.server.server.live.subscribe(match_id, lambda stamp, frame: None)
-
-    async def _run(self, league: str, finishes: list[tuple[float, int]]) -> None:
-        async for progress in self.server.server.leagues.watch(league, 1):
-            if progress.last is not None:
-                finishes.append((time.perf_counter(), progress.last.match_id))
-
-    def close(self) -> None:
-        self.server.stop()
 
 
 class Launches:
@@ -396,33 +317,9 @@ class ServedReferee:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def live_rows(quick: bool) -> list[Row]:
-    """The referee's rate with the live hub and nobody watching, and with every match watched,
-    each beside the same referee with no hub, alternating on one server (Kingdoms, instant bots)."""
-    runs, rounds = (3, 6) if quick else (9, 12)
-    referee = RefereeBench("kingdoms", 1)
-    found = []
-    try:
-        # Runs of one referee drift ±7% here (measured both ways round): the goal is within that.
-        cases = (("unwatched", "no spectator", "≥ 0.9 of no hub"), ("watched", "every match watched", ""))
-        for live, who, goal in cases:
-            ours, theirs, load = alternate_with_load(
-                functools.partial(referee.play, rounds, live),
-                functools.partial(referee.play, rounds, "off"),
-                runs,
-            )
-            met = ours.median >= 0.9 * theirs.median if goal else None
-            what = f"kingdoms, instant bots, 1 match at once, live hub, {who}"
-            reference = "the same referee with no live hub"
-            found.append(
-                Row("referee", what, "decisions/s", ours, reference, theirs, goal=goal, met=met, load=load)
-            )
-    finally:
-        referee.close()
-    return found
-
-
 def rows(quick: bool) -> list[Row]:
+    from referee_live import live_rows
+
     found = live_rows(quick)
     return found + transport_rows(quick)
 
@@ -495,6 +392,8 @@ if __name__ == "__main__":
 
     quick = "--quick" in sys.argv
     if "--live" in sys.argv:
+        from referee_live import live_rows
+
         measured = live_rows(quick)
     elif "--split" in sys.argv:
         from referee_split import split_rows

@@ -65,6 +65,21 @@ class MatchOutcome:
     timings: dict[str, Any] = field(default_factory=dict)
     """Figures for people: ``{"duration_s": 3.2, "think_ms": [[per request, ...] per seat],
     "decisions": [{seat: [ms charged, source]} per joint decision]}``."""
+    packed: PackedLog | None = None
+    """The log's actions, digests and timings packed already where the match was refereed (a
+    worker process holds them, so the central server need not turn them into data and pack them
+    again): stored as they are, and then ``actions`` is empty and ``timings`` holds only the think
+    times (what the match's summary reads)."""
+
+
+@dataclass(frozen=True)
+class PackedLog:
+    """A match log's three blobs (``matches.compact_logs``: ``pack_actions``, ``pack_digests``,
+    ``pack_timings``), as the ``matchlog`` row stores them."""
+
+    actions: bytes
+    digests: bytes
+    timings: bytes
 
 
 def actions_to_data(log: Sequence[Mapping[Seat, Action]]) -> list[dict[str, Any]]:

@@ -36,9 +36,10 @@ from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues.claim_window import free_first
+from kingmaker.ladder.leagues.plan_rows import write_planned
 from kingmaker.ladder.matches.locks import lock_league
 from kingmaker.ladder.matches.match_setup import check_game_setup
-from kingmaker.ladder.matches.matches import close_league_if_done, schedule_match, ticket
+from kingmaker.ladder.matches.matches import close_league_if_done, ticket
 from kingmaker.ladder.names import check_name
 from kingmaker.ladder.pairing.league_pool import DatabasePool, new_entrant, note_planned
 from kingmaker.ladder.pairing.schedules import Gauntlet, Matchmaker, PlannedMatch, Progress, RoundRobin
@@ -323,17 +324,7 @@ def _matchmaker(league: League) -> Matchmaker:
 
 def _write_plan(session: Session, league: League, plan: Sequence[PlannedMatch]) -> None:
     assert league.id is not None
-    for planned in plan:
-        schedule_match(
-            session,
-            game=league.game,
-            seed=planned.seed,
-            options=league.options,
-            bot_ids=planned.bots,
-            league_id=league.id,
-            ordinal=planned.ordinal,
-            duplicate_group=planned.duplicate_group,
-        )
+    write_planned(session, league.id, league.game, league.options, plan)
     note_planned(session, league.id, plan)
     if plan:
         league.groups_planned = max(league.groups_planned, plan[-1].group + 1)

@@ -30,6 +30,7 @@ from google.protobuf.message import Message
 from kingmaker.games import serial
 from kingmaker.games.registry import UnknownGameError
 from kingmaker.ladder.matches.think_times import THINK_KEY
+from kingmaker.ladder.records import PackedLog
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for
 from kingmaker.storage.v1 import match_log_pb2 as stored
 
@@ -56,6 +57,16 @@ _HEX_DIGEST = re.compile(r"([^0-9a-f]*)([0-9a-f]+)")
 
 class CompactLogError(ValueError):
     """A stored blob that is not a compact log (damaged, or not one at all)."""
+
+
+def pack_log(
+    game: str,
+    actions: Sequence[Mapping[str, Any]],
+    digests: Sequence[Sequence[str]],
+    timings: Mapping[str, Any],
+) -> PackedLog:
+    """A match log's three blobs, as its ``matchlog`` row holds them."""
+    return PackedLog(pack_actions(game, actions), pack_digests(digests), pack_timings(timings))
 
 
 # ---- actions -----------------------------------------------------------------------------------

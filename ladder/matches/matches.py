@@ -33,11 +33,7 @@ from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.matches.compact_logs import (
-    pack_actions,
-    pack_digests,
-    pack_timings,
-)
+from kingmaker.ladder.matches.compact_logs import pack_log
 from kingmaker.ladder.matches.fault_counts import count_faults
 from kingmaker.ladder.matches.faults import suspend_if_faulty
 from kingmaker.ladder.matches.locks import locked_match, locked_match_and_league
@@ -207,15 +203,16 @@ def _record(
             + ", ".join(f"seat {s.seat} {s.end_reason.value}" for s in ordered)
             + ")"
         )
+    packed = outcome.packed or pack_log(match.game, outcome.actions, outcome.digests, outcome.timings)
     log = MatchLog(
         match_id=match.id,
         game=match.game,
         rules_edition=outcome.rules_edition,
         seed=match.seed,
         options=dict(match.options),
-        actions=pack_actions(match.game, outcome.actions),
-        digests=pack_digests(outcome.digests),
-        timings=pack_timings(outcome.timings),
+        actions=packed.actions,
+        digests=packed.digests,
+        timings=packed.timings,
     )
     session.add(log)
     match.status = MatchStatus.FINISHED

@@ -26,6 +26,7 @@ from typing import cast
 from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, OptionValue, Result, Seat
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.records import PackedLog
 from kingmaker.ladder.step_output import StepOutput
 from kingmaker.sdk.codec import CodecError, GameCodec, codec_for, digest, options_to_proto
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock
@@ -149,6 +150,8 @@ class MatchReport:
     """The game's own result, before faulty seats were moved to last place; None if aborted."""
     think_ms: tuple[tuple[float, ...], ...] = ()
     """Per seat, how long its bot took over each request (ms, the server's own lag left out)."""
+    packed_log: PackedLog | None = None
+    """The log packed where the match was refereed, when that was a worker (``report_log``)."""
 
 
 class Referee:

@@ -18,11 +18,11 @@ from kingmaker.ladder.bots import bots as ladder_bots
 from kingmaker.ladder.bots.pinned_versions import pinned_runnables
 from kingmaker.ladder.claims import claim_with_runnables
 from kingmaker.ladder.matches.matches import finish_match, void_match
-from kingmaker.ladder.matches.think_times import THINK_KEY, rounded
-from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome, actions_to_data
+from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.ladder.storage.db import Database
 from kingmaker.server.execution.executors import MatchExecutor, as_executor
 from kingmaker.server.refereeing.referee import MatchReport
+from kingmaker.server.refereeing.report_log import log_actions, log_digests, log_timings, think_timings
 from kingmaker.server.refereeing.results import until_stored
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
@@ -92,22 +92,15 @@ def outcome(ticket: MatchTicket, report: MatchReport, entrants: list[Entrant] | 
         )
         for seat, bot_id, version in zip(report.seats, ticket.bot_ids, versions, strict=True)
     )
-    log_actions = [{decision.seat: decision.action for decision in joint} for joint in report.decisions]
+    packed = report.packed_log  # packed where it was refereed (a worker): stored as it came
     return MatchOutcome(
         match_id=ticket.match_id,
         seats=seats,
         rules_edition=report.edition,
-        actions=actions_to_data(log_actions),
-        digests=[list(seat) for seat in report.observation_digests],
-        timings={
-            "duration_s": round(report.finished_at - report.started_at, 3),
-            THINK_KEY: rounded(report.think_ms),
-            # Per joint decision, like ``actions``: seat -> [ms charged (None: not asked), source].
-            "decisions": [
-                {str(decision.seat): [decision.elapsed_ms, decision.source] for decision in joint}
-                for joint in report.decisions
-            ],
-        },
+        actions=log_actions(report) if packed is None else [],
+        digests=log_digests(report),
+        timings=log_timings(report) if packed is None else think_timings(report),
+        packed=packed,
     )
 
 
