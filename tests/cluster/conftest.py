@@ -15,6 +15,7 @@ import pytest
 from kingmaker.server.execution.ray_cluster import LocalRayCluster
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group into each test's id
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
