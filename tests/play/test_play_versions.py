@@ -1,12 +1,15 @@
 """An author plays their own bot's versions (``NAME@N``, docs/play.md): the version asked for takes
 the seat and the stored match says so; another author asking for it is told exactly what an
 owner naming a missing version is told; a version that cannot play is refused with the reason;
-the terminal takes them."""
+the play page offers the owner (and only the owner) their versions; the terminal takes them."""
 
 from __future__ import annotations
 
 import random
+import re
 import time
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass
 
 import pytest
@@ -19,6 +22,7 @@ from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.storage.models import Author, Bot, BotVersion, MatchSeat, VersionStatus
 from kingmaker.server.cli import app
 from kingmaker.server.web.seat_relay import SeatRelay, SeatState
+from kingmaker.server.web.serve import BackgroundWebServer
 from kingmaker.v1 import admin_pb2
 
 from support import bot_command
@@ -102,7 +106,31 @@ def test_a_version_that_cannot_play_or_a_bad_pick_gets_one_line(owned: Owned) ->
     assert "\n" not in failed + bad
 
 
+def test_the_play_page_offers_versions_to_their_owner_only(owned: Owned) -> None:
+    table = owned.table
+    web = BackgroundWebServer(table.server.server.db, admin_address=table.server.address)
+    try:
+        pages = {token: _play_page(web.url, token) for token in (table.ann, owned.bob)}
+    finally:
+        web.stop()
+    offered = re.findall(r'<option value="(annbot@\d+)">', pages[table.ann])
+    assert offered and set(offered) == {"annbot@2", "annbot@1"}, offered
+    assert "annbot@" not in pages[owned.bob]
+
+
 def test_the_terminal_takes_a_version(owned: Owned) -> None:
     server = ["--server", owned.table.server.address, "--admin-token", owned.table.ann]
     bad = runner.invoke(app, ["play", "kingdoms", "--bot", "annbot@3", *server])
     assert bad.exit_code != 0 and "version 3 of annbot is build_failed" in bad.output, bad.output
+
+
+def _play_page(url: str, token: str) -> str:
+    """The /play form as the author with this token sees it, once signed in."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(f"{url}/console") as answer:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', answer.read().decode())
+    assert csrf is not None
+    body = urllib.parse.urlencode({"csrf": csrf.group(1), "token": token}).encode()
+    opener.open(f"{url}/console/sign-in", data=body).close()
+    with opener.open(f"{url}/play") as answer:
+        return str(answer.read().decode())
