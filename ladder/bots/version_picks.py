@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from sqlmodel import col, select
 
+from kingmaker.ladder.bots.versions import check_kept
 from kingmaker.ladder.errors import InvalidRequestError, NotFoundError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Author, Bot, BotGame, BotVersion, VersionStatus
@@ -77,10 +78,7 @@ def _check_playable(name: str, version: BotVersion) -> None:
             f"version {version.number} of {name} is {version.status}{reason}: only a version that "
             "built and passed validation can play"
         )
-    if version.pruned_at is not None and version.source == "submission":
-        raise InvalidRequestError(
-            f"version {version.number} of {name} was pruned (its archive and build are gone): submit it again"
-        )
+    check_kept(name, version)
 
 
 def own_versions(db: Database, author_name: str, game: str) -> list[str]:

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from kingmaker.games.registry import game_names
 from kingmaker.ladder.bots import authors, bots
-from kingmaker.ladder.storage.models import Author, Bot, BotVersion, MatchSeat, VersionStatus
+from kingmaker.ladder.storage.models import Author, Bot, BotVersion, MatchSeat, VersionStatus, utc_now
 from kingmaker.server.cli import app
 from kingmaker.server.web.seat_relay import SeatRelay, SeatState
 from kingmaker.server.web.serve import BackgroundWebServer
@@ -39,8 +39,8 @@ class Owned:
 
 @pytest.fixture
 def owned(table: Table) -> Owned:
-    """ann's bot annbot: version 1, then version 2 (active, version 1 retired), and a version 3
-    whose build failed."""
+    """ann's bot annbot: version 1, then version 2 (active, version 1 retired), a version 3
+    whose build failed and a submitted version 4 that played once and was pruned since."""
     db = table.server.server.db
     with db.read() as session:
         ann_id = session.exec(select(Author.id).where(Author.name == "ann")).one()
@@ -52,6 +52,15 @@ def owned(table: Table) -> Owned:
         session.add(
             BotVersion(
                 bot_id=bot.id or 0, number=3, status=VersionStatus.BUILD_FAILED, status_reason="pip failed"
+            )
+        )
+        session.add(
+            BotVersion(
+                bot_id=bot.id or 0,
+                number=4,
+                status=VersionStatus.RETIRED,
+                source="submission",
+                pruned_at=utc_now(),
             )
         )
     _, bob = authors.add_author(db, "bob")
@@ -101,9 +110,11 @@ def test_a_version_that_cannot_play_or_a_bad_pick_gets_one_line(owned: Owned) ->
     table = owned.table
     failed = refusal(sit(table, table.ann, "annbot@3"))
     assert "version 3 of annbot is build_failed (pip failed): only a version that built" in failed
+    pruned = refusal(sit(table, table.ann, "annbot@4"))
+    assert "version 4 of annbot was pruned (its archive and build are gone)" in pruned
     bad = refusal(sit(table, table.ann, "annbot@x"))
     assert "'annbot@x': a bot's version is NAME@N" in bad
-    assert "\n" not in failed + bad
+    assert "\n" not in failed + pruned + bad
 
 
 def test_the_play_page_offers_versions_to_their_owner_only(owned: Owned) -> None:
