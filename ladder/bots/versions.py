@@ -300,12 +300,18 @@ def rollback(db: Database, bot_name: str, number: int) -> BotInfo:
                 f"version {number} of {bot_name} is {version.status}: only a version that played "
                 "(built and validated) can be brought back"
             )
-        if version.pruned_at is not None and version.source == "submission":
-            raise InvalidRequestError(
-                f"version {number} of {bot_name} was pruned (its archive and build are gone): submit it again"
-            )
+        check_kept(bot_name, version)
         activate_version(session, bot, version)
         return ladder_bots.bot_info(session, bot)
+
+
+def check_kept(bot_name: str, version: BotVersion) -> None:
+    """``InvalidRequestError`` if retention pruned this submitted version: it cannot run again."""
+    if version.pruned_at is not None and version.source == "submission":
+        raise InvalidRequestError(
+            f"version {version.number} of {bot_name} was pruned (its archive and build are gone): "
+            "submit it again"
+        )
 
 
 def get_version(db: Database, bot_name: str, number: int = 0) -> VersionRecord:

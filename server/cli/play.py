@@ -33,7 +33,11 @@ MINUTE_MS = 60_000
 def play(
     game: str = typer.Argument(..., help="The game's name, as `kingmaker games` lists it."),
     bot: list[str] = typer.Option(
-        [], "--bot", "-b", help="A registered bot to play against, one per other seat. Repeat."
+        [],
+        "--bot",
+        "-b",
+        help="A registered bot to play against, one per other seat (NAME@N: version N of a bot of "
+        "yours). Repeat.",
     ),
     seat: int = typer.Option(
         0, min=0, max=bounds.PLAYERS.high, help="Your seat, 0 to the number of bots (0 plays first)."

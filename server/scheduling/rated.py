@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TypeAlias
 
 from kingmaker.ladder.bots import bots as ladder_bots
-from kingmaker.ladder.bots.pinned_versions import pinned_runnables
+from kingmaker.ladder.bots.pinned_versions import pinned_in, pinned_runnables
 from kingmaker.ladder.claims import claim_with_runnables
 from kingmaker.ladder.matches.matches import finish_match, void_match
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
@@ -118,14 +118,22 @@ def claim_with_entrants(
     return [(ticket, _entrants(ticket.bot_ids, found)) for ticket in tickets]
 
 
-def entrants_of(db: Database, bot_ids: tuple[int, ...], league_id: int | None = None) -> list[Entrant]:
+def entrants_of(
+    db: Database,
+    bot_ids: tuple[int, ...],
+    league_id: int | None = None,
+    versions: Mapping[int, int] | None = None,
+) -> list[Entrant]:
     """The seats' bots, read in one go (one thread hop and one query per match); in a league
-    that pins versions (a competition's finals), the pinned ones."""
-    found = (
-        pinned_runnables(db, bot_ids, league_id)
-        if league_id is not None
-        else ladder_bots.runnables(db, bot_ids)
-    )
+    that pins versions (a competition's finals), the pinned ones; ``versions`` (bot id ->
+    number) pins a one-off match's the same way (an owner playing their bot's old version)."""
+    if versions:
+        with db.read() as session:
+            found = pinned_in(session, {"versions": dict(versions)}, bot_ids, None)
+    elif league_id is not None:
+        found = pinned_runnables(db, bot_ids, league_id)
+    else:
+        found = ladder_bots.runnables(db, bot_ids)
     return _entrants(bot_ids, found)
 
 

@@ -27,6 +27,7 @@ from starlette.routing import Route
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.bots import list_bots
 from kingmaker.ladder.bots.persons import guest_name, is_person
+from kingmaker.ladder.bots.version_picks import own_versions
 from kingmaker.ladder.errors import LadderError
 from kingmaker.ladder.storage.db import Database
 from kingmaker.server.web import queries
@@ -74,7 +75,8 @@ def play_routes(
         relay = table_of(session)
         if relay is not None:
             return page(request, "play_table.html", session=session, notice="", view=table_view(relay.state))
-        return page(request, "play.html", session=session, notice="", data=_choices(db))
+        author = session.author if session.token is not None else ""  # a guest owns no bot
+        return page(request, "play.html", session=session, notice="", data=_choices(db, author))
 
     async def start(request: Request) -> Response:
         session = signed_in(request)
@@ -175,8 +177,9 @@ async def _table_events(relay: SeatRelay) -> AsyncIterator[str]:
             return
 
 
-def _choices(db: Database) -> dict[str, Any]:
-    """The form's choices: each game with its seat counts and the active bots that play it."""
+def _choices(db: Database, author: str) -> dict[str, Any]:
+    """The form's choices: each game with its seat counts and the active bots that play it, and
+    for a signed-in author their own bots' versions that may play (``NAME@N``; theirs only)."""
     games = []
     for game in queries.games():
         spec = get_game(game["name"]).spec
@@ -185,7 +188,10 @@ def _choices(db: Database) -> dict[str, Any]:
             for bot in list_bots(db, game["name"], BOTS_LISTED)
             if bot.active and not bot.retired and not is_person(bot.name)
         ]
-        games.append({**game, "min": spec.min_players, "max": spec.max_players, "bots": bots})
+        versions = own_versions(db, author, game["name"]) if author else []
+        games.append(
+            {**game, "min": spec.min_players, "max": spec.max_players, "bots": bots, "versions": versions}
+        )
     return {"games": games, "bank_minutes": 5, "increment_seconds": 10}
 
 

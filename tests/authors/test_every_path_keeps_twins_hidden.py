@@ -289,8 +289,10 @@ ROUTES: dict[str, list[str] | str] = {
         "a form's POST: it changes something and redirects",
     ),
     "/static": "the site's own files",
+    "/play": "the form (the caller's own bots' version numbers, no match's data), or the caller's "
+    "own seat in the match they play: its observation only",
     **dict.fromkeys(
-        ["/play", "/api/play", "/api/play/events"],
+        ["/api/play", "/api/play/events"],
         "the caller's own seat in the match they play: its observation only",
     ),
     **dict.fromkeys(

@@ -29,6 +29,7 @@ from kingmaker.games.api import OptionsError, OptionValue
 from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.persons import guest_name, person_name, person_seat
+from kingmaker.ladder.bots.version_picks import Pick, check_picks, parse_pick
 from kingmaker.ladder.errors import InvalidRequestError, LadderError
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import mark_running
@@ -72,6 +73,8 @@ class Table:
     game: str
     seats: list[str]
     """Every seat's name in order, the person's ``person:NAME`` among the bots."""
+    picks: list[Pick]
+    """The opponents as asked for: a bot named ``NAME@N`` plays its version N (``version_picks``)."""
     seat: int
     options: dict[str, OptionValue]
     control: TimeControl
@@ -126,6 +129,12 @@ class PlayRpcs(AdminBase):
         await self._refuse_without_jail(
             context, [name for name in table.seats if name != table.seats[table.seat]]
         )
+        try:  # a version of a bot: its owner's (or the admin's) to pick, and only one that plays
+            versions = await asyncio.to_thread(
+                check_picks, self.db, table.picks, lambda owner: caller.is_admin or caller.owns(owner)
+            )
+        except LadderError as error:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         why = f"with people: {seat_name} played seat {table.seat} (a person's match is never rated)"
         try:
             ticket = await asyncio.to_thread(
@@ -134,7 +143,9 @@ class PlayRpcs(AdminBase):
         except LadderError as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         ticket = await asyncio.to_thread(mark_running, self.db, ticket.match_id)
-        entrants = await asyncio.to_thread(entrants_of, self.db, ticket.bot_ids)
+        seated = zip(ticket.bot_ids, table.seats, strict=True)
+        pinned = {bot_id: versions[name] for bot_id, name in seated if name in versions}
+        entrants = await asyncio.to_thread(entrants_of, self.db, ticket.bot_ids, versions=pinned)
         entrants[table.seat] = dataclasses.replace(entrants[table.seat], control=table.control)
         session = BotSession(Identity(bot=seat_name, bot_id=person_id), games=(table.game,), capacity=1)
         session.follows_moves = True  # the other seats' moves show as they happen (``SeatUpdate``)
@@ -191,7 +202,8 @@ def _table(setup: admin_pb2.PlaySetup, seat_name: str) -> Table:
         )
     if setup.seat >= players:
         raise InvalidRequestError(f"seat must be from 0 to {players - 1}, not {setup.seat}")
-    seats = list(setup.opponents)
+    picks = [parse_pick(name) for name in setup.opponents]
+    seats = [pick.bot for pick in picks]
     seats.insert(setup.seat, seat_name)
     options = options_from_proto(setup.options)
     seed = validation.seed(setup.seed) if setup.HasField("seed") else secrets.randbits(62)
@@ -199,6 +211,7 @@ def _table(setup: admin_pb2.PlaySetup, seat_name: str) -> Table:
     return Table(
         game.spec.name,
         seats,
+        picks,
         setup.seat,
         dict(options),
         human_control(setup.bank_ms, setup.increment_ms),
