@@ -258,8 +258,11 @@ def for_caller(caller: Caller, owners: dict[str, int | None]) -> Callable[[str |
 
 
 def _scrub(message: Message, field: Any, scrub: Callable[[str], str]) -> None:
-    """A text field (one, a list, or a map's values) through ``scrub``."""
+    """A text field (one, a list, or a map's values) through ``scrub``. A oneof's text that is
+    not the one set is left alone: setting it would make it the one (an option's flag a text)."""
     value = getattr(message, field.name)
+    if field.containing_oneof is not None and not message.HasField(field.name):
+        return
     if field.type == FieldDescriptor.TYPE_STRING:
         if field.is_repeated:
             value[:] = [scrub(item) for item in value]
@@ -286,7 +289,8 @@ def _field_messages(message: Message, field: Any) -> Iterator[Message]:
         return
     value = getattr(message, field.name)
     if field.message_type.GetOptions().map_entry:
-        if field.message_type.fields_by_name["value"].message_type is not None:
+        values = field.message_type.fields_by_name["value"].message_type
+        if values is not None and values.name not in DATA_ONLY:
             yield from value.values()
     elif field.is_repeated:
         yield from value
