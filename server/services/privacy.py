@@ -176,6 +176,10 @@ FIELDS: dict[str, dict[str, Seen]] = {
         ["id", "author", "kind", "summary", "detail", "bot", "version", "competition", "created_at"],
         Seen.CALLERS,
     ),
+    # A version's trial matches: only its owner and the admin may list them (``permissions``);
+    # each item is its bot's, hidden from anyone else should a listing ever reach them.
+    "ListTrialMatchesResponse": _fields(matches=Seen.OWN_ITEMS),
+    "TrialMatchInfo": _fields("bot", "id version purpose game seed seats played_at"),
 }
 
 SUBJECTS: dict[str, str] = {
@@ -183,6 +187,7 @@ SUBJECTS: dict[str, str] = {
     "VersionInfo": "bot",
     "SeatResult": "bot",
     "SeatLog": "bot",
+    "TrialMatchInfo": "bot",
     "BotStats": "bot",
 }
 """The field naming the bot a message is about (its owner and the admin see its private fields)."""
