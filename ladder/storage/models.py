@@ -382,6 +382,33 @@ class SeatLog(SQLModel, table=True):
     """What the bot printed on stderr at each step, bounded (``step_output.pack_steps``)."""
 
 
+class TrialMatch(SQLModel, table=True):
+    """A match a version played before it could play on the ladder: one of its validation
+    matches or of its A/B duel (``ladder.matches.trial_matches``). Kept for its owner to read and
+    replay; never rated, never counted (no ``match`` row, no seats, no faults)."""
+
+    __table_args__ = (Index("ix_trialmatch_bot_version", "bot_id", "version"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id")
+    version: int
+    """The version on trial (``BotVersion.number``)."""
+    purpose: str
+    """"validation" or "duel"."""
+    game: str
+    rules_edition: str
+    seed: int = Field(sa_type=BigInteger)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    seats: list[Any] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    """Per seat: ``{"bot", "version", "score", "rank", "end_reason", "detail"}`` (a random bot is
+    "random-N", with no version)."""
+    actions: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    """As ``MatchLog.actions`` (``compact_logs.pack_actions``)."""
+    digests: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    timings: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    played_at: datetime = Field(default_factory=utc_now)
+
+
 class BotFault(SQLModel, table=True):
     """How many of a bot's seats in finished matches ended by each fault, kept as matches finish,
     so a bot page reads its faults without counting its seats."""

@@ -22,6 +22,7 @@ from kingmaker.server.cli.common import (
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command, resolve_workdir
 from kingmaker.server.cli.seat_logs import print_seat_log
+from kingmaker.server.cli.trials import trials
 from kingmaker.server.cli.versions import build_log, builds, rollback
 from kingmaker.v1 import admin_pb2
 
@@ -29,6 +30,7 @@ app = typer.Typer(help="Register and manage bots.", no_args_is_help=True)
 app.command("builds")(builds)
 app.command("build-log")(build_log)
 app.command("rollback")(rollback)
+app.command("trials")(trials)
 
 
 @app.command("add")

@@ -8,6 +8,7 @@ seat was shown exactly the observations whose digests the server recorded.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -18,6 +19,7 @@ from kingmaker.games.registry import UnknownGameError, get_game
 from kingmaker.sdk.codec import DIGEST_PREFIX, CodecError, codec_for, digest, options_from_proto
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console, fail
 from kingmaker.server.cli.replay_text import MatchText, compact
+from kingmaker.server.cli.trials import TRIAL_PREFIX
 from kingmaker.server.refereeing.referee import final_ranks
 from kingmaker.v1 import admin_pb2, common_pb2
 
@@ -27,7 +29,9 @@ class ReplayMismatch(Exception):
 
 
 def replay(
-    match_id: str = typer.Argument(..., help="The match id (see `kingmaker match list`)."),
+    match_id: str = typer.Argument(
+        ..., help="The match id (see `kingmaker match list`), or trial:ID for a trial match (`bot trials`)."
+    ),
     verify: bool = typer.Option(
         False, "--verify", help="Fail unless the replay matches the record exactly; print the verdict only."
     ),
@@ -36,14 +40,18 @@ def replay(
     show: bool = typer.Option(
         False, "--show", help="Print each decision with what each acting seat saw, and the chance events."
     ),
+    bot: str | None = typer.Option(
+        None, "--bot", help="With trial:ID: the bot whose version played it (yours, or any for the admin)."
+    ),
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """Step through a stored match, re-run by the engine, printing each move and the scores.
 
-    With --verify it prints the scores and the verdict only, unless --moves."""
+    With --verify it prints the scores and the verdict only, unless --moves. A version's trial
+    match (its validation's or its A/B duel's, never rated) is replayed as trial:ID --bot NAME."""
     with admin_client(server, admin_token) as client:
-        record = client.call("GetMatch", admin_pb2.GetMatchRequest(match_id=match_id))
+        record = client.call(*_request(match_id, bot))
     if record.status != "finished":
         fail(f"match {match_id} is {record.status}: only finished matches can be replayed")
     watcher = None
@@ -65,6 +73,20 @@ def replay(
         console.print(
             f"[bold green]verified:[/] match {match_id} replays to the recorded end", soft_wrap=True
         )
+
+
+def _request(match_id: str, bot: str | None) -> tuple[str, Any]:
+    """The call that fetches the match: ``GetTrialMatch`` for ``trial:ID``, else ``GetMatch``."""
+    if not match_id.startswith(TRIAL_PREFIX):
+        if bot is not None:
+            fail("--bot goes with a trial match (trial:ID); a ladder match needs no bot")
+        return "GetMatch", admin_pb2.GetMatchRequest(match_id=match_id)
+    number = match_id.removeprefix(TRIAL_PREFIX)
+    if not number.isdecimal() or len(number) > 18:
+        fail(f"not a trial match id: {match_id!r} (trial:ID, as `kingmaker bot trials NAME` lists them)")
+    if bot is None:
+        fail(f"replaying {match_id} needs the bot whose version played it: --bot NAME")
+    return "GetTrialMatch", admin_pb2.GetTrialMatchRequest(bot=bot, trial_id=int(number))
 
 
 def run_again(

@@ -27,7 +27,7 @@ from kingmaker.server.new_versions.ab_gate import (
     undecided_words,
 )
 from kingmaker.server.scheduling.duel_room import SeedRoom
-from kingmaker.server.scheduling.duels import DuelSetup, DuelState, duel
+from kingmaker.server.scheduling.duels import DuelSetup, DuelState, Played, duel
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
 
@@ -58,12 +58,15 @@ def ab_progress(
 
 async def duel_games(
     roster: Roster, bot: str, new: Entrant, active: Entrant, old: int, games: Sequence[str],
-    control: TimeControl, room: SeedRoom, report: Report,
+    control: TimeControl, room: SeedRoom, report: Report, played: Played | None = None,
 ) -> GameResult | None:  # fmt: skip
     """Duel ``new`` against ``active`` (version ``old``) in every game at once; the result of
-    the first game that rejects it (the others stopped), or None when every game accepts it."""
+    the first game that rejects it (the others stopped), or None when every game accepts it.
+    ``played``: told of every match (the pipeline keeps them as trial matches)."""
     tasks = [
-        asyncio.create_task(_one_game(roster, bot, new, active, old, game, control, room, report), name=game)
+        asyncio.create_task(
+            _one_game(roster, bot, new, active, old, game, control, room, report, played), name=game
+        )
         for game in games
     ]
     try:
@@ -80,14 +83,14 @@ async def duel_games(
 
 async def _one_game(
     roster: Roster, bot: str, new: Entrant, active: Entrant, old: int, game: str,
-    control: TimeControl, room: SeedRoom, report: Report,
+    control: TimeControl, room: SeedRoom, report: Report, played: Played | None,
 ) -> GameResult:  # fmt: skip
     players = get_game(game).spec.min_players
     per_seed = len(arrangements(players))
     setup = DuelSetup(game, players, AB_TEST, secrets.randbits(40), AB_MAX_MATCHES, control=control)
     cap_seeds = max(1, AB_MAX_MATCHES // per_seed)
     started = time.monotonic()
-    async for state in duel(roster, new, active, setup, room):
+    async for state in duel(roster, new, active, setup, room, played):
         elapsed = time.monotonic() - started
         if not state.done:
             left = seconds_left(state.units, state.matches, elapsed, per_seed, cap_seeds)

@@ -35,6 +35,7 @@ from kingmaker.server.building.submission_limits import SubmissionLimits
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.new_versions.ab_duels import duel_games
 from kingmaker.server.new_versions.build_queue import BuildQueue, BuildTicket
+from kingmaker.server.new_versions.trial_keeping import keeper
 from kingmaker.server.new_versions.version_checks import validate
 from kingmaker.server.scheduling.duel_room import SeedRoom
 from kingmaker.server.scheduling.rated import entrants_of
@@ -218,7 +219,8 @@ class SubmissionPipeline:
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
         plays = wanted or list(bot.games)
         entrant = Entrant(bot.name, None, run.run, None, version.number, run.protocol, built.build_hash)
-        checked = await validate(self.roster, entrant, plays, self.control)
+        keep = keeper(self.db, version.bot, version.number, "validation")
+        checked = await validate(self.roster, entrant, plays, self.control, keep)
         if not checked.passed:
             await asyncio.to_thread(
                 versions.mark_failed, self.db, version.bot, version.number, VersionStatus.REJECTED,
@@ -262,7 +264,7 @@ class SubmissionPipeline:
 
         failed = await duel_games(
             self.roster, bot.name, entrant, active, bot.active_version, games, self.control,
-            SeedRoom(self.admission), report,
+            SeedRoom(self.admission), report, keeper(self.db, version.bot, version.number, "duel"),
         )  # fmt: skip
         if failed is not None:
             await asyncio.to_thread(

@@ -1,10 +1,10 @@
 """Validation: a built version plays the game's random bot before it may meet the ladder.
 
 For every game it plays and every seat count the game allows, one match against random bots
-(unrated, unstored, on the server's own roster), the version in a different seat at each count.
-It passes when it finishes every one with no fault of its own; the first failure ends the
-validation, and the author is told which game, seat count and seat, how it ended, and the end of
-its stderr.
+(unrated, kept as the version's trial matches, on the server's own roster), the version in a
+different seat at each count. It passes when it finishes every one with no fault of its own;
+the first failure ends the validation, and the author is told which game, seat count and seat,
+how it ended, and the end of its stderr.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from kingmaker.games.registry import get_game
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.building.log_tail import ending
 from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.scheduling.duels import Played
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
 
@@ -36,9 +37,11 @@ class Validation:
 
 
 async def validate(
-    roster: Roster, version: Entrant, games: Sequence[str], control: TimeControl
-) -> Validation:
-    """Play the version against random bots at every seat count of each game, until one fails."""
+    roster: Roster, version: Entrant, games: Sequence[str], control: TimeControl,
+    on_match: Played | None = None,
+) -> Validation:  # fmt: skip
+    """Play the version against random bots at every seat count of each game, until one fails.
+    ``on_match``: told of each match (the pipeline keeps them as trial matches)."""
     played: list[dict[str, Any]] = []
     for game in sorted(games):
         spec = get_game(game).spec
@@ -50,6 +53,8 @@ async def validate(
             report = await play_match(
                 roster, game, entrants, VALIDATION_SEED + players, {}, control, match_id
             )
+            if on_match is not None:
+                await on_match(report, entrants)
             mine = report.seats[seat]
             passed = mine.end_reason is EndReason.FINISHED
             played.append(

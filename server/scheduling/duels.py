@@ -2,7 +2,8 @@
 SPRT decides. Used by ``kingmaker duel NAME NAME@2`` (the ``Duel`` RPC) and by ``submit --ab``.
 
 Each seed is played in every seat order at once (``sdk.duplicate``); the matches are refereed
-like any other but neither stored nor rated: a duel is a measurement, not part of the ladder.
+like any other but never rated: a duel is a measurement, not part of the ladder (``submit --ab``
+keeps its matches as the version's trial matches, through ``played``).
 A seat the server could not fill (a remote bot that is away, a command that cannot start) ends
 the duel undecided, with the reason, rather than count as a result.
 """
@@ -10,19 +11,24 @@ the duel undecided, with the reason, rather than count as a result.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.sdk.duplicate import arrangements, pairwise_score
 from kingmaker.sdk.sprt import PENTANOMIAL, Sprt, Tally, Verdict, verdict_words
 from kingmaker.server.refereeing.matches import play_match
+from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.scheduling.duel_room import SeedRoom
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
 
 DEFAULT_MAX_MATCHES = 400
+
+Played: TypeAlias = Callable[[MatchReport, Sequence[Entrant]], Awaitable[None]]
+"""Told of each match played, with its seats' entrants (``submit --ab`` keeps them as trial matches)."""
 
 
 @dataclass(frozen=True)
@@ -51,10 +57,12 @@ class DuelState:
 
 
 async def duel(
-    roster: Roster, a: Entrant, b: Entrant, setup: DuelSetup, room: SeedRoom | None = None
-) -> AsyncIterator[DuelState]:
+    roster: Roster, a: Entrant, b: Entrant, setup: DuelSetup, room: SeedRoom | None = None,
+    played: Played | None = None,
+) -> AsyncIterator[DuelState]:  # fmt: skip
     """Play seeds until the test decides; a state after every seed, the last one ``done``.
-    ``room``: shared by the games of one duel played side by side (each seed waits for room)."""
+    ``room``: shared by the games of one duel played side by side (each seed waits for room).
+    ``played``: told of each match once its seed is over."""
     orders = arrangements(setup.players)
     units = Tally(PENTANOMIAL)
     matches = 0
@@ -76,6 +84,9 @@ async def duel(
                     for number, order in enumerate(orders)
                 )
             )
+        if played is not None:
+            for order, report in zip(orders, reports, strict=True):
+                await played(report, [a if is_a else b for is_a in order])
         unfilled = [
             seat for report in reports for seat in report.seats if seat.end_reason is EndReason.SEAT_UNFILLED
         ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from kingmaker.games import serial
 from kingmaker.games.api import Game
@@ -15,6 +16,7 @@ from kingmaker.ladder.matches.history import MatchSummary
 from kingmaker.ladder.matches.match_reads import MatchLogRecord
 from kingmaker.ladder.matches.seat_logs import SeatLogRecord
 from kingmaker.ladder.matches.think_times import ThinkTime, summarise
+from kingmaker.ladder.matches.trial_matches import TrialRecord, TrialSeat
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings.standings import HistoryPoint, Standing
 from kingmaker.ladder.records import BotInfo, LeagueInfo
@@ -126,21 +128,74 @@ def stored_record(summary: MatchSummary, log: MatchLogRecord | None = None) -> a
         record.seats.append(result)
     if log is not None:
         record.edition = log.rules_edition
-        spec = get_game(summary.game).spec
-        codec = codec_for(summary.game)
-        for joint in log.actions:
-            record.decisions.append(
-                admin_pb2.JointAction(
-                    actions=[
-                        admin_pb2.SeatAction(
-                            seat=int(seat), action=codec.pack_action(serial.action_from_data(spec, data))
-                        )
-                        for seat, data in sorted(joint.items(), key=lambda item: int(item[0]))
-                    ]
-                )
-            )
+        record.decisions.extend(logged_decisions(summary.game, log.actions))
         record.observation_digests.extend(admin_pb2.SeatDigests(digests=seat) for seat in log.digests)
     return record
+
+
+def logged_decisions(game: str, actions: Sequence[Mapping[str, Any]]) -> list[admin_pb2.JointAction]:
+    """A stored log's joint actions (``records.actions_to_data``'s form) as the record's decisions."""
+    spec = get_game(game).spec
+    codec = codec_for(game)
+    return [
+        admin_pb2.JointAction(
+            actions=[
+                admin_pb2.SeatAction(
+                    seat=int(seat), action=codec.pack_action(serial.action_from_data(spec, data))
+                )
+                for seat, data in sorted(joint.items(), key=lambda item: int(item[0]))
+            ]
+        )
+        for joint in actions
+    ]
+
+
+def trial_info(trial: TrialRecord) -> admin_pb2.TrialMatchInfo:
+    """A version's trial match as ``ListTrialMatches`` lists it."""
+    return admin_pb2.TrialMatchInfo(
+        id=trial.id,
+        bot=trial.bot,
+        version=trial.version,
+        purpose=trial.purpose,
+        game=trial.game,
+        seed=trial.seed,
+        seats=[_trial_seat(number, seat) for number, seat in enumerate(trial.seats)],
+        played_at=_seconds(trial.played_at),
+    )
+
+
+def trial_record(trial: TrialRecord) -> admin_pb2.MatchRecord:
+    """A trial match as a match record (``trial:ID``), with its decisions: what a replay reads.
+    Never rated; void when the server failed one of its seats."""
+    void = any(EndReason(seat.end_reason).is_server_fault for seat in trial.seats)
+    return admin_pb2.MatchRecord(
+        match_id=f"trial:{trial.id}",
+        game=trial.game,
+        edition=trial.rules_edition,
+        seed=trial.seed,
+        options=options_to_proto(trial.options),
+        seats=[_trial_seat(number, seat) for number, seat in enumerate(trial.seats)],
+        decisions=logged_decisions(trial.game, trial.actions or []),
+        observation_digests=[admin_pb2.SeatDigests(digests=seat) for seat in trial.digests or []],
+        status="void" if void else "finished",
+        status_reason=f"{trial.bot} v{trial.version}'s {trial.purpose} match: never rated",
+        rated=False,
+        started_at=_seconds(trial.played_at),
+        finished_at=_seconds(trial.played_at),
+        revealed=True,
+    )
+
+
+def _trial_seat(number: int, seat: TrialSeat) -> common_pb2.SeatResult:
+    return common_pb2.SeatResult(
+        seat=number,
+        bot=seat.bot,
+        score=seat.score,
+        rank=seat.rank,
+        end_reason=end_reason_proto(EndReason(seat.end_reason)),
+        detail=seat.detail,
+        version=seat.version or 0,
+    )
 
 
 def seat_time(seat: int, think: ThinkTime) -> admin_pb2.SeatTime:

@@ -133,6 +133,8 @@ PERMISSIONS: dict[str, Permission] = {
     "RollbackBot": Permission(Rule.OWNER, _bot),
     "GetBotLogs": Permission(Rule.OWNER, _bot),
     "ListNotices": Permission(Rule.AUTHOR),
+    "ListTrialMatches": Permission(Rule.OWNER, _bot),
+    "GetTrialMatch": Permission(Rule.OWNER, _bot),
     "Duel": Permission(Rule.OWN_SEAT, _duellists),
     # (no bot named: an author prunes their own bots only, the call itself sees to that)
     "PruneVersions": Permission(Rule.OWNER, _bot),

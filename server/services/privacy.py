@@ -176,6 +176,10 @@ FIELDS: dict[str, dict[str, Seen]] = {
         ["id", "author", "kind", "summary", "detail", "bot", "version", "competition", "created_at"],
         Seen.CALLERS,
     ),
+    # A version's trial matches: only its owner and the admin may list them (``permissions``);
+    # each item is its bot's, hidden from anyone else should a listing ever reach them.
+    "ListTrialMatchesResponse": _fields(matches=Seen.OWN_ITEMS),
+    "TrialMatchInfo": _fields("bot", "id version purpose game seed seats played_at"),
 }
 
 SUBJECTS: dict[str, str] = {
@@ -183,6 +187,7 @@ SUBJECTS: dict[str, str] = {
     "VersionInfo": "bot",
     "SeatResult": "bot",
     "SeatLog": "bot",
+    "TrialMatchInfo": "bot",
     "BotStats": "bot",
 }
 """The field naming the bot a message is about (its owner and the admin see its private fields)."""
@@ -258,8 +263,11 @@ def for_caller(caller: Caller, owners: dict[str, int | None]) -> Callable[[str |
 
 
 def _scrub(message: Message, field: Any, scrub: Callable[[str], str]) -> None:
-    """A text field (one, a list, or a map's values) through ``scrub``."""
+    """A text field (one, a list, or a map's values) through ``scrub``. A oneof's text that is
+    not the one set is left alone: setting it would make it the one (an option's flag a text)."""
     value = getattr(message, field.name)
+    if field.containing_oneof is not None and not message.HasField(field.name):
+        return
     if field.type == FieldDescriptor.TYPE_STRING:
         if field.is_repeated:
             value[:] = [scrub(item) for item in value]
@@ -286,7 +294,8 @@ def _field_messages(message: Message, field: Any) -> Iterator[Message]:
         return
     value = getattr(message, field.name)
     if field.message_type.GetOptions().map_entry:
-        if field.message_type.fields_by_name["value"].message_type is not None:
+        values = field.message_type.fields_by_name["value"].message_type
+        if values is not None and values.name not in DATA_ONLY:
             yield from value.values()
     elif field.is_repeated:
         yield from value

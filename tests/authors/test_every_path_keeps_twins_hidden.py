@@ -142,6 +142,8 @@ RPCS: dict[str, list[Request] | str] = {
     "WatchVersion": "a version's build log and checks: unstored matches from seeds of their own",
     "GetVersion": "a version's build log and checks: unstored matches from seeds of their own",
     "ListVersions": "a bot's versions: no match",
+    "ListTrialMatches": "a version's validation and duel matches: seeds of their own, no ladder match",
+    "GetTrialMatch": "one validation or duel match (trial:ID): seeds of their own, no ladder match",
     **dict.fromkeys(("ListGames", "ListBots", "WhoAmI", "ListAuthors"), "a listing of no match's contents"),
     **dict.fromkeys(
         [

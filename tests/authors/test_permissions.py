@@ -152,6 +152,9 @@ REQUESTS: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "RollbackBot": (Unary, lambda bot, fresh: admin_pb2.RollbackBotRequest(bot=bot, number=1)),
     "GetBotLogs": (Unary, lambda bot, fresh: admin_pb2.GetBotLogsRequest(bot=bot)),
     "ListNotices": (Unary, lambda bot, fresh: admin_pb2.ListNoticesRequest()),
+    "ListTrialMatches": (Unary, lambda bot, fresh: admin_pb2.ListTrialMatchesRequest(bot=bot)),
+    # (no trial match yet: NOT_FOUND, once the caller is allowed to ask)
+    "GetTrialMatch": (Unary, lambda bot, fresh: admin_pb2.GetTrialMatchRequest(bot=bot, trial_id=1)),
     "Duel": (ServerStream, lambda bot, fresh: admin_pb2.DuelRequest(game="no-such-game", a=bot, b=bot)),
     "PruneVersions": (Unary, lambda bot, fresh: admin_pb2.PruneVersionsRequest(bot=bot, dry_run=True)),
     "CreateCompetition": (

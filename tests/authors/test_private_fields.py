@@ -32,6 +32,7 @@ from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.records import MatchOutcome, SeatOutcome
 from kingmaker.ladder.step_output import StepOutput
 from kingmaker.ladder.storage.models import Bot
+from kingmaker.sdk.codec import options_from_proto, options_to_proto
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
@@ -42,6 +43,7 @@ from kingmaker.server.services.privacy import (
     PUBLIC_VERSION_REASONS,
     SUBJECTS,
     Seen,
+    redact,
     reply_messages,
 )
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
@@ -69,6 +71,17 @@ def test_every_field_of_every_reply_is_classified() -> None:
     for name in DATA_ONLY:  # not walked when a reply is shown: nothing in them may be hidden
         assert set(FIELDS[name].values()) == {Seen.PUBLIC}, name
         assert not set(SUBJECTS) & {m.name for m in reply_messages(replies[name])}, name
+
+
+@pytest.mark.parametrize("owner", [True, False])
+def test_an_options_values_keep_their_kind_for_every_caller(owner: bool) -> None:
+    """A flag set false read back as an empty text once the reply was shown to an author (the
+    texts of every option value were scrubbed, which set the oneof's text): `replay trial:ID`
+    refused King's Road's resolved options, "permanent_nobles takes a bool, not ''"."""
+    options = {"permanent_nobles": False, "rounds": 0, "variant": ""}
+    record = admin_pb2.MatchRecord(match_id="1", options=options_to_proto(options))
+    redact(record, lambda bot: owner)
+    assert options_from_proto(record.options) == options
 
 
 def test_a_callers_own_field_is_never_in_a_public_reply() -> None:

@@ -16,6 +16,7 @@ from kingmaker.server.services.admin.competitions import CompetitionRpcs
 from kingmaker.server.services.admin.leagues import LeagueRpcs
 from kingmaker.server.services.admin.matches import MatchRpcs
 from kingmaker.server.services.admin.play import PlayRpcs
+from kingmaker.server.services.admin.trial_matches import TrialMatchRpcs
 from kingmaker.server.services.admin.versions import VersionRpcs
 from kingmaker.v1 import admin_pb2_grpc
 
@@ -30,6 +31,7 @@ class AdminService(
     PlayRpcs,
     BotRpcs,
     VersionRpcs,
+    TrialMatchRpcs,
     LeagueRpcs,
     AuthorRpcs,
     CompetitionRpcs,
