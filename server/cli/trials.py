@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import typer
 
+from kingmaker.ladder import bounds
 from kingmaker.server.cli.common import ServerOption, TokenOption, admin_client, console
 from kingmaker.server.cli.output import JsonOption, as_data, print_json, print_table, table
 from kingmaker.v1 import admin_pb2, common_pb2
@@ -17,8 +18,22 @@ TRIAL_PREFIX = "trial:"
 
 def trials(
     name: str = typer.Argument(..., help="Your bot's name."),
-    version: int = typer.Option(0, "--version", "-v", min=0, help="One version only (0: every version)."),
-    limit: int = typer.Option(100, "--limit", "-n", min=1, max=1000, help="At most this many, newest first."),
+    version: int = typer.Option(
+        0,
+        "--version",
+        "-v",
+        min=bounds.VERSION.low,
+        max=bounds.VERSION.high,
+        help="One version only (0: every version).",
+    ),
+    limit: int = typer.Option(
+        100,
+        "--limit",
+        "-n",
+        min=bounds.PAGE.low,
+        max=bounds.PAGE.high,
+        help="At most this many, newest first.",
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
