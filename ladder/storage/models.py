@@ -267,6 +267,9 @@ class Match(SQLModel, table=True):
     rated: bool = True
     """False for a finished match in which no seat played (every seat ended by its bot's fault):
     its faults count toward suspension, but nobody's rating moves and nobody is credited a win."""
+    rated_with_people: bool = False
+    """A match with a person that the server rates in the separate "with people" ratings
+    (``people_ratings``, ``serve --rate-people``); never on the ladder (``rated`` stays False)."""
     replay_of: int | None = Field(default=None, foreign_key="match.id")
     created_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
@@ -320,6 +323,28 @@ class Rating(SQLModel, table=True):
     """Matches ranked first (shared first place counts)."""
     rank_sum: int = 0
     """Sum of ladder ranks, so average rank = rank_sum / matches."""
+    faults: int = 0
+    updated_at: datetime = Field(default_factory=utc_now)
+
+
+class PeopleRating(SQLModel, table=True):
+    """A seat row's rating in a game from the matches played with people alone (docs/play.md):
+    the person's and each bot's, apart from the ladder's ``Rating``, which they never touch."""
+
+    __table_args__ = (
+        UniqueConstraint("bot_id", "game"),
+        Index("ix_peoplerating_game_conservative", "game", "conservative"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id")
+    game: str
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int = 0
+    wins: int = 0
+    rank_sum: int = 0
     faults: int = 0
     updated_at: datetime = Field(default_factory=utc_now)
 
