@@ -159,6 +159,9 @@ class ServerConfig:
     or round to find it warm (``Roster.keep_idle_s``; 0: stopped when its match ends)."""
     guests: int = 0
     """How many guests may be seated at once (docs/play.md); 0: none (only authors play)."""
+    rate_people: bool = False
+    """Rate an author's matches with people in the separate "with people" ratings (docs/play.md,
+    ``serve --rate-people``); never on the ladder. Guests are never rated."""
     keep_bots_max: int = KEEP_BOTS_MAX
     """The most idle managed bot processes kept on this machine, the server's and its worker
     processes' together (each worker keeps its share; a Ray node keeps as many of its own); to keep
@@ -340,7 +343,7 @@ class KingmakerServer:
         submissions = SubmissionService(self.db, self.submissions)
         admin = AdminService(
             self.admin_token, self.db, self.pool, self.roster, self.leagues, self.archive,
-            config.time_control, submissions, config.guests,
+            config.time_control, submissions, config.guests, config.rate_people,
         )  # fmt: skip
         admin_pb2_grpc.add_AdminServicer_to_server(admin, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)

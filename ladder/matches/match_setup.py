@@ -40,9 +40,11 @@ def create_match(
     seed: int | None = None,
     options: Mapping[str, OptionValue] | None = None,
     unrated: str | None = None,
+    with_people: bool = False,
 ) -> MatchTicket:
     """A one-off match outside any league (seat i is ``bot_names[i]``); ``unrated``: recorded but
-    rating nobody, for the reason given (a sentence)."""
+    rating nobody on the ladder, for the reason given (a sentence); ``with_people``: rated in the
+    separate ratings of the matches with people instead (``Match.rated_with_people``)."""
 
     resolved = check_game_setup(game, len(bot_names), options)
     if seed is None:
@@ -54,5 +56,6 @@ def create_match(
         )
         if unrated is not None:
             match.rated, match.status_reason = False, unrated
+            match.rated_with_people = with_people
             session.add(match)
         return ticket(session, match)

@@ -15,6 +15,8 @@
    one-off match is not (nothing would play the replay: its caller hears that it was void).
 5. If no seat played (every seat ended by its own bot's fault), the match is *finished* but not
    rated: the faults are recorded and count toward suspension, but nobody wins anything.
+6. A match with a person is never rated on the ladder; one created ``rated_with_people`` moves
+   its seats' separate "with people" ratings instead, in the same transaction (docs/play.md).
 
 After a crash, ``league_lifecycle.resume_league`` puts *running* matches back to *scheduled*; they replay
 from scratch because nothing of them was written but their plan. ``void_interrupted_one_offs``
@@ -56,6 +58,7 @@ from kingmaker.ladder.storage.models import (
     MatchLog,
     MatchSeat,
     MatchStatus,
+    PeopleRating,
     utc_now,
 )
 
@@ -195,6 +198,8 @@ def _record(
             session.add(seat_log(match.id, given))
             drop_old_stderr(session, given.bot_id)
     changes = rate_seats(session, match, seats, ranks, faulty) if rated else []
+    if match.rated_with_people and ranks:  # apart from the ladder, which it never touches
+        rate_seats(session, match, seats, ranks, faulty, PeopleRating)
     note_rated(session, match.league_id, changes)
     if not rated and not asked_unrated:
         match.rated = False

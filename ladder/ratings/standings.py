@@ -14,6 +14,7 @@ from sqlalchemy import select as select_columns  # sqlmodel's select types at mo
 from sqlmodel import Session, col, select
 
 from kingmaker.ladder.errors import NotFoundError
+from kingmaker.ladder.ratings.rating_rows import RatingTable
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, BotVersion, Rating, RatingHistory
 
@@ -59,27 +60,30 @@ class HistoryPoint:
     """The bot's version that played this match: where it changes, a new version started."""
 
 
-def standings(db: Database, game: str, limit: int | None = None, offset: int = 0) -> list[Standing]:
+def standings(
+    db: Database, game: str, limit: int | None = None, offset: int = 0, table: RatingTable = Rating
+) -> list[Standing]:
     """The game's ladder, best conservative rating first (ties: higher mu, then name); a page of
     ``limit`` rows from position ``offset + 1``. Reads columns, not ORM objects: 10,000 bots cost
-    what 10,000 tuples cost."""
+    what 10,000 tuples cost. ``table``: ``PeopleRating`` for the separate ratings of the matches
+    with people (their people among the bots)."""
     query = (
         select_columns(
-            col(Rating.bot_id),
+            col(table.bot_id),
             col(Bot.name),
-            col(Rating.mu),
-            col(Rating.sigma),
-            col(Rating.conservative),
-            col(Rating.matches),
-            col(Rating.wins),
-            col(Rating.rank_sum),
-            col(Rating.faults),
+            col(table.mu),
+            col(table.sigma),
+            col(table.conservative),
+            col(table.matches),
+            col(table.wins),
+            col(table.rank_sum),
+            col(table.faults),
             col(Bot.enabled),
             col(Bot.suspended_reason),
         )
-        .join(Bot, col(Bot.id) == col(Rating.bot_id))
-        .where(col(Rating.game) == game, ON_THE_LADDER)
-        .order_by(col(Rating.conservative).desc(), col(Rating.mu).desc(), col(Bot.name))
+        .join(Bot, col(Bot.id) == col(table.bot_id))
+        .where(col(table.game) == game, ON_THE_LADDER)
+        .order_by(col(table.conservative).desc(), col(table.mu).desc(), col(Bot.name))
         .offset(offset)
         .limit(limit)
     )
@@ -138,21 +142,21 @@ def position_in(session: Session, rating: Rating, name: str) -> int:
     return int(session.exec(count).one()) + 1
 
 
-def size_in(session: Session, game: str) -> int:
-    """How many bots the game's ladder holds, in the caller's transaction."""
+def size_in(session: Session, game: str, table: RatingTable = Rating) -> int:
+    """How many bots the game's ladder (or ``table``'s ratings) holds, in the caller's transaction."""
     counted = (
         select(func.count())
-        .select_from(Rating)
-        .join(Bot, col(Bot.id) == col(Rating.bot_id))
-        .where(Rating.game == game, ON_THE_LADDER)
+        .select_from(table)
+        .join(Bot, col(Bot.id) == col(table.bot_id))
+        .where(col(table.game) == game, ON_THE_LADDER)
     )
     return int(session.exec(counted).one())
 
 
-def ladder_size(db: Database, game: str) -> int:
-    """How many bots the game's ladder holds."""
+def ladder_size(db: Database, game: str, table: RatingTable = Rating) -> int:
+    """How many bots the game's ladder (or ``table``'s ratings) holds."""
     with db.read() as session:
-        return size_in(session, game)
+        return size_in(session, game, table)
 
 
 def rating_history(db: Database, game: str, top: int = 5) -> dict[str, list[HistoryPoint]]:

@@ -17,6 +17,9 @@ from sqlmodel import Field, SQLModel
 
 from kingmaker.ladder.storage.notice_rows import Notice as Notice
 from kingmaker.ladder.storage.notice_rows import NoticeKind as NoticeKind
+from kingmaker.ladder.storage.rating_tables import PeopleRating as PeopleRating
+from kingmaker.ladder.storage.rating_tables import Rating as Rating
+from kingmaker.ladder.storage.rating_tables import RatingHistory as RatingHistory
 
 
 def utc_now() -> datetime:
@@ -267,6 +270,9 @@ class Match(SQLModel, table=True):
     rated: bool = True
     """False for a finished match in which no seat played (every seat ended by its bot's fault):
     its faults count toward suspension, but nobody's rating moves and nobody is credited a win."""
+    rated_with_people: bool = False
+    """A match with a person that the server rates in the separate "with people" ratings
+    (``people_ratings``, ``serve --rate-people``); never on the ladder (``rated`` stays False)."""
     replay_of: int | None = Field(default=None, foreign_key="match.id")
     created_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
@@ -298,49 +304,6 @@ class MatchSeat(SQLModel, table=True):
     version: int | None = None
     """The bot's version that played (``BotVersion.number``); None for a remote bot and for
     matches played before versions were recorded."""
-
-
-class Rating(SQLModel, table=True):
-    """The maintained per-bot-per-game row standings are read from (never aggregated per query)."""
-
-    __table_args__ = (
-        UniqueConstraint("bot_id", "game"),
-        Index("ix_rating_game_conservative", "game", "conservative"),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    bot_id: int = Field(foreign_key="bot.id")
-    game: str
-    mu: float
-    sigma: float
-    conservative: float
-    """mu - 3 sigma, stored so standings sort on an indexed column."""
-    matches: int = 0
-    wins: int = 0
-    """Matches ranked first (shared first place counts)."""
-    rank_sum: int = 0
-    """Sum of ladder ranks, so average rank = rank_sum / matches."""
-    faults: int = 0
-    updated_at: datetime = Field(default_factory=utc_now)
-
-
-class RatingHistory(SQLModel, table=True):
-    """A bot's rating in a game after each rated match, for plots."""
-
-    __table_args__ = (Index("ix_ratinghistory_game_bot_matches", "game", "bot_id", "matches"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    bot_id: int = Field(foreign_key="bot.id")
-    game: str
-    match_id: int = Field(foreign_key="match.id")
-    matches: int
-    """The bot's match count in this game after this match (the x axis of a plot)."""
-    mu: float
-    sigma: float
-    conservative: float
-    recorded_at: datetime = Field(default_factory=utc_now)
-    version: int | None = None
-    """The version that played this match (a change of version marks the plot)."""
 
 
 class MatchLog(SQLModel, table=True):

@@ -37,6 +37,11 @@ def ladder(
     top: int = typer.Option(
         5, min=bounds.PLOTTED_BOTS.low, max=bounds.PLOTTED_BOTS.high, help="How many bots the plot shows."
     ),
+    with_people: bool = typer.Option(
+        False,
+        "--with-people",
+        help="The separate ratings of the matches with people (`serve --rate-people`), not the ladder.",
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
@@ -53,7 +58,9 @@ def ladder(
     if policy_game is not None or new_version is not None:
         fail("a second game and --new-version go with `kingmaker ladder policy GAME`")
     with admin_client(server, admin_token) as client:
-        request = admin_pb2.GetStandingsRequest(game=game, limit=limit, offset=offset)
+        request = admin_pb2.GetStandingsRequest(
+            game=game, limit=limit, offset=offset, with_people=with_people
+        )
         answer = client.call("GetStandings", request)
         series = []
         if plot is not None:
@@ -63,7 +70,7 @@ def ladder(
     if json:
         print_json(as_data(answer))
     else:
-        print_standings(answer)
+        print_standings(answer, with_people)
     if plot is not None:
         write_plot(game, series, plot)
 
@@ -73,9 +80,9 @@ def _rated(value: float, matches: int) -> str:
     return f"{value:.2f}" if matches else "-"
 
 
-def print_standings(answer: admin_pb2.GetStandingsResponse) -> None:
+def print_standings(answer: admin_pb2.GetStandingsResponse, with_people: bool = False) -> None:
     shown = table(
-        f"{answer.game} ladder",
+        f"{answer.game} ratings with people" if with_people else f"{answer.game} ladder",
         ("#", "bot", "mu-3σ", "mu", "sigma", "matches", "wins", "avg place", "faults"),
     )
     for row in answer.standings:

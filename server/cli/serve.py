@@ -124,6 +124,12 @@ def serve(
         help="Let visitors without a token play against the bots under a guest name (docs/play.md), "
         "at most this many at once (0: no guests).",
     ),
+    rate_people: bool = typer.Option(
+        False,
+        "--rate-people",
+        help="Rate authors' matches with people in a separate 'with people' rating per game "
+        "(`kingmaker ladder GAME --with-people`); never on the ladder. Guests are never rated.",
+    ),
     people_live_delay: float = typer.Option(
         0.0,
         "--people-live-delay",
@@ -263,6 +269,7 @@ def serve(
             keep_bots_s=keep_bots,
             keep_bots_max=keep_bots_max,
             guests=guests,
+            rate_people=rate_people,
             notify_webhook=notify_webhook,
         )
         try:

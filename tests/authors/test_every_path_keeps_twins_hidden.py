@@ -128,7 +128,10 @@ RPCS: dict[str, list[Request] | str] = {
     "GetLeague": [lambda t: admin_pb2.GetLeagueRequest(name="dup")],
     "GetLeaguePairs": [lambda t: admin_pb2.GetLeagueRequest(name="dup")],
     "ListLeagues": [lambda t: admin_pb2.ListLeaguesRequest()],
-    "GetStandings": [lambda t: admin_pb2.GetStandingsRequest(game="kingdoms")],
+    "GetStandings": [
+        lambda t: admin_pb2.GetStandingsRequest(game="kingdoms"),
+        lambda t: admin_pb2.GetStandingsRequest(game="kingdoms", with_people=True),
+    ],
     "GetRatingHistory": [
         lambda t: admin_pb2.GetRatingHistoryRequest(game="kingdoms"),
         *(lambda t, bot=bot: admin_pb2.GetRatingHistoryRequest(game="kingdoms", bot=bot) for bot in BOTS),

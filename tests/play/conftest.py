@@ -1,5 +1,5 @@
 """The fixture of a person's table (``play_support``)."""
 
-from play_support import guest_table, table
+from play_support import guest_table, rated_table, table
 
-__all__ = ["guest_table", "table"]
+__all__ = ["guest_table", "rated_table", "table"]

@@ -45,9 +45,20 @@ def guest_table(kingmaker_home: Path) -> Iterator[Table]:
     yield from seated(guests=1)
 
 
-def seated(guests: int) -> Iterator[Table]:
+@pytest.fixture
+def rated_table(kingmaker_home: Path) -> Iterator[Table]:
+    """The same server, rating matches with people apart (``serve --rate-people``), with a guest seat."""
+    yield from seated(guests=1, rate_people=True)
+
+
+def seated(guests: int, rate_people: bool = False) -> Iterator[Table]:
     config = ServerConfig(
-        address="127.0.0.1:0", admin_token="admin", jail=False, resume_leagues=False, guests=guests
+        address="127.0.0.1:0",
+        admin_token="admin",
+        jail=False,
+        resume_leagues=False,
+        guests=guests,
+        rate_people=rate_people,
     )
     server = BackgroundServer(config)
     client = ConsoleClient(server.address)

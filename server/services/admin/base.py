@@ -123,6 +123,7 @@ class AdminBase:
         default_control: TimeControl,
         submissions: SubmissionService | None = None,
         guests: int = 0,
+        rate_people: bool = False,
     ) -> None:
         self.admin_token = admin_token
         self.db = db
@@ -136,6 +137,8 @@ class AdminBase:
         """Each author's one-off matches and duels at once, bounded."""
         self.guest_seats = GuestSeats(guests)
         """The guests at tables now, at most ``guests`` (0: none allowed)."""
+        self.rate_people = rate_people
+        """Whether an author's match with people is rated apart (``ServerConfig.rate_people``)."""
 
     async def caller(self, context: Context) -> Caller:
         """Who makes this call, by its token: ``Denied`` for a token the server does not know."""

@@ -18,7 +18,7 @@ from kingmaker.ladder.ratings import standings
 from kingmaker.ladder.records import LeagueInfo
 from kingmaker.ladder.result_batch import StoredResult
 from kingmaker.ladder.storage.db import Database
-from kingmaker.ladder.storage.models import MatchStatus
+from kingmaker.ladder.storage.models import MatchStatus, PeopleRating, Rating
 from kingmaker.sdk.codec import CodecError, options_from_proto
 from kingmaker.server.grpc_abort import abort
 from kingmaker.server.scheduling.scheduler import Progress
@@ -161,8 +161,9 @@ class LeagueRpcs(MatchRecords):
         await _require_game(context, request.game)
         limit = validation.page_size(request.limit, default=validation.TOP_STANDINGS)
         offset = validation.offset(request.offset)
-        rows = await asyncio.to_thread(standings.standings, self.db, request.game, limit, offset)
-        total = await asyncio.to_thread(standings.ladder_size, self.db, request.game)
+        table = PeopleRating if request.with_people else Rating
+        rows = await asyncio.to_thread(standings.standings, self.db, request.game, limit, offset, table)
+        total = await asyncio.to_thread(standings.ladder_size, self.db, request.game, table)
         return admin_pb2.GetStandingsResponse(
             game=request.game, standings=[convert.standing_message(r) for r in rows], total=total
         )

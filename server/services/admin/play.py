@@ -5,7 +5,9 @@ own seat row (``ladder.bots.persons``), leased by the roster as a remote bot's s
 by the same referee with the same observation and legal actions, on a human clock (a bank and an
 increment, ``human_control``). What the referee sends the session goes out on this stream as it
 would on a bot's Arena stream; the replies that come back are handed to the session as a bot's
-are. The match is stored like any one-off match, unrated, and its reason says a person played.
+are. The match is stored like any one-off match, never rated on the ladder, and its reason says
+a person played; with ``serve --rate-people``, an author's (not a guest's) is rated in the
+separate "with people" ratings (``Match.rated_with_people``).
 
 A guest (``guests``: a call with no token that names a guest, when the server takes guests)
 sits down as an author does, under a guest's seat row, while a guest seat is free.
@@ -135,10 +137,13 @@ class PlayRpcs(AdminBase):
             )
         except LadderError as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        why = f"with people: {seat_name} played seat {table.seat} (a person's match is never rated)"
+        # Never on the ladder; the server may rate an author's (never a guest's) match apart.
+        with_people = self.rate_people and not guest
+        rating = "rated with people only" if with_people else "never rated"
+        why = f"with people: {seat_name} played seat {table.seat} (a person's match is {rating})"
         try:
             ticket = await asyncio.to_thread(
-                create_match, self.db, table.game, table.seats, table.seed, table.options, why
+                create_match, self.db, table.game, table.seats, table.seed, table.options, why, with_people
             )
         except LadderError as error:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
