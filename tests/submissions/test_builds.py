@@ -181,7 +181,9 @@ def test_a_builds_limit_is_cpu_time_so_waiting_costs_it_nothing(tmp_path: Path) 
     assert result.ok, result.reason
     [clock] = clocks
     assert (clock.cpu_limit, clock.wall_limit) == (1, 120)
-    assert clock.wall_seconds >= 3
+    # Waited past its CPU limit and built. Not ">= 3": the wall clock runs from when the server
+    # saw the command start, which a loaded machine may report a little after the sleep began.
+    assert clock.wall_seconds > clock.cpu_limit
     assert 0 <= clock.cpu_seconds < 1
 
 
