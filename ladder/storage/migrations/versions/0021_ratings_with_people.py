@@ -19,10 +19,10 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # A literal default, not sa.false(): an expression makes alembic rebuild the table on SQLite,
+    # and dropping the old ``match`` fails its seats' foreign keys once it holds matches.
     with op.batch_alter_table("match", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("rated_with_people", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+        batch_op.add_column(sa.Column("rated_with_people", sa.Boolean(), nullable=False, server_default="0"))
     op.create_table(
         "peoplerating",
         sa.Column("id", sa.Integer(), nullable=False),
