@@ -35,7 +35,11 @@ Numbers: TypeAlias = "array.array[float]"
 
 
 def new_numbers(values: Sequence[float] = ()) -> Numbers:
-    return array.array("f", values)
+    return array.array("f", values) if values else _NO_NUMBERS.__copy__()
+
+
+_NO_NUMBERS: Numbers = array.array("f")
+"""Copied for an empty array: five times cheaper than building one (encoders make many)."""
 
 
 Encode = Callable[[Any, Numbers], None]
@@ -213,17 +217,22 @@ def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tupl
     paddings = tuple(new_numbers((0.0,) * (entry * missing)) for missing in range(bound + 1))
 
     def emit(expression: str, source: _Source) -> list[Piece]:
-        values, count, value = source.local(), source.local(), source.local()
+        values, count, value, index = source.local(), source.local(), source.local(), source.local()
         entry_pieces: list[Piece] = ["1.0", *item(value, source)]
         past = source.constant(functools.partial(_past_bound, where, bound))
+        if memo:
+            loop = f"for {index}, {value} in enumerate({values}):"
+            body = _memoized(value, index, bound, entry_pieces, source)
+        else:
+            loop, body = f"for {value} in {values}:", _statements(entry_pieces)
         return [
             [
                 f"{values} = {expression}",
                 f"{count} = len({values})",
                 f"if {count} > {bound}:",
                 f"    raise {past}({count})",
-                f"for {value} in {values}:",
-                *_indent(_memoized(value, entry_pieces, source) if memo else _statements(entry_pieces)),
+                loop,
+                *_indent(body),
                 f"e({source.constant(paddings)}[{bound} - {count}])",
             ]
         ]
@@ -231,34 +240,38 @@ def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tupl
     return bound * entry, emit
 
 
-MEMO_KEPT = 4096
-"""Entries of a tuple remembered, per field, by value; past it the memo starts again."""
+IDS_KEPT = 4096
+"""Entries of a tuple remembered by identity, per field, at most; past it the memo starts again."""
 
 
-def _memoized(value: str, pieces: list[Piece], source: _Source) -> list[str]:
-    """Statements that append an entry's numbers, encoded once per distinct value (a record, so
-    hashable): boards and hands repeat the same cells and cards from one observation to the next.
-    Found first by identity (engines hand out the same objects again: hashing a record of records
-    costs more than encoding it), then by value; an entry kept keeps its value alive, so its id
-    is not reused while it stands."""
-    memo, by_id = source.constant({}), source.constant({})
-    numbers, outer, kept = source.local(), source.local(), source.local()
+def _memoized(value: str, index: str, bound: int, pieces: list[Piece], source: _Source) -> list[str]:
+    """Statements that append an entry's numbers, encoded again only when the entry changed:
+    boards and hands repeat the same cells and cards from one observation to the next. An entry
+    is looked for as the very object last at its place in the tuple, then as an object met
+    anywhere lately (engines hand out the same objects again; an entry kept keeps its value
+    alive, so its id is not reused while it stands), then as equal to the value last at its
+    place. Equality, not a hash: a record's hash walks every record inside it, while ``==``
+    stops at the first difference and passes over the objects both share."""
+    last, by_id = source.constant([None] * bound), source.constant({})
+    numbers, outer, kept, met = source.local(), source.local(), source.local(), source.local()
     return [
-        f"{kept} = {by_id}.get(id({value}))",
+        f"{kept} = {last}[{index}]",
         f"if {kept} is not None and {kept}[0] is {value}:",
         f"    {numbers} = {kept}[1]",
         "else:",
-        f"    {numbers} = {memo}.get({value})",
-        f"    if {numbers} is None:",
-        f"        if len({memo}) >= {MEMO_KEPT}:",
-        f"            {memo}.clear()",
-        f"        {numbers} = {source.constant(new_numbers)}()",
+        f"    {met} = {by_id}.get(id({value}))",
+        f"    if {met} is not None and {met}[0] is {value}:",
+        f"        {numbers} = {met}[1]",
+        f"    elif {kept} is not None and {kept}[0] == {value}:",
+        f"        {numbers} = {kept}[1]",
+        "    else:",
+        f"        {numbers} = {source.constant(_NO_NUMBERS.__copy__)}()",
         f"        {outer} = a, e",  # an enclosing entry may be being memoized too
         f"        a, e = {numbers}.append, {numbers}.extend",
         *_indent(_indent(_statements(pieces))),
         f"        a, e = {outer}",
-        f"        {memo}[{value}] = {numbers}",
-        f"    if len({by_id}) >= {MEMO_KEPT}:",
+        f"    {last}[{index}] = ({value}, {numbers})",
+        f"    if len({by_id}) >= {IDS_KEPT}:",
         f"        {by_id}.clear()",
         f"    {by_id}[id({value})] = ({value}, {numbers})",
         f"e({numbers})",

@@ -68,6 +68,7 @@ class _Spaces:
         self.render_mode = render_mode
         self.table = Table(game, players, options)
         self.possible_agents = [agent_name(seat) for seat in range(players)]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents: list[str] = []
         encoder = self.table.encoder
         self._observation_space = spaces.Dict(
@@ -129,26 +130,26 @@ class KingmakerEnv(_Spaces, AECEnv):  # type: ignore[misc]
         self.agent_selection = agent_name(self.table.waiting()[0])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self.table.observe(self.possible_agents.index(agent))
+        return self.table.observe(self._seats[agent])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.possible_agents.index(agent)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.table.choose(seat, int(action))
-        if self.table.is_over():
-            for other, reward in zip(self.possible_agents, self.table.rewards(), strict=True):
+        table = self.table
+        table.choose(self._seats[agent], int(action))
+        if table.is_over():
+            for other, reward in zip(self.possible_agents, table.rewards(), strict=True):
                 self.rewards[other] = reward
                 self.terminations[other] = True
             self.infos = self._final_infos()
             self.agent_selection = self.agents[0]
+            self._accumulate_rewards()
         else:
-            self.agent_selection = agent_name(self.table.waiting()[0])
-        self._accumulate_rewards()
+            # Rewards come at the end only: until then every step's are the zeros reset left.
+            self.agent_selection = self.possible_agents[table.waiting()[0]]
 
 
 class KingmakerParallelEnv(_Spaces, ParallelEnv):  # type: ignore[misc]

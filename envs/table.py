@@ -28,13 +28,18 @@ class IllegalAction(ValueError):
 
 
 ROWS_KEPT = 100_000
-"""Encoded actions kept at most; past it the table starts again (a long run meets new ones)."""
+"""Encoded actions kept at most; past it they are encoded again (a long run meets new ones)."""
 LEGAL_KEPT = 1024
-"""Encoded tuples of legal actions kept at most (each is a request's slots, kilobytes)."""
+"""Tuples of legal actions remembered at most; a tuple met twice keeps its slots' numbers too."""
 
 
 class Encoder:
-    """A game's arrays: fixed widths for its observations and legal actions."""
+    """A game's arrays: fixed widths for its observations and legal actions.
+
+    Engines hand out the same action objects, and often the same tuple of them, again and again:
+    each action's numbers are kept by identity (an entry keeps its object alive, so the id stays
+    its own), and a tuple met again as the same object keeps its slots' numbers as one block. A
+    request's array is then its observation's numbers and a few copies of memory."""
 
     def __init__(self, game_name: str) -> None:
         game = get_game(game_name)
@@ -46,47 +51,60 @@ class Encoder:
         self.observation_width = self._observation.width
         self.action_width = self._action.width
         self.width = self.observation_width + self.slots * self.action_width
-        # Engines hand out the same action objects, and often the same tuple of them, again and
-        # again: each action's numbers, and each tuple's, are kept by identity (an entry keeps its
-        # object alive, so the id stays its own), and a request's array is a few copies of memory.
-        self._action_numbers: dict[int, tuple[Action, Numbers]] = {}
-        self._legal_numbers: dict[int, tuple[tuple[Action, ...], Numbers]] = {}
         self._paddings = tuple(
             new_numbers((0.0,) * (self.action_width * missing)) for missing in range(self.slots + 1)
         )
         self._masks = tuple(
             np.array([1] * n + [0] * (self.slots - n), dtype=np.int8) for n in range(self.slots + 1)
         )
+        self._action_numbers: dict[int, Numbers] = {}
+        self._actions_held: list[Action] = []
+        """The actions ``_action_numbers`` knows, kept alive so that their ids stay theirs."""
+        self._of_value: dict[Action, Numbers] = {}
+        self._legal_met: dict[int, tuple[tuple[Action, ...], Numbers | None]] = {}
 
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
-        if len(legal) > self.slots:
-            raise BoundError(f"{len(legal)} legal actions, past the game's {self.slots} slots")
+        count = len(legal)
+        if count > self.slots:
+            raise BoundError(f"{count} legal actions, past the game's {self.slots} slots")
         numbers = new_numbers()
         self._observation.encode(observation, numbers)
-        kept = self._legal_numbers.get(id(legal))
-        if kept is not None and kept[0] is legal:
-            numbers.extend(kept[1])
+        met = self._legal_met.get(id(legal))
+        if met is not None and met[0] is legal:
+            block = met[1]
+            if block is None:  # met again: worth keeping as one block
+                block = new_numbers()
+                self._extend(block, legal)
+                self._legal_met[id(legal)] = (legal, block)
+            numbers.extend(block)
         else:
-            numbers.extend(self._legal(legal))
+            if len(self._legal_met) >= LEGAL_KEPT:
+                self._legal_met.clear()
+            self._legal_met[id(legal)] = (legal, None)
+            self._extend(numbers, legal)
         # numpy reads the numbers in place; nothing else holds them, so the array owns them.
         return np.frombuffer(numbers, dtype=np.float32)
 
-    def _legal(self, legal: tuple[Action, ...]) -> Numbers:
-        """The slots' numbers for a tuple of legal actions not met (as that object) lately."""
-        if len(self._action_numbers) + len(legal) > ROWS_KEPT:
-            self._action_numbers.clear()
-        if len(self._legal_numbers) >= LEGAL_KEPT:
-            self._legal_numbers.clear()
-        numbers = new_numbers()
-        actions = self._action_numbers
-        for action in legal:
-            kept = actions.get(id(action))
-            if kept is None or kept[0] is not action:
-                kept = actions[id(action)] = (action, new_numbers())
-                self._action.encode(action, kept[1])
-            numbers.extend(kept[1])
+    def _extend(self, numbers: Numbers, legal: tuple[Action, ...]) -> None:
+        """Append the slots of ``legal``: each action's numbers, then zeros for the empty slots."""
+        found = list(map(self._action_numbers.get, map(id, legal)))  # at C speed: most are met again
+        for action, kept in zip(legal, found, strict=True):
+            numbers.extend(self._numbers(action) if kept is None else kept)
         numbers.extend(self._paddings[self.slots - len(legal)])
-        self._legal_numbers[id(legal)] = (legal, numbers)
+
+    def _numbers(self, action: Action) -> Numbers:
+        """The numbers of an action not met as this object lately: found by value, or encoded."""
+        if len(self._action_numbers) >= ROWS_KEPT:
+            self._action_numbers.clear()
+            self._actions_held.clear()
+        if len(self._of_value) >= ROWS_KEPT:
+            self._of_value.clear()
+        numbers = self._of_value.get(action)
+        if numbers is None:
+            numbers = self._of_value[action] = new_numbers()
+            self._action.encode(action, numbers)
+        self._action_numbers[id(action)] = numbers
+        self._actions_held.append(action)
         return numbers
 
     def mask(self, legal_count: int) -> np.ndarray:
@@ -109,9 +127,9 @@ class Table:
             )
         self.players = players
         self.encoder = encoder_for(game_name)
-        self._seen: dict[Seat, tuple[np.ndarray, np.ndarray, tuple[Action, ...]]] = {}
-        """Each seat's arrays and legal actions since the last change: an environment asks for
-        them more than once, and the engine may compute legal actions afresh each time."""
+        self._legal: dict[Seat, tuple[Action, ...]] = {}
+        """Each seat's legal actions since the last change: an environment asks for them more
+        than once (to observe, then to choose), and the engine may compute them afresh each time."""
         self.state = self.game.new(players, 0, self.options)
         self.seed = 0
         self.chosen: dict[Seat, Action] = {}
@@ -124,7 +142,7 @@ class Table:
     @state.setter
     def state(self, state: GameState) -> None:
         self._state = state
-        self._seen = {}
+        self._legal = {}
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -134,26 +152,27 @@ class Table:
 
     def waiting(self) -> tuple[Seat, ...]:
         """The seats that must still choose in the current decision, ascending."""
-        return tuple(seat for seat in self.state.to_act() if seat not in self.chosen)
+        acting = self.state.to_act()
+        return tuple(seat for seat in acting if seat not in self.chosen) if self.chosen else acting
 
     def legal(self, seat: Seat) -> tuple[Action, ...]:
         """``seat``'s legal actions, or none once it has chosen in this decision."""
         if seat in self.chosen:
             return ()
-        seen = self._seen.get(seat)
-        return seen[2] if seen is not None else self.state.legal_actions(seat)
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self.state.legal_actions(seat)
+        return legal
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray]:
-        seen = self._seen.get(seat)
-        if seen is None:
-            legal = self.legal(seat)
-            seen = self._seen[seat] = (
-                self.encoder.array(self.state.observation(seat), legal),
-                self.encoder.mask(len(legal)),
-                legal,
-            )
-        # Copies (a microsecond): a caller may write into what it is given.
-        return {"observation": seen[0].copy(), "action_mask": seen[1].copy()}
+        # New arrays each time, as a caller may write into what it is given: an environment
+        # observes a seat about once a step, so keeping them to copy would cost more.
+        legal = self.legal(seat)
+        encoder = self.encoder
+        return {
+            "observation": encoder.array(self.state.observation(seat), legal),
+            "action_mask": encoder.mask(len(legal)),
+        }
 
     def choose(self, seat: Seat, slot: int) -> bool:
         """Record ``seat``'s choice; once every acting seat has chosen, apply them and say True."""
@@ -163,11 +182,11 @@ class Table:
         if not 0 <= slot < len(legal):
             raise IllegalAction(f"seat {seat} chose slot {slot}, but only slots 0-{len(legal) - 1} are legal")
         self.chosen[seat] = legal[slot]
-        self._seen = {}
         if self.waiting():
             return False
         joint, self.chosen = self.chosen, {}
         self.state.apply(joint)
+        self._legal = {}
         self.log.append(joint)
         return True
 
