@@ -185,8 +185,10 @@ def _label(text: str) -> float:
 
 
 def _one_hot(members: list[enum.Enum]) -> tuple[int, Emit]:
-    rows = {member: new_numbers([1.0 if other is member else 0.0 for other in members]) for member in members}
-    return len(members), lambda expression, source: [f"*{source.constant(rows)}[{expression}]"]
+    # Found by the member's id: an enum's hash is a Python method, its id is not, and members
+    # live as long as their class.
+    rows = {id(member): new_numbers([float(other is member) for other in members]) for member in members}
+    return len(members), lambda expression, source: [f"*{source.constant(rows)}[id({expression})]"]
 
 
 def _optional(width: int, inner: Emit) -> tuple[int, Emit]:
