@@ -45,26 +45,49 @@ def add_authors(address: str, admin_token: str) -> dict[str, list[str]]:
     return options
 
 
-def submit(folder: Path, bot: str, choice: str, options: list[str]) -> int:
+def submit(folder: Path, bot: str, choice: str, options: list[str], wait: bool = True) -> int:
     """Submit a version of a Python bot (``choice`` makes each version's code its own); its number."""
-    out = ok("submit", str(python_bot(folder, choice)), "--bot", bot, "-g", "kingdoms", *options)
+    follow = "--wait" if wait else "--no-wait"
+    out = ok("submit", str(python_bot(folder, choice)), "--bot", bot, "-g", "kingdoms", follow, *options)
     number = int(out.split(f"{bot} version ", 1)[1].split()[0])
-    assert f"{bot} version {number} is active" in out, out
+    assert not wait or f"{bot} version {number} is active" in out, out
     return number
+
+
+def submit_side_by_side(versions: list[tuple[Path, str, str, list[str]]]) -> list[int]:
+    """``submit`` several authors' versions (folder, bot, choice, options) without waiting, then
+    wait until each is active: the server builds and validates different authors' side by side."""
+    numbers = [submit(*version, wait=False) for version in versions]
+    mine = [(bot, number, options) for (_, bot, _, options), number in zip(versions, numbers, strict=True)]
+
+    def all_active() -> bool:
+        return all(version_status(*each) == "active" for each in mine)
+
+    wait_for("the versions to be active", all_active, every=1.0)  # (each takes seconds)
+    return numbers
+
+
+def version_status(bot: str, number: int, options: list[str]) -> str:
+    """Its status (`bot builds`); one that can no longer become active fails the test at once."""
+    listed = json.loads(ok("bot", "builds", bot, "--json", *options))["versions"]
+    (version,) = [version for version in listed if version["number"] == number]
+    status = str(version["status"])
+    assert status not in ("build_failed", "rejected", "retired"), version
+    return status
 
 
 def status(name: str, options: list[str]) -> dict[str, Any]:
     return json.loads(ok("competition", "status", name, "--json", *options))  # type: ignore[no-any-return]
 
 
-def wait_for(what: str, check: Callable[[], Any], timeout: float = WAIT_S) -> Any:
+def wait_for(what: str, check: Callable[[], Any], timeout: float = WAIT_S, every: float = 0.2) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         found = check()
         if found:
             return found
         assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what}"
-        time.sleep(0.2)
+        time.sleep(every)
 
 
 def move_clock(clock_file: Path, hours: float) -> None:

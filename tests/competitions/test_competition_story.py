@@ -9,7 +9,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from competition_support import add_authors, cli, move_clock, ok, status, submit, wait_for
+from competition_support import (
+    AUTHORS,
+    add_authors,
+    cli,
+    move_clock,
+    ok,
+    status,
+    submit,
+    submit_side_by_side,
+    wait_for,
+)
 from sqlmodel import col, select
 
 from kingmaker.ladder.storage.models import CompetitionStage, Match, MatchSeat, MatchStatus
@@ -41,8 +51,8 @@ def test_three_authors_from_entries_to_a_published_winner(
     competition_server: BackgroundServer, clock_file: Path, tmp_path: Path
 ) -> None:
     who = add_authors(competition_server.address, competition_server.admin_token)
-    for author in ("ann", "ben", "cat"):
-        assert submit(tmp_path / f"{author}-1", f"{author}-bot", "count - 1", who[author]) == 1
+    firsts = [(tmp_path / f"{author}-1", f"{author}-bot", "count - 1", who[author]) for author in AUTHORS]
+    assert submit_side_by_side(firsts) == [1, 1, 1]
     deadline = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     code, _, err = cli("competition", "create", "cup", "-g", "kingdoms", "--closes", "soon", *who["admin"])
     assert code != 0 and "bad time 'soon'" in err and len(err.strip().splitlines()) == 1
@@ -58,8 +68,9 @@ def test_three_authors_from_entries_to_a_published_winner(
     wait_for(
         "the open ladder to play", lambda: any(s["matches"] for s in status("cup", who["ann"])["standings"])
     )
-    assert submit(tmp_path / "ann-2", "ann-bot", "0", who["ann"]) == 2
-    assert submit(tmp_path / "cat-2", "cat-bot", "0", who["cat"]) == 2
+    # (side by side: the open ladder plays on, unasserted, until the deadline)
+    seconds = [(tmp_path / f"{author}-2", f"{author}-bot", "0", who[author]) for author in ("ann", "cat")]
+    assert submit_side_by_side(seconds) == [2, 2]
     ok("competition", "select", "cup", "cat-bot", "1", *who["cat"])  # cat keeps v1 for the finals
     shown = ok("competition", "status", "cup", *who["ann"])
     assert "phase: open" in shown and "ann-bot v2" in shown and "cat-bot v1 (selected)" in shown

@@ -7,14 +7,18 @@ published."""
 
 from __future__ import annotations
 
+import shutil
+import stat
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from competition_support import add_authors, move_clock, ok, status, submit, wait_for
+from competition_support import AUTHORS, add_authors, move_clock, ok, status, submit, wait_for
 from sqlalchemy import create_engine, text
 
+from kingmaker.ladder.competitions.competition_clock import CLOCK_FILE_ENV
 from kingmaker.server.background import ServerProcess
 from kingmaker.server.jail.sandbox import bubblewrap
 
@@ -22,11 +26,14 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not bubblewrap().usable, reason="builds run in the jail"),
     pytest.mark.timeout(1800),  # builds in the jail and six server starts, on a shared machine
+    # On one worker under pytest-xdist, so the formats share the ``authors`` built once.
+    pytest.mark.xdist_group("competition-sigkill"),
 ]
 
 TOKEN = "test-admin-token"
 START_S = 300.0
 """A server start on a loaded machine (it starts a worker process per core first)."""
+OPTIONS = ["--concurrency", "2"]
 
 
 def rows(database: str, query: str) -> list[tuple[Any, ...]]:
@@ -63,29 +70,75 @@ FORMATS = {
 }
 
 
+def sockets(folder: str, names: list[str]) -> list[str]:
+    """The sockets a killed server left in its home (a copy cannot hold them; it makes its own)."""
+    return [name for name in names if stat.S_ISSOCK((Path(folder) / name).lstat().st_mode)]
+
+
+@dataclass(frozen=True)
+class Authors:
+    """A server's home and SQLite database (its files) where the three authors have a bot each,
+    and ann a second version; and each author's token."""
+
+    home: Path
+    database: list[Path]
+    tokens: dict[str, str]
+
+    def copy_to(self, folder: Path) -> None:
+        shutil.copytree(self.home, folder / "home", symlinks=True, ignore=sockets)
+        for file in self.database:
+            shutil.copy2(file, folder / file.name)
+
+    def options(self, address: str) -> dict[str, list[str]]:
+        """Per author (and "admin"), the options their commands carry to the server at ``address``."""
+        return {name: ["--server", address, "--token", token] for name, token in self.tokens.items()}
+
+
+@pytest.fixture(scope="module")
+def authors(tmp_path_factory: pytest.TempPathFactory) -> Authors:
+    """The bots every format's competition is played by, built and validated once for the module
+    (a build in the jail and its validation matches are most of a submission's time); each test
+    starts its own server on a copy. Killed as the tests kill it: SQLite keeps what was committed."""
+    folder = tmp_path_factory.mktemp("authors")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(CLOCK_FILE_ENV, raising=False)  # no test's clock: this server's is the real one
+        patch.setenv("XDG_CONFIG_HOME", str(folder / "config"))  # no stored login is used
+        database = folder / "ladder.db"
+        url, socket = f"sqlite:///{database}", folder / "server.sock"
+        server = ServerProcess(folder / "home", socket, url, TOKEN, OPTIONS, start_timeout_s=START_S)
+        try:
+            who = add_authors(server.address, TOKEN)
+            for author in AUTHORS:
+                submit(folder / author, f"{author}-bot", "count - 1", who[author])
+            assert submit(folder / "ann-2", "ann-bot", "0", who["ann"]) == 2
+        finally:
+            server.kill()
+    return Authors(folder / "home", sorted(folder.glob("ladder.db*")), {name: who[name][3] for name in who})
+
+
 @pytest.mark.parametrize("finals_format", list(FORMATS))
 def test_a_competition_survives_sigkill_in_every_phase(
-    tmp_path: Path, clock_file: Path, finals_format: str
+    tmp_path: Path, clock_file: Path, authors: Authors, finals_format: str
 ) -> None:
     options, finals_matches, decided = FORMATS[finals_format]
+    authors.copy_to(tmp_path)
     home, socket = tmp_path / "home", tmp_path / "server.sock"
     database = f"sqlite:///{tmp_path / 'ladder.db'}"
 
     def start() -> ServerProcess:
-        return ServerProcess(home, socket, database, TOKEN, ["--concurrency", "2"], start_timeout_s=START_S)
+        return ServerProcess(home, socket, database, TOKEN, OPTIONS, start_timeout_s=START_S)
 
     server = start()
     try:
-        who = add_authors(server.address, TOKEN)
-        for author in ("ann", "ben", "cat"):
-            submit(tmp_path / author, f"{author}-bot", "count - 1", who[author])
+        who = authors.options(server.address)
+        # ann's second version was submitted before the competition opened (``authors``): the
+        # freeze takes an entry's newest version all the same.
         deadline = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
         finals_at = (datetime.now(UTC) + timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
         ok("competition", "create", "cup", "-g", "kingdoms", "--closes", deadline, "--finals-at", finals_at,
            *options, *who["admin"])  # fmt: skip
-        for author in ("ann", "ben", "cat"):
+        for author in AUTHORS:
             ok("competition", "enter", "cup", f"{author}-bot", *who[author])
-        assert submit(tmp_path / "ann-2", "ann-bot", "0", who["ann"]) == 2
 
         # Killed while open; the deadline passes while it is down, and is applied when it starts.
         server.kill()
