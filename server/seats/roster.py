@@ -165,9 +165,10 @@ class Roster:
         Returns what the bot wrote during the match and, for a stopped bot, the end of its
         stderr and how it ended (read once it has stopped, so they are complete).
 
-        A launched bot that acknowledges match ends is first given until its ``MatchEndSeen``
-        (at most ``END_SEEN_WAIT_S``): what it prints on the match's end is still the match's."""
-        if lease.process is not None and lease.session is not None:
+        A healthy launched bot that acknowledges match ends is first given until its
+        ``MatchEndSeen`` (at most ``END_SEEN_WAIT_S``): what it prints on the match's end is still
+        the match's. One whose seat ended by a fault is not waited for: it is stopped at once."""
+        if reusable and lease.process is not None and lease.session is not None:
             try:
                 await lease.session.match_end_seen(match_id, END_SEEN_WAIT_S)
             except asyncio.CancelledError:  # the bot must still be let go, not kept
