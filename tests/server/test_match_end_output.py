@@ -6,17 +6,12 @@ match 184 over" stood in match 185's log)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
 import pytest
 from sqlmodel import col, select
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "kits"))
-from kits_support import bot_command, build_kit, init_kit
-
-from kingmaker.kits.languages import check, language
 from kingmaker.ladder.bots import bots
 from kingmaker.ladder.leagues import leagues
 from kingmaker.ladder.matches.seat_logs import bot_logs
@@ -48,35 +43,27 @@ run(Telling())
 """
 
 
-def two_matches_in_a_row(folder: Path, command: list[str], cwd: str | None = None) -> list[tuple[int, str]]:
-    """``command``, registered as "teller", plays two Kingsville matches one after the other on a
-    server that keeps its process between them: each match's id and the teller's stderr in it."""
-    config = ServerConfig(
-        address="127.0.0.1:0",
-        database_url=f"sqlite:///{folder / 'k.db'}",
-        admin_token="t",
-        jail=False,  # trusted test bots; the jail is not what this is about
-        keep_bots_s=600.0,  # the teller's process is kept between its matches
-    )
-    server = BackgroundServer(config)
-    try:
-        db = server.server.db
-        bots.register_bot(db, "teller", ["kingsville"], command=command, working_dir=cwd)
-        instant = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
-        bots.register_bot(db, "instant", ["kingsville"], command=instant)
-        leagues.create_league(db, "two", "kingsville", ["teller", "instant"], rounds=2, seed=3)
+def two_matches_in_a_row(
+    server: BackgroundServer, command: list[str], cwd: str | None = None
+) -> list[tuple[int, str]]:
+    """``command``, registered as "teller", plays two Kingsville matches one after the other on
+    ``server``, which keeps its process between them: each match's id and the teller's stderr in it
+    (the kits' tests use it too)."""
+    db = server.server.db
+    bots.register_bot(db, "teller", ["kingsville"], command=command, working_dir=cwd)
+    instant = [sys.executable, "-m", "kingmaker.sample_bots.instant_bot"]
+    bots.register_bot(db, "instant", ["kingsville"], command=instant)
+    leagues.create_league(db, "two", "kingsville", ["teller", "instant"], rounds=2, seed=3)
 
-        async def play_one_at_a_time() -> None:
-            async for _ in server.server.leagues.watch("two", 1):
-                pass
+    async def play_one_at_a_time() -> None:
+        async for _ in server.server.leagues.watch("two", 1):
+            pass
 
-        server.run(play_one_at_a_time())
-        with db.read() as session:
-            played = session.exec(select(Match.id).order_by(col(Match.id))).all()
-        logs = {log.match_id: log.stderr for log in bot_logs(db, "teller", 10)}
-        return [(int(match_id), logs.get(int(match_id), "")) for match_id in played if match_id is not None]
-    finally:
-        server.stop()
+    server.run(play_one_at_a_time())
+    with db.read() as session:
+        played = session.exec(select(Match.id).order_by(col(Match.id))).all()
+    logs = {log.match_id: log.stderr for log in bot_logs(db, "teller", 10)}
+    return [(int(match_id), logs.get(int(match_id), "")) for match_id in played if match_id is not None]
 
 
 def test_a_line_printed_at_a_matchs_end_stays_in_that_matchs_log(
@@ -85,7 +72,18 @@ def test_a_line_printed_at_a_matchs_end_stays_in_that_matchs_log(
     monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
     script = tmp_path / "telling_bot.py"
     script.write_text(TELLING_BOT)
-    played = two_matches_in_a_row(tmp_path, [sys.executable, str(script)])
+    config = ServerConfig(
+        address="127.0.0.1:0",
+        database_url=f"sqlite:///{tmp_path / 'k.db'}",
+        admin_token="t",
+        jail=False,  # trusted test bots; the jail is not what this is about
+        keep_bots_s=600.0,  # the teller's process is kept between its matches
+    )
+    server = BackgroundServer(config)
+    try:
+        played = two_matches_in_a_row(server, [sys.executable, str(script)])
+    finally:
+        server.stop()
     lines = [stderr.splitlines() for _, stderr in played]
     assert len({line.split(":")[0] for match in lines for line in match}) == 1, f"one warm process: {lines}"
     # Each match's log holds its start and its end, in that order, and nothing of the other.
@@ -95,24 +93,6 @@ def test_a_line_printed_at_a_matchs_end_stays_in_that_matchs_log(
     assert first_id != second_id
     assert all(words[1] == first_id for words in told[0]), lines
     assert all(words[1] == second_id for words in told[1]), lines
-
-
-def test_the_ruby_kits_match_over_line_stays_in_its_match(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The case reported: the Ruby kit's "ruby-bot: match 184 over" stood in match 185's log."""
-    readiness = check(language("ruby"))
-    if not readiness.ready:
-        if os.environ.get("CI"):  # .ci/run installs every toolchain
-            pytest.fail(f"no ruby toolchain in CI: {readiness.detail}")
-        pytest.skip(f"no ruby toolchain here ({readiness.detail})")
-    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
-    folder = init_kit(tmp_path, "ruby")
-    command = bot_command(folder, build_kit(folder))
-    (first, first_log), (second, second_log) = two_matches_in_a_row(tmp_path, command, str(folder))
-    assert f"ruby-bot: match {first} over" in first_log, first_log
-    assert f"ruby-bot: match {second} over" in second_log, second_log
-    assert f"match {first} over" not in second_log, second_log
 
 
 def launched_session(acknowledges: bool = True, launched: bool = True) -> BotSession:
