@@ -92,6 +92,7 @@ async def play(
         max_concurrent_matches=max_concurrent_matches,
         client=CLIENT,
         protocol_version=PROTOCOL_VERSION,
+        acknowledges_match_end=True,
     )
     await connection.outbox.put(arena_pb2.BotMessage(hello=hello))
     options = [
@@ -206,4 +207,9 @@ def _on_end(connection: _Connection, end: arena_pb2.MatchEnd) -> None:
             scores=tuple(int(seat.score) for seat in ordered), ranks=tuple(seat.rank for seat in ordered)
         )
     reason = common_pb2.EndReason.Name(end.end_reason).removeprefix("END_REASON_")
-    connection.bot.on_match_end(MatchEnd(end.match_id, end.seat, result, reason))
+    try:
+        connection.bot.on_match_end(MatchEnd(end.match_id, end.seat, result, reason))
+    finally:  # what it printed meanwhile is that match's (the server waits for this)
+        sys.stderr.flush()
+        seen = arena_pb2.MatchEndSeen(match_id=end.match_id)
+        connection.outbox.put_nowait(arena_pb2.BotMessage(match_end_seen=seen))

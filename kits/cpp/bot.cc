@@ -37,6 +37,7 @@ int main() {
   hello.mutable_hello()->set_token(token != nullptr ? token : "");
   hello.mutable_hello()->set_client("kingmaker-cpp-kit/1");
   hello.mutable_hello()->set_protocol_version(1);
+  hello.mutable_hello()->set_acknowledges_match_end(true);
   stream->Write(hello);
 
   std::mt19937 random(std::random_device{}());
@@ -60,6 +61,10 @@ int main() {
       std::cerr << "cpp-bot: " << message.error().message() << std::endl;
     } else if (message.has_match_end()) {
       std::cerr << "cpp-bot: match " << message.match_end().match_id() << " over" << std::endl;
+      // Done with that match: the server waits for this before it cuts the match's stderr log.
+      BotMessage seen;
+      seen.mutable_match_end_seen()->set_match_id(message.match_end().match_id());
+      stream->Write(seen);
     }
   }
   stream->WritesDone();

@@ -53,7 +53,8 @@ func main() {
 	if err != nil {
 		log.Fatalf("cannot open the stream: %v", err)
 	}
-	hello := &arena.Hello{Token: os.Getenv("KINGMAKER_TOKEN"), Client: "kingmaker-go-kit/1", ProtocolVersion: 1}
+	hello := &arena.Hello{Token: os.Getenv("KINGMAKER_TOKEN"), Client: "kingmaker-go-kit/1", ProtocolVersion: 1,
+		AcknowledgesMatchEnd: true}
 	if err := stream.Send(&arena.BotMessage{Message: &arena.BotMessage_Hello{Hello: hello}}); err != nil {
 		log.Fatalf("cannot say hello: %v", err)
 	}
@@ -89,6 +90,11 @@ func main() {
 			log.Print(kind.Error.Message)
 		case *arena.ServerMessage_MatchEnd:
 			log.Printf("match %s over", kind.MatchEnd.MatchId)
+			// Done with that match: the server waits for this before it cuts the match's stderr log.
+			seen := &arena.MatchEndSeen{MatchId: kind.MatchEnd.MatchId}
+			if err := stream.Send(&arena.BotMessage{Message: &arena.BotMessage_MatchEndSeen{MatchEndSeen: seen}}); err != nil {
+				log.Fatalf("cannot acknowledge the match's end: %v", err)
+			}
 		}
 	}
 }

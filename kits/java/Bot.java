@@ -12,6 +12,7 @@ import kingmaker.v1.ArenaOuterClass.ActionReply;
 import kingmaker.v1.ArenaOuterClass.ActionRequest;
 import kingmaker.v1.ArenaOuterClass.BotMessage;
 import kingmaker.v1.ArenaOuterClass.Hello;
+import kingmaker.v1.ArenaOuterClass.MatchEndSeen;
 import kingmaker.v1.ArenaOuterClass.ServerMessage;
 
 public final class Bot {
@@ -49,7 +50,12 @@ public final class Bot {
                     case ACTION_REQUEST -> outbox[0].onNext(reply(message.getActionRequest()));
                     case WELCOME -> System.err.println("java-bot: connected as " + message.getWelcome().getBot());
                     case ERROR -> System.err.println("java-bot: " + message.getError().getMessage());
-                    case MATCH_END -> System.err.println("java-bot: match " + message.getMatchEnd().getMatchId() + " over");
+                    case MATCH_END -> {
+                        String id = message.getMatchEnd().getMatchId();
+                        System.err.println("java-bot: match " + id + " over");
+                        // Done with that match: the server waits for this before it cuts the match's stderr log.
+                        outbox[0].onNext(BotMessage.newBuilder().setMatchEndSeen(MatchEndSeen.newBuilder().setMatchId(id)).build());
+                    }
                     default -> { }
                 }
             }
@@ -68,7 +74,8 @@ public final class Bot {
                 over.countDown();
             }
         });
-        Hello hello = Hello.newBuilder().setToken(token).setClient("kingmaker-java-kit/1").setProtocolVersion(1).build();
+        Hello hello = Hello.newBuilder().setToken(token).setClient("kingmaker-java-kit/1").setProtocolVersion(1)
+            .setAcknowledgesMatchEnd(true).build();
         outbox[0].onNext(BotMessage.newBuilder().setHello(hello).build());
         over.await();
         return status[0];

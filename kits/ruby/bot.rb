@@ -16,7 +16,7 @@ server = ENV.fetch("KINGMAKER_SERVER") { abort "ruby-bot: KINGMAKER_SERVER is no
 arena = Kingmaker::V1::Arena::Stub.new(server, :this_channel_is_insecure)
 outbox = Queue.new # gRPC sends what the enumerator yields; the reading loop below feeds it
 hello = Kingmaker::V1::Hello.new(token: ENV.fetch("KINGMAKER_TOKEN", ""), client: "kingmaker-ruby-kit/1",
-                                 protocol_version: 1)
+                                 protocol_version: 1, acknowledges_match_end: true)
 outbox << Kingmaker::V1::BotMessage.new(hello: hello)
 outgoing = Enumerator.new { |messages| while (message = outbox.pop) != :done do messages << message end }
 
@@ -30,7 +30,10 @@ begin
       outbox << Kingmaker::V1::BotMessage.new(reply: reply)
     when :welcome then warn "ruby-bot: connected as #{message.welcome.bot}"
     when :error then warn "ruby-bot: #{message.error.message}"
-    when :match_end then warn "ruby-bot: match #{message.match_end.match_id} over"
+    when :match_end
+      warn "ruby-bot: match #{message.match_end.match_id} over"
+      # Done with that match: the server waits for this before it cuts the match's stderr log.
+      outbox << Kingmaker::V1::BotMessage.new(match_end_seen: { match_id: message.match_end.match_id })
     end
   end
 rescue GRPC::Unauthenticated => e

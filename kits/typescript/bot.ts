@@ -33,7 +33,7 @@ function main(): void {
   const proto = grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType;
   const client = new proto.kingmaker.v1.Arena(server, grpc.credentials.createInsecure());
   const stream = client.Play();
-  stream.write({ hello: { token: process.env.KINGMAKER_TOKEN ?? "", client: "kingmaker-typescript-kit/1", protocol_version: 1 } });
+  stream.write({ hello: { token: process.env.KINGMAKER_TOKEN ?? "", client: "kingmaker-typescript-kit/1", protocol_version: 1, acknowledges_match_end: true } });
 
   stream.on("data", (message: ServerMessage__Output) => {
     if (message.action_request) {
@@ -52,6 +52,8 @@ function main(): void {
       log(message.error.message);
     } else if (message.match_end) {
       log(`match ${message.match_end.match_id} over`);
+      // Done with that match: the server waits for this before it cuts the match's stderr log.
+      stream.write({ match_end_seen: { match_id: message.match_end.match_id } });
     }
   });
   stream.on("error", (error: grpc.ServiceError) => {

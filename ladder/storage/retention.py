@@ -3,7 +3,8 @@
 Kept: every version ``versions_still_needed`` names (the active one, one on its way, one a match
 still to be played seats), and the ``keep`` newest others of each bot. The rest are pruned: their
 rows, build logs, validation and history stay, with ``pruned_at`` set; the server then removes
-their files (``server/building/retention.py``), except a file another kept version shares.
+their files (``server/building/retention.py``), except a file another kept version shares. Their
+trial matches go in the same transaction, and kept versions' beyond a bound (``trial_retention``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
+from kingmaker.ladder.storage import trial_retention
 from kingmaker.ladder.storage.models import (
     Author,
     Bot,
@@ -45,6 +47,8 @@ class PrunedFiles:
     """Archive hashes to remove from the blob store."""
     builds: set[str]
     """Built folders' hashes to remove from the build store."""
+    trial_matches: int = 0
+    """How many trial matches were dropped (``trial_retention``)."""
 
 
 def versions_still_needed(session: Session, bot_ids: Iterable[int] | None = None) -> set[VersionKey]:
@@ -100,16 +104,21 @@ def prune(
     bots = {bot.id: bot for bot in session.exec(bots_query).all() if bot.id is not None}
     needed = versions_still_needed(session, bots)
     chosen: list[BotVersion] = []
+    gone: set[VersionKey] = set()
     for bot_id in bots:
         rows = session.exec(
             select(BotVersion).where(BotVersion.bot_id == bot_id).order_by(col(BotVersion.number).desc())
         ).all()
         others = [row for row in rows if (bot_id, row.number) not in needed]
+        gone |= {(bot_id, row.number) for row in others[keep:]}
         chosen.extend(
             row for row in others[keep:] if row.pruned_at is None and (row.archive_hash or row.build_hash)
         )
+    trials = trial_retention.trials_to_drop(session, bots, gone)
+    if not dry_run:
+        trial_retention.drop_trials(session, trials)
     if not chosen:
-        return PrunedFiles([], set(), set())
+        return PrunedFiles([], set(), set(), len(trials))
     chosen_ids = {row.id for row in chosen}
     kept = session.exec(
         select(BotVersion.id, BotVersion.archive_hash, BotVersion.build_hash).where(
@@ -134,7 +143,7 @@ def prune(
         if not dry_run:
             row.pruned_at = now
             session.add(row)
-    return PrunedFiles(sorted(versions), archives, builds)
+    return PrunedFiles(sorted(versions), archives, builds, len(trials))
 
 
 def author_id_of(session: Session, name: str) -> int | None:

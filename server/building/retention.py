@@ -47,8 +47,13 @@ class Retention:
             pruned = await asyncio.to_thread(self._mark, bot, author_id, dry_run)
             if not dry_run:
                 await asyncio.to_thread(self._remove, pruned)
-        if pruned.versions and not dry_run:
-            log.info("pruned %d versions (%s)", len(pruned.versions), bot or "every bot")
+        if (pruned.versions or pruned.trial_matches) and not dry_run:
+            log.info(
+                "pruned %d versions and %d trial matches (%s)",
+                len(pruned.versions),
+                pruned.trial_matches,
+                bot or "every bot",
+            )
         return pruned
 
     def _mark(self, bot: str | None, author_id: int | None, dry_run: bool) -> PrunedFiles:

@@ -24,7 +24,9 @@ def prune(
     say which).
 
     Each bot keeps its active version, the newest few others, and every version a build, match or
-    league still needs; the others' rows and history stay, marked pruned."""
+    league still needs; the others' rows and history stay, marked pruned. Their trial matches
+    (validation's and the A/B duel's) go, and a kept version keeps its newest 100 duel matches a
+    game."""
     request = admin_pb2.PruneVersionsRequest(bot=bot, author=author, dry_run=dry_run)
     with admin_client(server, admin_token) as client:
         answer = client.call("PruneVersions", request)
@@ -32,6 +34,9 @@ def prune(
         print_json(as_data(answer))
         return
     verb = "would prune" if dry_run else "pruned"
+    if answer.trial_matches:
+        dropped = "would drop" if dry_run else "dropped"
+        console.print(f"{dropped} {answer.trial_matches} trial matches", highlight=False)
     if not answer.versions:
         console.print("nothing to prune: every version kept is still needed or among the newest")
         return

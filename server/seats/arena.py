@@ -133,7 +133,12 @@ class ArenaService(arena_pb2_grpc.ArenaServicer):
                 raise Refusal(
                     arena_pb2.ERROR_CODE_TOO_MANY_CONNECTIONS, grpc.StatusCode.RESOURCE_EXHAUSTED, text
                 )
-        session = BotSession(identity, tuple(hello.games), max(1, hello.max_concurrent_matches))
+        session = BotSession(
+            identity,
+            tuple(hello.games),
+            max(1, hello.max_concurrent_matches),
+            acknowledges_match_end=hello.acknowledges_match_end,
+        )
         self.pool.admit(session)
         if identity.launch_key is None and await self.pool.identify(hello.token) != identity:
             # The token was rotated (or the bot disabled or removed) while this stream was being

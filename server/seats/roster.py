@@ -68,6 +68,10 @@ class Entrant:
 
 MATCH_STDERR_BYTES = 64 * 1024
 """The most of a bot's stderr kept per match (its end): what its author reads in `bot logs`."""
+END_SEEN_WAIT_S = 5.0
+"""How long a launched bot that acknowledges match ends is waited for after one (``release``):
+a bot that does work as a match ends (saving what it learnt) has this long before its later
+lines go to its next match; one that never acknowledges delays its match's result this long."""
 
 
 @dataclass
@@ -159,7 +163,20 @@ class Roster:
     async def release(self, lease: Lease, match_id: str, reusable: bool) -> SeatOutput:
         """The match is over for this seat: keep a healthy managed bot, stop anything else.
         Returns what the bot wrote during the match and, for a stopped bot, the end of its
-        stderr and how it ended (read once it has stopped, so they are complete)."""
+        stderr and how it ended (read once it has stopped, so they are complete).
+
+        A healthy launched bot that acknowledges match ends is first given until its
+        ``MatchEndSeen`` (at most ``END_SEEN_WAIT_S``): what it prints on the match's end is still
+        the match's. One whose seat ended by a fault is not waited for: it is stopped at once."""
+        if reusable and lease.process is not None and lease.session is not None:
+            try:
+                await lease.session.match_end_seen(match_id, END_SEEN_WAIT_S)
+            except asyncio.CancelledError:  # the bot must still be let go, not kept
+                await self._release(lease, match_id, reusable=False)
+                raise
+        return await self._release(lease, match_id, reusable)
+
+    async def _release(self, lease: Lease, match_id: str, reusable: bool) -> SeatOutput:
         session, process = lease.session, lease.process
         if session is not None:
             session.end_match(match_id)

@@ -145,6 +145,10 @@ class BotSession:
     ended_by_server: str = ""
     """Why the server ended a stream that did nothing wrong (its bot was disabled, its token
     rotated, the server is stopping): the matches it was in are not the bot's to lose."""
+    acknowledges_match_end: bool = False
+    """The hello promised a ``MatchEndSeen`` for every ``MatchEnd`` (``match_end_seen``)."""
+    _ends_unseen: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+    """The matches whose end was sent and not yet acknowledged, by id (``acknowledges_match_end``)."""
 
     @property
     def bot(self) -> str:
@@ -199,7 +203,36 @@ class BotSession:
 
     def send(self, message: arena_pb2.ServerMessage) -> None:
         if not self._ended:
+            if self.waits_for_ends and message.WhichOneof("message") == "match_end":
+                loop = asyncio.get_running_loop()
+                self._ends_unseen.setdefault(message.match_end.match_id, loop.create_future())
             self.outbox.put_nowait(message)
+
+    async def match_end_seen(self, match_id: str, timeout: float) -> bool:
+        """Wait until the bot says it has handled the end of ``match_id`` (``MatchEndSeen``), at
+        most ``timeout`` seconds, or until the stream closes: whether it said so. False at once
+        for a bot that does not acknowledge ends, or a match whose end was not sent."""
+        future = self._ends_unseen.get(match_id)
+        if future is None:
+            return False
+        try:
+            await asyncio.wait({future}, timeout=timeout)
+        finally:
+            self._ends_unseen.pop(match_id, None)
+        return future.done() and not future.cancelled()
+
+    @property
+    def waits_for_ends(self) -> bool:
+        """Whether the server waits for this stream's ``MatchEndSeen``: only a bot it launched
+        (whose stderr it keeps) and that promised them; any other's are ignored."""
+        return self.acknowledges_match_end and self.identity.launch_key is not None
+
+    def _on_end_seen(self, match_id: str) -> None:
+        # One nobody waits for (a remote bot's, a late one, a second one) is ignored: it asks for
+        # nothing, so it is not a message nobody asked for.
+        future = self._ends_unseen.get(match_id)
+        if future is not None and not future.done():
+            future.set_result(None)
 
     def error(self, code: arena_pb2.ErrorCode, text: str, match_id: str = "", request_id: int = 0) -> None:
         error = arena_pb2.Error(code=code, message=text, match_id=match_id, request_id=request_id)
@@ -287,6 +320,8 @@ class BotSession:
             self._on_reply(message.reply)
         elif kind == "goodbye":
             self.drain()
+        elif kind == "match_end_seen":
+            self._on_end_seen(message.match_end_seen.match_id)
         elif kind == "hello":
             self._unsolicited_message(arena_pb2.ERROR_CODE_BAD_HELLO, "this stream already said hello")
         else:
@@ -302,6 +337,9 @@ class BotSession:
             self.closed.set()
             for pending in list(self._open.values()):
                 _settle(pending.future, None)
+            for future in self._ends_unseen.values():  # nothing more will come: stop waiting
+                if not future.done():
+                    future.cancel()
         if not (self.fault and self.matches):
             self._end()
 

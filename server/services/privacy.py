@@ -149,7 +149,9 @@ FIELDS: dict[str, dict[str, Seen]] = {
     ),
     "ListVersionsResponse": _fields("versions next_page_token"),
     # PruneVersions answers its caller about their own bots only (the admin: anyone's).
-    "PruneVersionsResponse": _fields(versions=Seen.CALLERS, bytes_freed=Seen.CALLERS),
+    "PruneVersionsResponse": _fields(
+        versions=Seen.CALLERS, bytes_freed=Seen.CALLERS, trial_matches=Seen.CALLERS
+    ),
     "PrunedVersion": _fields(bot=Seen.CALLERS, number=Seen.CALLERS, bytes=Seen.CALLERS),
     # competitions: public, like the ladder (docs/competitions.md)
     "CompetitionInfo": _fields(

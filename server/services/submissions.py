@@ -227,6 +227,7 @@ class SubmissionService:
                 for bot, number, size in pruned.versions
             ],
             bytes_freed=sum(size for _, _, size in pruned.versions),
+            trial_matches=pruned.trial_matches,
         )
 
     async def rollback(self, request: admin_pb2.RollbackBotRequest) -> admin_pb2.BotInfo:

@@ -284,6 +284,15 @@ ROUTES: dict[str, list[str] | str] = {
     "/api/console/bots/{name}/versions/{number}": "a version's build log and checks: no stored match",
     **dict.fromkeys(
         [
+            "/console/bots/{name}/trials",
+            "/console/bots/{name}/trials/{trial_id}",
+            "/api/console/bots/{name}/trials",
+            "/api/console/bots/{name}/trials/{trial_id}",
+        ],
+        "a version's validation and duel matches (ListTrialMatches, GetTrialMatch): no ladder match",
+    ),
+    **dict.fromkeys(
+        [
             "/console/sign-in",
             "/console/sign-out",
             "/console/rotate",

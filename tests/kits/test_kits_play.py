@@ -6,6 +6,7 @@ part); nothing is cached across runs."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,9 @@ from kits_support import (
     remote_bot,
     run_match,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+from test_match_end_output import two_matches_in_a_row
 
 from kingmaker.kits.languages import LANGUAGES, check
 from kingmaker.kits.manifest import Manifest
@@ -114,3 +118,34 @@ def test_a_kit_plays_every_game_as_a_remote_bot(
             record = run_match(kit_server, game, seats)
             faults = played_cleanly(record, 0)
             assert not faults, f"{game}: " + "\n".join(faults)
+
+
+MATCH_OVER = {
+    "ruby": "ruby-bot: match {} over",
+    "go": "go-bot: match {} over",
+    "typescript": "typescript-bot: match {} over",
+    "cpp": "cpp-bot: match {} over",
+    "java": "java-bot: match {} over",
+}
+"""The line each kit that prints one writes as a match ends (the Python kit's SDK and the Rust
+kit behind the bridge print none)."""
+
+
+@pytest.mark.parametrize("lang", [kit for kit in KITS if kit.values[0] in MATCH_OVER])
+def test_a_kits_line_at_a_matchs_end_stays_in_that_matchs_log(
+    kit_server: BackgroundServer,
+    built_kits: dict[str, tuple[Path, Manifest]],
+    tmp_path_factory: pytest.TempPathFactory,
+    lang: str,
+) -> None:
+    """Issue 47: "ruby-bot: match 184 over" stood in match 185's log. A kit acknowledges each
+    match's end once it has printed its line, and the server waits for that before it cuts the
+    log of a process it keeps for the next match."""
+    folder, manifest = built(built_kits, tmp_path_factory, lang)
+    (first, first_log), (second, second_log) = two_matches_in_a_row(
+        kit_server, bot_command(folder, manifest), str(folder)
+    )
+    line = MATCH_OVER[lang]
+    assert line.format(first) in first_log, first_log
+    assert line.format(second) in second_log, second_log
+    assert line.format(first) not in second_log, second_log

@@ -21,7 +21,7 @@ import pytest
 from play_support import WAIT, Table, stored
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
-from web_support import chromium_available, start_chromium
+from web_support import chromium_available, sign_in, start_chromium, wait_for
 
 from kingmaker.games.registry import game_names
 from kingmaker.ladder.bots import bots
@@ -46,25 +46,6 @@ def browser() -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
-
-
-def sign_in(driver: Any, site: str, token: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(f"{site}/console")
-    driver.find_element(By.ID, "token").send_keys(token)
-    driver.find_element(By.CSS_SELECTOR, "#sign-in button").click()
-    wait_for(driver, lambda d: d.find_elements(By.ID, "signed-in-as"))
-
-
-def wait_for(driver: Any, condition: Any) -> Any:
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiting = WebDriverWait(
-        driver, WAIT, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]
-    )
-    return waiting.until(condition)
 
 
 def sit_down(

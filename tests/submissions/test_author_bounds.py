@@ -5,6 +5,7 @@ line naming the bound and how to free it, before anything is stored; `kingmaker 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -15,6 +16,8 @@ from submission_bots import python_bot
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import versions
+from kingmaker.ladder.matches.compact_logs import pack_log
+from kingmaker.ladder.matches.trial_matches import TrialSeat, record_trial
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.building.submission_limits import SubmissionLimits
@@ -168,8 +171,19 @@ def test_prune_keeps_the_active_version_and_the_newest_and_removes_the_rest(
     assert code == 0 and "pruned" in out, out
     code, out = cli("bot", "rollback", "catbot", "1", *cat)
     assert code != 0 and "was pruned" in out
-    # The command: nothing more to prune for this bot; another author's bot is not theirs.
+    # A pruned version's trial matches (its validation's) went with it; the kept ones' stay.
+    code, out = cli("bot", "trials", "catbot", "--json", *cat)
+    assert code == 0, out
+    assert {trial["version"] for trial in json.loads(out)} == {2, 3}
+    # The command: nothing more to prune for this bot but a trial match of version 1 kept since
+    # (as one stored before trial matches were pruned would be); another author's bot is not theirs.
+    seats = [TrialSeat("catbot", 1, 1, 1, "finished"), TrialSeat("random-1", None, 0, 2, "finished")]
+    record_trial(
+        server.server.db, "catbot", 1, "validation", GAME, "e", 1, {}, seats, pack_log(GAME, [], [[], []], {})
+    )
     code, out = cli("prune", "--bot", "catbot", "--dry-run", *cat)
-    assert code == 0 and "nothing to prune" in out, out
+    assert code == 0 and "would drop 1 trial matches" in out and "nothing to prune" in out, out
+    code, out = cli("prune", "--bot", "catbot", *cat)
+    assert code == 0 and "dropped 1 trial matches" in out, out
     code, out = cli("prune", "--author", "someone-else", *cat)
     assert code != 0 and "only the admin" in out

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from typer.testing import CliRunner
-from web_support import chromium_available, start_chromium
+from web_support import chromium_available, sign_in, start_chromium, wait_for
 
 from kingmaker.ladder.bots import authors, bots
 from kingmaker.server.background import BackgroundServer
@@ -61,7 +61,6 @@ class Secretive(Bot):
 
 run(Secretive())
 """
-WAIT = 300
 
 
 @pytest.fixture
@@ -81,27 +80,6 @@ def world(server: BackgroundServer, tmp_path: Path) -> Iterator[dict[str, Any]]:
         yield {"site": site.url, "ann": ann, "ben": ben, "folder": folder, "server": server}
     finally:
         site.stop()
-
-
-def sign_in(driver: Any, site: str, token: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(f"{site}/console")
-    driver.find_element(By.ID, "token").send_keys(token)
-    driver.find_element(By.CSS_SELECTOR, "#sign-in button").click()
-    wait_for(driver, lambda d: d.find_elements(By.ID, "signed-in-as"))
-
-
-def wait_for(driver: Any, condition: Any) -> Any:
-    """Until ``condition`` holds; an element it found that a page's script or a reload replaced
-    meanwhile is looked for again."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiting = WebDriverWait(
-        driver, WAIT, poll_frequency=0.2, ignored_exceptions=[StaleElementReferenceException]
-    )
-    return waiting.until(condition)
 
 
 def log_showing(text: str) -> Any:

@@ -16,9 +16,8 @@ from typing import Any
 import grpc
 import pytest
 from stepping_bot import STEPPING
-from test_console_in_chromium import sign_in, wait_for
 from test_console_sessions import Browser
-from web_support import chromium_available, start_chromium
+from web_support import chromium_available, sign_in, start_chromium, wait_for
 
 from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.matches.matches import schedule_match, void_match

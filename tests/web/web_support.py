@@ -162,6 +162,32 @@ def start_chromium(
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
+BROWSER_WAIT_S = 300.0
+"""How long a Chromium test waits for a page to show what it expects (a loaded machine is slow)."""
+
+
+def wait_for(driver: Any, condition: Any, timeout: float = BROWSER_WAIT_S) -> Any:
+    """Until ``condition(driver)`` holds; an element it found that a page's script or a reload
+    replaced meanwhile is looked for again."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    waiting = WebDriverWait(
+        driver, timeout, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return waiting.until(condition)
+
+
+def sign_in(driver: Any, site: str, token: str) -> None:
+    """Sign in to the console at ``site`` with an author's ``token``."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{site}/console")
+    driver.find_element(By.ID, "token").send_keys(token)
+    driver.find_element(By.CSS_SELECTOR, "#sign-in button").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "signed-in-as"))
+
+
 def spectator_views(db: Database, match_id: int, players: int = 2) -> list[Any]:
     """The spectator view after each decision of the stored match, by the engine."""
     log = match_log(db, match_id)

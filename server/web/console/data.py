@@ -145,7 +145,7 @@ def own_row(record: admin_pb2.MatchRecord, name: str) -> dict[str, Any]:
         "match_id": record.match_id,
         "game": record.game,
         "status": record.status,
-        "finished_at": _moment(record.finished_at),
+        "finished_at": moment(record.finished_at),
         "opponents": [seat.bot for seat in record.seats if seat.seat != mine.seat],
         "seat": mine.seat,
         "place": mine.rank or None,
@@ -173,7 +173,7 @@ def _with_output(
     return rows
 
 
-def _moment(seconds: float) -> str:
+def moment(seconds: float) -> str:
     """A time as the console shows it (UTC, to the second); "" for none."""
     if not seconds:
         return ""
@@ -194,10 +194,10 @@ def version_times(found: admin_pb2.VersionInfo) -> dict[str, str]:
     """When the version was submitted, built (and how long after) and started to play."""
     took = found.built_at - found.created_at if found.built_at and found.created_at else None
     return {
-        "submitted": _moment(found.created_at),
-        "built": _moment(found.built_at),
+        "submitted": moment(found.created_at),
+        "built": moment(found.built_at),
         "build_took": "" if took is None else f"{took:.0f} s",
-        "activated": _moment(found.activated_at),
+        "activated": moment(found.activated_at),
     }
 
 
@@ -254,7 +254,7 @@ def notices(client: ConsoleClient, token: str, before: str = "") -> dict[str, An
     shown = []
     for notice in found.notices:
         data = as_dict(notice)
-        data["created_at"] = _moment(notice.created_at)
+        data["created_at"] = moment(notice.created_at)
         data["kind"] = NOTICE_KINDS.get(notice.kind, notice.kind)
         shown.append(data)
     return {"notices": shown, "older": found.next_page_token}

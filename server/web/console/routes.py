@@ -1,8 +1,8 @@
 """The authors' console (``/console``): sign in with an author token, see one's bots, versions,
-builds (the log as it is written), validation and A/B duels, and one's own seats' stderr and
-strikes in every match; upload an archive or a folder, roll back, enter or leave ladder leagues,
-rotate one's token. Pages and their JSON twins (``/api/console``) read and act through the Admin
-API with the author's own token (``client``); sessions and CSRF: ``sessions``."""
+builds (the log as it is written), validation and A/B duels and their trial matches, and one's own
+seats' stderr and strikes in every match; upload an archive or a folder, roll back, enter or leave
+ladder leagues, rotate one's token. Pages and their JSON twins (``/api/console``) read and act
+through the Admin API with the author's own token (``client``); sessions and CSRF: ``sessions``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from kingmaker.server.web.console import data as console_data
+from kingmaker.server.web.console import trials as console_trials
 from kingmaker.server.web.console import upload as console_upload
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.match_query import MatchQuery
@@ -210,6 +211,28 @@ def console_routes(
         name, match_id = request.path_params["name"], str(_number(request.path_params["match_id"], MATCH_IDS))
         return JSONResponse(console_data.match(connected(), session.token, session.author, name, match_id))
 
+    def read_trials(request: Request, session: Session) -> dict[str, Any]:
+        name, version = request.path_params["name"], _version(request)
+        return console_trials.trials(connected(), _token(session), session.author, name, version)
+
+    def read_trial(request: Request, session: Session) -> dict[str, Any]:
+        name, trial_id = request.path_params["name"], _number(request.path_params["trial_id"], MATCH_IDS)
+        return console_trials.trial(connected(), _token(session), session.author, name, trial_id)
+
+    def trials(request: Request) -> Response:
+        session = signed_in(request)
+        return render(request, "console_trials.html", session, data=read_trials(request, session))
+
+    def api_trials(request: Request) -> Response:
+        return JSONResponse(read_trials(request, signed_in(request)))
+
+    def trial(request: Request) -> Response:
+        session = signed_in(request)
+        return render(request, "console_trial.html", session, data=read_trial(request, session))
+
+    def api_trial(request: Request) -> Response:
+        return JSONResponse(read_trial(request, signed_in(request)))
+
     def notices(request: Request) -> Response:
         session = signed_in(request)
         data = console_data.notices(connected(), _token(session), _before(request))
@@ -237,6 +260,10 @@ def console_routes(
         Route("/api/console/bots/{name}", api_bot),
         Route("/api/console/bots/{name}/versions/{number}", api_version),
         Route("/api/console/bots/{name}/matches/{match_id}", api_match),
+        Route("/console/bots/{name}/trials", trials),
+        Route("/console/bots/{name}/trials/{trial_id}", trial),
+        Route("/api/console/bots/{name}/trials", api_trials),
+        Route("/api/console/bots/{name}/trials/{trial_id}", api_trial),
     ]
 
 
@@ -269,6 +296,12 @@ def _after(request: Request) -> str:
     """The ``after`` page token of a bot's matches: a match id, or nothing (the newest)."""
     after = request.query_params.get("after", "")
     return str(_number(after, MATCH_IDS)) if after else ""
+
+
+def _version(request: Request) -> int | None:
+    """The ``version`` a list of trial matches is limited to, if any."""
+    version = request.query_params.get("version", "")
+    return _number(version) if version else None
 
 
 def _before(request: Request) -> str:
