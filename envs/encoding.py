@@ -245,9 +245,8 @@ def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tupl
 IDS_KEPT = 256
 """Entries of a tuple remembered by identity, per field, at most; past it the memo starts again.
 Kept small: each keeps an engine object alive, and at 4,096 the objects kept made the garbage
-collector's passes long enough to cost a quarter of an environment's step in Kingdoms and King's
-Road (ratio to the engine 0.32-0.37 at 4,096 against 0.42-0.54 at 256, same machine, alternating);
-the objects met again are met again soon."""
+collector's full passes long (a quarter of a 20-game run's CPU in King's Road and Kingsville when
+one came); the objects met again are met again soon (docs/rl.md, "What the environments cost")."""
 
 
 def _memoized(value: str, index: str, bound: int, pieces: list[Piece], source: _Source) -> list[str]:
