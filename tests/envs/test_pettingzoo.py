@@ -93,3 +93,22 @@ def test_bad_game_players_and_options_are_refused() -> None:
         env("kingdoms", speed=True)
     with pytest.raises(ValueError, match="render_mode"):
         env("kingdoms", render_mode="human")
+
+
+@pytest.mark.parametrize("name", sorted({name for name, _ in seat_counts()}))
+def test_an_observation_handed_out_is_the_callers_own(name: str) -> None:
+    """Writable, and never changed by later steps: the environment builds each array afresh."""
+    game = env(name, players=2)
+    game.reset(seed=3)
+    kept = []
+    for _ in range(30):
+        observation, _, terminated, truncated, _ = game.last()
+        if terminated or truncated:
+            break
+        assert observation["observation"].flags.writeable and observation["action_mask"].flags.writeable
+        kept.append((observation, {key: array.copy() for key, array in observation.items()}))
+        game.step(0)
+    observation["observation"][:] = -1.0  # the caller's own: writing it changes nothing of the game's
+    assert not np.array_equal(game.observe(game.agent_selection)["observation"], observation["observation"])
+    for handed, copied in kept[:-1]:
+        assert all(np.array_equal(handed[key], copied[key]) for key in copied)
