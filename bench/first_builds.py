@@ -86,8 +86,10 @@ def timed_build(folder: Path, store_root: Path) -> tuple[Timed, Timed | None]:
     caches = caches_beside(store_root)
     before = dict(caches.spent) if caches is not None else {}
     result = asyncio.run(build_folder(folder, BuildStore(store_root), SandboxPolicy(), progress=progress))
-    clock = clocks[-1]
-    built = Timed(clock.cpu_seconds, clock.wall_seconds, result.ok, result.reason)
+    if clocks:
+        built = Timed(clocks[-1].cpu_seconds, clocks[-1].wall_seconds, result.ok, result.reason)
+    else:  # (it never started: its archive refused, its jail failed)
+        built = Timed(0.0, 0.0, False, result.reason)
     prepared = None
     if caches is not None:
         for language, spent in caches.spent.items():

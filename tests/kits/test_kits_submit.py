@@ -38,12 +38,13 @@ def submissions_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bac
         pytest.skip(f"no jail here: {bubblewrap().reason}")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KINGMAKER_HOME", str(tmp_path_factory.mktemp("home")))
-        patch.setenv(ENVIRONMENT, str(kept_caches(tmp_path_factory.getbasetemp())))
         server = BackgroundServer(ServerConfig(address="127.0.0.1:0", connect_timeout=60.0))
-    try:
-        yield server
-    finally:
-        server.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENVIRONMENT, str(kept_caches(tmp_path_factory.getbasetemp())))  # (read as it builds)
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 @pytest.mark.parametrize("lang", [language.name for language in LANGUAGES])
