@@ -11,9 +11,10 @@ hard link (two names of one file are made two files), no special file, and reada
 
 Modes (argv): ``check KIND LIMITS`` (members counted), ``unpack KIND LIMITS OUT`` (checked,
 unpacked, its manifest read), ``unpack-built OUT`` (a built folder another server packed, a
-gzipped tar), ``build SOURCE TARGET OUT BOUND`` (copy the submission in, run the build command
-read from stdin, copy the built folder out if it is within BOUND, ``FolderBound`` as JSON: the
-command is never an argument, since every process's arguments show in the host's ``ps``).
+gzipped tar), ``build SOURCE TARGET OUT BOUND [SEED NOTE]`` (copy the submission in, and each entry of the
+prepared toolchain cache SEED it has none of (``seed``), say NOTE, run the build command read from
+stdin, copy the built folder out if it is within BOUND, ``FolderBound`` as JSON: the command is
+never an argument, since every process's arguments show in the host's ``ps``).
 LIMITS is ``ArchiveLimits`` as JSON.
 """
 
@@ -64,7 +65,9 @@ def main(argv: list[str]) -> int:
         elif mode == "build":
             target = Path(args[1]) if args[1] else Path.home() / "bot"
             command = _stdin().read().decode()
-            return build(Path(args[0]), target, Path(args[2]), command, FolderBound(**json.loads(args[3])))
+            bound = FolderBound(**json.loads(args[3]))
+            seeds, note = (Path(args[4]) if args[4] else None, args[5]) if len(args) > 4 else (None, "")
+            return build(Path(args[0]), target, Path(args[2]), command, bound, seeds, note)
         else:
             raise SystemExit(f"unknown mode {mode!r}")
     except (ArchiveRefused, OutputRefused) as error:
@@ -99,12 +102,25 @@ def unpack_built(archive: BinaryIO, out: Path) -> None:
     settle(out)
 
 
-def build(source: Path, target: Path, out: Path, command: str, bound: FolderBound) -> int:
-    """Copy the submission into the bot's folder, build there, and copy the built folder to
-    ``out`` (through a tar, each member through the ``data`` filter: no link leaves it), counted
-    against ``bound`` as it goes."""
+def build(
+    source: Path,
+    target: Path,
+    out: Path,
+    command: str,
+    bound: FolderBound,
+    seeds: Path | None = None,
+    note: str = "",
+) -> int:
+    """Copy the submission into the bot's folder, and the prepared cache's entries it lacks
+    (``seed``), build there, and copy the built folder to ``out`` (through a tar, each member
+    through the ``data`` filter: no link leaves it), counted against ``bound`` as it goes.
+    ``note`` (what cache the build starts from) is the log's first line."""
     shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    if seeds is not None:
+        seed(seeds, target)
     os.chdir(target)
+    if note:
+        print(note, file=sys.stderr, flush=True)
     if command:
         print("$ " + command, file=sys.stderr, flush=True)
         code = _run_script(command)
@@ -123,6 +139,29 @@ def build(source: Path, target: Path, out: Path, command: str, bound: FolderBoun
         return REFUSED_EXIT
     print(json.dumps({}), flush=True)
     return 0
+
+
+def seed(cache: Path, target: Path) -> None:
+    """Copy each entry of the prepared toolchain cache (read-only) into ``target`` where the
+    submission has none of that name, writable by the build: it writes only to its copy."""
+    for entry in sorted(os.listdir(cache)):
+        if os.path.lexists(target / entry):
+            continue  # the author's own cache, or a file of that name: theirs wins
+        for parent, folders, files in os.walk(cache / entry):
+            inside = target / os.path.relpath(parent, cache)
+            inside.mkdir(mode=0o755)
+            for name in files:
+                original = os.path.join(parent, name)
+                if os.path.islink(original):
+                    os.symlink(os.readlink(original), inside / name)
+                    continue
+                shutil.copyfile(original, inside / name)
+                # (its times kept: cargo judges a copied dependency's build script by them)
+                shutil.copystat(original, inside / name)
+                os.chmod(inside / name, 0o755 if os.stat(original).st_mode & 0o100 else 0o644)
+            for name in [name for name in folders if os.path.islink(os.path.join(parent, name))]:
+                folders.remove(name)
+                os.symlink(os.readlink(os.path.join(parent, name)), inside / name)
 
 
 def _run_script(command: str) -> int:
@@ -232,6 +271,9 @@ def _own_copy(path: str) -> None:
     descriptor, copy = tempfile.mkstemp(dir=os.path.dirname(path))
     with os.fdopen(descriptor, "wb") as output, open(path, "rb") as original:
         shutil.copyfileobj(original, output)
+    # Its times kept: cargo links each build script under two names, and judges the crates
+    # built after it fresh only if it is older than they are (a prepared toolchain cache).
+    shutil.copystat(path, copy)
     os.replace(copy, path)
 
 

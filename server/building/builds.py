@@ -13,6 +13,10 @@ a link in it and counting it again, as the built folder (``build_store``): the b
 from that folder, shown read-only at the same ``/bot``, so whatever path the build baked in
 stays true.
 
+A build of a language with a prepared toolchain cache (``toolchain_caches``: Go's build cache,
+cargo's dependencies) starts from it: prepared once, by building that language's kit the same
+way, it is shown read-only at ``TOOLCHAIN_CACHE_FOLDER`` and copied into ``/bot`` by the step.
+
 ``build_folder`` builds any folder of this machine (``bot add --path``, ``match run --seat
 NAME=DIR``, the starter kits' tests); ``build_archive`` builds a submitted archive.
 """
@@ -23,6 +27,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import logging
 import os
 import shlex
 import tempfile
@@ -30,6 +35,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kingmaker.kits.starter import write_kit
 from kingmaker.server.building.archive_step import REFUSED_EXIT
 from kingmaker.server.building.build_clock import BuildClock, build_weight
 from kingmaker.server.building.build_store import BuildOutputRefused, BuildStore
@@ -38,17 +44,27 @@ from kingmaker.server.building.log_tail import ending
 from kingmaker.server.building.manifest import PYTHONS, Manifest, ManifestError
 from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
+from kingmaker.server.building.toolchain_caches import (
+    KIT_NAME,
+    SEEDS,
+    PreparedCache,
+    ToolchainCaches,
+    caches_beside,
+)
 from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.memory_files import memory_file
-from kingmaker.server.jail.no_follow import lexists_inside
+from kingmaker.server.jail.no_follow import lexists_inside, tree_hash
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
     OUTPUT_FOLDER,
     SUBMISSION_FOLDER,
+    TOOLCHAIN_CACHE_FOLDER,
     SandboxPolicy,
     bubblewrap,
 )
 from kingmaker.server.packing import pack_folder
+
+log = logging.getLogger("kingmaker.server.building.builds")
 
 FULL_DISK_MARKERS = ("No space left on device", "kingmaker: the bot's folder is full")
 FORK_MARKERS = ("Resource temporarily unavailable", "Cannot fork", "fork: retry", "can't fork")
@@ -94,15 +110,20 @@ async def build_folder(
     limits: BuildLimits | None = None,
     temp_root: Path | None = None,
     archive_limits: ArchiveLimits | None = None,
+    toolchain_cache: bool = True,
+    progress: Callable[[BotProcess | None, BuildClock | None], None] | None = None,
 ) -> BuildResult:
     """Build a folder of this machine: packed as ``submit`` packs it (its ignore files apply),
-    checked and unpacked as a submission is, then built in the jail."""
+    checked and unpacked as a submission is, then built in the jail (from its language's prepared
+    toolchain cache unless ``toolchain_cache`` is False)."""
     checks = archive_limits or ArchiveLimits()
     async with _staging("kingmaker-build-", temp_root) as staging:
         archive = Path(staging) / "folder.tar.gz"
         with archive.open("wb") as output:
             pack_folder(folder, output)
-        return await build_archive(archive, "tar.gz", store, sandbox, limits, temp_root, checks)
+        return await build_archive(
+            archive, "tar.gz", store, sandbox, limits, temp_root, checks, progress, toolchain_cache
+        )
 
 
 @contextlib.asynccontextmanager
@@ -125,6 +146,7 @@ async def build_archive(
     temp_root: Path | None = None,
     archive_limits: ArchiveLimits | None = None,
     progress: Callable[[BotProcess | None, BuildClock | None], None] | None = None,
+    toolchain_cache: bool = True,
 ) -> BuildResult:
     """Build a submitted archive (checked again: it may come from the blob store). ``progress``
     is given the build's process once it runs (its stderr is the build log) and its clock, and
@@ -142,7 +164,12 @@ async def build_archive(
             return BuildResult(False, "", str(error))
         except (StepFailed, LaunchError) as error:
             return BuildResult(False, "", f"the archive could not be unpacked: {error}")
-        return await _build(source, manifest, store, sandbox, limits or BuildLimits(), temp_root, progress)
+        prepared = PreparedCache(None, "")
+        if toolchain_cache:
+            prepared = await prepared_cache(manifest.language, store, sandbox, temp_root)
+        return await _build(
+            source, manifest, store, sandbox, limits or BuildLimits(), temp_root, progress, prepared
+        )
 
 
 async def _build(
@@ -153,10 +180,13 @@ async def _build(
     limits: BuildLimits,
     temp_root: Path | None,
     progress: Callable[[BotProcess | None, BuildClock | None], None] | None = None,
+    prepared: PreparedCache = PreparedCache(None, ""),
 ) -> BuildResult:
     incoming = await asyncio.to_thread(store.incoming, temp_root)
     try:
-        return await _build_into(source, manifest, store, sandbox, limits, temp_root, incoming, progress)
+        return await _build_into(
+            source, manifest, store, sandbox, limits, temp_root, incoming, progress, prepared
+        )
     finally:
         if incoming.exists():
             await asyncio.to_thread(store.discard, incoming)
@@ -171,7 +201,9 @@ async def _build_into(
     temp_root: Path | None,
     incoming: Path,
     progress: Callable[[BotProcess | None, BuildClock | None], None] | None,
+    prepared: PreparedCache,
 ) -> BuildResult:
+    cache = str(prepared.folder) if prepared.folder is not None else None
     policy = dataclasses.replace(
         sandbox,
         limits=limits.limits,
@@ -179,11 +211,14 @@ async def _build_into(
         build_from=str(source),
         bot_folder=None,
         output_folder=str(incoming),
+        toolchain_cache=cache,
     )
     jailed = policy.isolate and bubblewrap().usable
     paths = [SUBMISSION_FOLDER, BOT_FOLDER, OUTPUT_FOLDER] if jailed else [str(source), "", str(incoming)]
+    seeds = "" if cache is None else TOOLCHAIN_CACHE_FOLDER if jailed else cache
     bound = json.dumps(dataclasses.asdict(limits.kept))
-    command = [*STEP, "build", *paths, bound]  # (the build command comes on stdin: see archive_step)
+    # (the build command comes on stdin: see archive_step)
+    command = [*STEP, "build", *paths, bound, seeds, prepared.note]
     with memory_file("kingmaker-step-output") as output, memory_file("kingmaker-build-command") as script:
         script.write(manifest.build.encode())
         script.seek(0)
@@ -222,6 +257,65 @@ async def _build_into(
     if missing:
         return BuildResult(False, log, missing, manifest, build_hash, folder)
     return BuildResult(True, log, "", manifest, build_hash, folder)
+
+
+async def prepared_cache(
+    language: str, store: BuildStore, sandbox: SandboxPolicy, temp_root: Path | None
+) -> PreparedCache:
+    """The prepared toolchain cache a build of ``language`` starts from, prepared now (once, the
+    build waiting: its CPU is not the build's) if there is none yet; nothing for a language with
+    no cache, or when caches are off or the preparation failed (the note says so)."""
+    caches = caches_beside(store.root)
+    if caches is None or language not in SEEDS:
+        return PreparedCache(None, "")
+    async with caches.lock(language):
+        if language in caches.failed:
+            return _without_cache(language, caches.failed[language])
+        try:
+            folder = await _prepare(language, caches, sandbox, temp_root)
+        except (OSError, ValueError) as error:  # (InitError, a failed build, a full disk)
+            why = (language, str(error))
+            caches.failed[language] = str(error)
+            log.warning("the %s toolchain cache could not be prepared: %s; builds go on without it", *why)
+            return _without_cache(language, str(error))
+    where = TOOLCHAIN_CACHE_FOLDER if sandbox.isolate and bubblewrap().usable else folder
+    note = f"kingmaker: this build starts from the server's prepared {language} toolchain cache"
+    return PreparedCache(folder, f"{note} ({where}, read-only)")
+
+
+def _without_cache(language: str, why: str) -> PreparedCache:
+    note = f"kingmaker: no prepared {language} toolchain cache ({why})"
+    return PreparedCache(None, f"{note}: this build compiles its libraries itself")
+
+
+async def _prepare(
+    language: str, caches: ToolchainCaches, sandbox: SandboxPolicy, temp_root: Path | None
+) -> Path:
+    """The language's prepared cache: its kit written, and built as any build is if not kept yet."""
+    with tempfile.TemporaryDirectory(prefix="kingmaker-cache-", dir=temp_root) as work:
+        kit = await asyncio.to_thread(write_kit, Path(work) / KIT_NAME, language, (), KIT_NAME)
+        key = await asyncio.to_thread(tree_hash, kit)
+        folder = caches.prepared(language, key)
+        if folder is not None:
+            return folder
+        log.info("preparing the %s toolchain cache (once): building its kit", language)
+        store = BuildStore(Path(work) / "builds", sandbox)
+        clocks: list[BuildClock] = []
+
+        def progress(_: BotProcess | None, clock: BuildClock | None) -> None:
+            clocks.extend([clock] if clock is not None else [])
+
+        # (no temp_root: the step's output is then kept by a rename, not copied, so its files
+        # keep their times, by which cargo judges a dependency's build script fresh)
+        built = await build_folder(kit, store, sandbox, progress=progress, toolchain_cache=False)
+        if not built.ok or built.folder is None:
+            raise ValueError(f"its kit did not build: {built.reason}")
+        folder = await asyncio.to_thread(caches.keep, language, key, built.folder)
+        if clocks:
+            caches.spent[language] = clocks[-1]
+            used = f"{clocks[-1].cpu_seconds:.0f} CPU-s, {clocks[-1].wall_seconds:.0f} s"
+            log.info("the %s toolchain cache is prepared in %s (%s)", language, folder, used)
+        return folder
 
 
 async def _within_limits(process: BotProcess, limits: BuildLimits, clock: BuildClock) -> str:

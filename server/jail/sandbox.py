@@ -92,6 +92,9 @@ SUBMISSION_FOLDER = "/submission"
 """At build time: where the unpacked submission is shown (read-only), for the build to copy."""
 OUTPUT_FOLDER = "/out"
 """Where the one host folder a step that unpacks or builds may write is shown (``output_folder``)."""
+TOOLCHAIN_CACHE_FOLDER = "/toolchain-cache"
+"""At build time: where a language's prepared toolchain cache is shown, read-only
+(``building.toolchain_caches``)."""
 WORK_FOLDER = "/home/bot"
 """A jailed bot's own folder (a tmpfs: its HOME, TMPDIR and default working directory)."""
 JAIL_SOCKET = "/run/kingmaker/arena.sock"
@@ -186,6 +189,9 @@ class SandboxPolicy:
     """At build time: the unpacked submission on the host, shown read-only at
     ``SUBMISSION_FOLDER``; ``BOT_FOLDER`` is then a tmpfs of ``limits.disk_bytes`` that the build
     may write, owned by the build's user, which the build fills from the submission."""
+    toolchain_cache: str | None = None
+    """At build time: the prepared toolchain cache of the build's language on the host, shown
+    read-only at ``TOOLCHAIN_CACHE_FOLDER`` (a read-only mount: no user in the jail writes it)."""
     output_folder: str | None = None
     """An empty host folder, shown read-write at ``OUTPUT_FOLDER`` and given to the jailed user:
     where a step that unpacks an archive or keeps a build writes (``jailed_unpack``)."""
@@ -345,6 +351,8 @@ def bubblewrap_command(
         flags += ["--ro-bind", policy.build_from, SUBMISSION_FOLDER]
         flags += ["--perms", "0700", "--size", size, "--tmpfs", BOT_FOLDER]
         owned.append(BOT_FOLDER)
+    if policy.toolchain_cache is not None:
+        flags += ["--ro-bind", policy.toolchain_cache, TOOLCHAIN_CACHE_FOLDER]
     if policy.output_folder is not None:
         flags += ["--bind", policy.output_folder, OUTPUT_FOLDER]
     if policy.unix_socket is not None:

@@ -17,11 +17,19 @@ from kingmaker.kits.languages import LANGUAGES, check
 from kingmaker.ladder.bots import bots, versions
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
+from kingmaker.server.building.toolchain_caches import ENVIRONMENT, SEEDS
 from kingmaker.server.cli import app
 from kingmaker.server.jail.sandbox import bubblewrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 runner = CliRunner()
+
+
+def kept_caches(basetemp: Path) -> Path:
+    """Where the toolchain caches a server prepares (Go's, Rust's) are kept from run to run, as a
+    server keeps them: pytest's own folder for this user, which holds its runs' folders."""
+    users = [folder for folder in basetemp.parents if folder.name.startswith("pytest-of-")]
+    return (users[0] if users else basetemp.parent) / "kingmaker-toolchain-caches"
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +39,12 @@ def submissions_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bac
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KINGMAKER_HOME", str(tmp_path_factory.mktemp("home")))
         server = BackgroundServer(ServerConfig(address="127.0.0.1:0", connect_timeout=60.0))
-    try:
-        yield server
-    finally:
-        server.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENVIRONMENT, str(kept_caches(tmp_path_factory.getbasetemp())))  # (read as it builds)
+        try:
+            yield server
+        finally:
+            server.stop()
 
 
 @pytest.mark.parametrize("lang", [language.name for language in LANGUAGES])
@@ -57,3 +67,5 @@ def test_a_kit_is_submitted_as_written_built_offline_and_validated(
     assert record.source == "submission" and record.status == "active"
     assert all(match["passed"] for match in record.validation)
     assert bots.get_bot(server.server.db, f"kit-{lang}").active_version == 1
+    if lang in SEEDS:  # (built from the cache its kit prepared, in this run or an earlier one)
+        assert f"starts from the server's prepared {lang} toolchain cache" in record.build_log
