@@ -25,6 +25,7 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # (the server forks 
 
 import asyncio
 import logging
+import signal
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,8 @@ def main(quick: bool, without_caches: bool, kits: list[str]) -> None:
     runs = 1 if quick else 3
     limit = BuildLimits().seconds
     ready = {language.name: check(language) for language in LANGUAGES}
+    # SIGTERM ends the run through the finally below, so the spinners and the ladder's bots go too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ladder = RemoteLadder(10)
     spinners = spin(SPINNERS)
     rows: list[Row] = []
