@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kingmaker.envs.table import encoder_for
-from kingmaker.sdk.bot import Bot, MatchStart, Request
+from kingmaker.sdk.bot import Bot, MatchEnd, MatchStart, Request
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 """``policy(observation, action_mask)`` -> the index of a slot the mask allows."""
@@ -54,26 +54,48 @@ SpielBotFactory = Callable[[Any, int], Any]
 
 class SpielBot(Bot):
     """A ``pyspiel.Bot`` made for each match by ``factory`` and asked at each request, on a state
-    built from the request alone (the game's ``determinize``): it sees what the seat sees."""
+    built from the request alone (the game's ``determinize``): it sees what the seat sees.
 
-    def __init__(self, game: str, factory: SpielBotFactory, name: str | None = None, seed: int = 0) -> None:
+    With ``turn_based``, a simultaneous game's state is given one seat at a time
+    (``turn_based.py``), the requesting seat first, for a bot that takes sequential games only."""
+
+    def __init__(
+        self,
+        game: str,
+        factory: SpielBotFactory,
+        name: str | None = None,
+        seed: int = 0,
+        turn_based: bool = False,
+    ) -> None:
         from kingmaker.envs import openspiel
 
         self.game = game
         self.factory = factory
         self.name = name or str(getattr(factory, "__name__", "openspiel"))
+        self.turn_based = turn_based
         self._openspiel = openspiel
         self._random = np.random.default_rng(seed)
-        self._bots: dict[str, tuple[Any, Any]] = {}
+        self._bots: dict[str, tuple[Any, Any, Any]] = {}
 
     def on_match_start(self, start: MatchStart) -> None:
+        import pyspiel
+
         parameters = {"players": start.players, **start.options}
         game = self._openspiel.load_game(self.game, parameters)
-        self._bots[start.match_id] = (game, self.factory(game, start.seat))
+        simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+        converted = pyspiel.convert_to_turn_based(game) if self.turn_based and simultaneous else None
+        self._bots[start.match_id] = (game, converted, self.factory(game, start.seat))
+
+    def on_match_end(self, end: MatchEnd) -> None:
+        self._bots.pop(end.match_id, None)
 
     def act(self, request: Request) -> int:
-        game, bot = self._bots[request.match_id]
-        state = self._openspiel.state_from_request(game, request, int(self._random.integers(2**31)))
+        game, converted, bot = self._bots[request.match_id]
+        state: Any = self._openspiel.state_from_request(game, request, int(self._random.integers(2**31)))
+        if converted is not None:
+            from kingmaker.envs.turn_based import turn_based
+
+            state = turn_based(state, request.seat, converted)
         slot = int(bot.step(state))
         if not 0 <= slot < len(request.legal_actions):
             raise ValueError(

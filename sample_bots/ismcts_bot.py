@@ -3,7 +3,8 @@
 ISMCTS (Cowling et al. 2012) searches one tree over information sets, sampling at each simulation
 a world the seat cannot tell from the real one; here each world comes from the game's own
 ``determinize`` (``KingmakerState.resample_from_infostate``), so the search never sees a secret.
-OpenSpiel's Python ISMCTS takes sequential games only: Kingdoms and Kingsville.
+OpenSpiel's Python ISMCTS takes sequential games only: King's Road and Kingsburg, simultaneous,
+are given to it one seat at a time (``envs/turn_based.py``), the searching seat first.
 
 ``factory`` judges leaves by random rollouts, OpenSpiel's default. ``guided_factory`` is the one
 that beats the heuristics: each new node's prior ranks its moves by the game's heuristic bot's
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 
 SIMULATIONS = int(os.environ.get("KINGMAKER_ISMCTS_SIMULATIONS", "64"))
-GAMES = ("kingdoms", "kingsville")
+GAMES = ("kingdoms", "kings_road", "kingsburg", "kingsville")
 
 
 def factory(game: Any, player: int, simulations: int = SIMULATIONS) -> Any:
@@ -39,10 +40,7 @@ def factory(game: Any, player: int, simulations: int = SIMULATIONS) -> Any:
     return ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=simulations, random_state=rng)
 
 
-GUIDED_SIMULATIONS = int(os.environ.get("KINGMAKER_ISMCTS_GUIDED_SIMULATIONS", "32"))
-
-
-def guided_factory(game: Any, player: int, simulations: int = GUIDED_SIMULATIONS) -> Any:
+def guided_factory(game: Any, player: int, simulations: int | None = None) -> Any:
     """An ISMCTS ``pyspiel.Bot`` whose prior, widening and rollouts follow the game's heuristic."""
     from open_spiel.python.algorithms import ismcts
 
@@ -53,7 +51,7 @@ def guided_factory(game: Any, player: int, simulations: int = GUIDED_SIMULATIONS
         game,
         GuidedEvaluator(name, seed=player),
         uct_c=1.0,
-        max_simulations=simulations,
+        max_simulations=simulations or int(os.environ.get("KINGMAKER_ISMCTS_GUIDED_SIMULATIONS", "32")),
         random_state=np.random.RandomState(player),
         final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
     )
@@ -65,7 +63,7 @@ def _game_bot(game: str) -> type[Any]:
 
     class IsmctsBot(SpielBot):
         def __init__(self) -> None:
-            super().__init__(game, factory, name="ismcts")
+            super().__init__(game, factory, name="ismcts", turn_based=True)
 
     IsmctsBot.__name__ = IsmctsBot.__qualname__ = "".join(w.title() for w in game.split("_")) + "Ismcts"
     return IsmctsBot
@@ -76,7 +74,7 @@ def _guided_game_bot(game: str) -> type[Any]:
 
     class GuidedIsmctsBot(SpielBot):
         def __init__(self) -> None:
-            super().__init__(game, guided_factory, name="ismcts-guided")
+            super().__init__(game, guided_factory, name="ismcts-guided", turn_based=True)
 
     GuidedIsmctsBot.__name__ = GuidedIsmctsBot.__qualname__ = (
         "".join(w.title() for w in game.split("_")) + "GuidedIsmcts"
@@ -105,10 +103,10 @@ def main(arguments: list[str]) -> None:
     simulations = (
         int(arguments[arguments.index("--simulations") + 1]) if "--simulations" in arguments else SIMULATIONS
     )
-    run(
-        SpielBot(arguments[0], lambda game, player: factory(game, player, simulations), name="ismcts"),
-        games=[arguments[0]],
+    bot = SpielBot(
+        arguments[0], lambda game, player: factory(game, player, simulations), name="ismcts", turn_based=True
     )
+    run(bot, games=[arguments[0]])
 
 
 if __name__ == "__main__":

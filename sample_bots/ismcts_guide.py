@@ -31,6 +31,16 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
     def evaluate(self, state: Any) -> list[float]:
         engine = state.engine.clone()  # a KingmakerState's world: the rollout plays on a copy
         start = self._guide.stage(engine) if self._guide.stage is not None else None
+        pending = getattr(state, "pending", None)  # a simultaneous node taken one seat at a time
+        if pending:  # (envs/turn_based.py): the seats yet to choose choose as the rollout would
+            engine.apply(
+                {
+                    seat: engine.legal_actions(seat)[pending[seat]]
+                    if seat in pending
+                    else self._search.rollout(engine, seat, self._random)
+                    for seat in engine.to_act()
+                }
+            )
         rewards = self._search.play_out(engine, self._random, start)
         return [2 * reward - 1 for reward in rewards]  # [0, 1] -> OpenSpiel's [-1, 1]
 
