@@ -93,8 +93,10 @@ def _finish_each(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishR
                 if error.connection_invalidated:
                     raise
                 found.append(error)
+                session.expire_all()  # ``record_in`` sets rows as written: read them again
             except Exception as error:
                 found.append(error)
+                session.expire_all()
             else:
                 found.append(stored)
         return found

@@ -30,8 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, func
-from sqlmodel import Session, col, select
+from sqlalchemy import Table, bindparam, func, insert, update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Session, SQLModel, col, select
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
@@ -48,6 +49,7 @@ from kingmaker.ladder.records import (
     FinishReport,
     MatchOutcome,
     MatchTicket,
+    PackedLog,
     SeatOutcome,
 )
 from kingmaker.ladder.storage.db import Database, retrying
@@ -113,7 +115,8 @@ class Recorded:
     league: League | None = None
     seats: list[tuple[MatchSeat, str]] = field(default_factory=list)
     """The seats as written, each with its bot's name."""
-    log: MatchLog | None = None
+    log: PackedLog | None = None
+    """The log's three blobs as written."""
     timings: Mapping[str, Any] | None = None
     """The log's timings before they were packed (``compact_logs.unpack_timings`` gives them back)."""
     counts: dict[str, int] | None = None
@@ -187,12 +190,8 @@ def _record(
     asked_unrated = not match.rated  # created so (a match an author asked for)
     rated = not asked_unrated and not all(faulty)
     ranks = ladder_ranks([s.rank for s in ordered], faulty) if not all(faulty) else ()
-    for seat, given, rank in itertools.zip_longest(seats, ordered, ranks):
-        seat.score, seat.game_rank, seat.rank = given.score, given.rank, rank
-        seat.strikes, seat.end_reason = given.strikes, given.end_reason.value
-        seat.detail, seat.stderr_tail = given.detail, given.stderr_tail or None
-        seat.version = given.version
-        session.add(seat)
+    rows = [_seat_result(s, given, rank) for s, given, rank in itertools.zip_longest(seats, ordered, ranks)]
+    session.connection().execute(_SEAT_RESULT, rows)
     for given in ordered:
         if given.has_log:
             session.add(seat_log(match.id, given))
@@ -201,29 +200,27 @@ def _record(
     if match.rated_with_people and ranks:  # apart from the ladder, which it never touches
         rate_seats(session, match, seats, ranks, faulty, PeopleRating)
     note_rated(session, match.league_id, changes)
+    status_reason = match.status_reason
     if not rated and not asked_unrated:
-        match.rated = False
-        match.status_reason = (
+        status_reason = (
             "not rated: no seat played ("
             + ", ".join(f"seat {s.seat} {s.end_reason.value}" for s in ordered)
             + ")"
         )
     packed = outcome.packed or pack_log(match.game, outcome.actions, outcome.digests, outcome.timings)
-    log = MatchLog(
-        match_id=match.id,
-        game=match.game,
-        rules_edition=outcome.rules_edition,
-        seed=match.seed,
-        options=dict(match.options),
-        actions=packed.actions,
-        digests=packed.digests,
-        timings=packed.timings,
-    )
-    session.add(log)
-    match.status = MatchStatus.FINISHED
-    match.finished_at = utc_now()
-    session.add(match)
-    session.flush()
+    _finished(session, match, rated, status_reason)
+    log = {
+        "match_id": match.id,
+        "game": match.game,
+        "rules_edition": outcome.rules_edition,
+        "seed": match.seed,
+        "options": dict(match.options),
+        "actions": packed.actions,
+        "digests": packed.digests,
+        "timings": packed.timings,
+    }
+    session.connection().execute(_INSERT_LOG, log)
+    session.flush()  # what else is pending (a seat's log) is written before the bots are locked
     _lock_bots(session, [seat.bot_id for seat, fault in zip(seats, faulty, strict=True) if fault])
     count_faults(session, match.id, seats)
     suspended = [
@@ -244,7 +241,64 @@ def _record(
         suspended_bot_ids=tuple(suspended),
         rated=match.rated,
     )
-    return Recorded(report, match, league, named, log, outcome.timings, by_status)
+    return Recorded(report, match, league, named, packed, outcome.timings, by_status)
+
+
+# A result's seats, match and log are written with Core statements built once, and the rows the
+# session holds are given the written values as their committed state (``set_committed_value``):
+# the ORM's unit of work (tracking each change, then a flush to find and write them) cost more
+# than the writes (docs/scaling.md). The caller's objects still read what was written.
+def _table(model: type[SQLModel]) -> Table:
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+_seats_table, _match_table = _table(MatchSeat), _table(Match)
+_SEAT_COLUMNS = ("score", "game_rank", "rank", "strikes", "end_reason", "detail", "stderr_tail", "version")
+_SEAT_RESULT = (
+    update(_seats_table)
+    .where(_seats_table.c.match_id == bindparam("of_match"), _seats_table.c.seat == bindparam("of_seat"))
+    .values({name: bindparam(f"new_{name}") for name in _SEAT_COLUMNS})
+)
+_MATCH_COLUMNS = ("status", "status_reason", "rated", "finished_at")
+_MATCH_FINISHED = (
+    update(_match_table)
+    .where(_match_table.c.id == bindparam("of_match"))
+    .values({name: bindparam(f"new_{name}") for name in _MATCH_COLUMNS})
+)
+_INSERT_LOG = insert(_table(MatchLog))
+
+
+def _seat_result(seat: MatchSeat, given: SeatOutcome, rank: int | None) -> dict[str, Any]:
+    """The seat's row as the result leaves it: set on ``seat`` as written, and as the parameters
+    of ``_SEAT_RESULT``."""
+    values = {
+        "score": given.score,
+        "game_rank": given.rank,
+        "rank": rank,
+        "strikes": given.strikes,
+        "end_reason": given.end_reason.value,
+        "detail": given.detail,
+        "stderr_tail": given.stderr_tail or None,
+        "version": given.version,
+    }
+    for name, value in values.items():
+        set_committed_value(seat, name, value)
+    return {"of_match": seat.match_id, "of_seat": seat.seat} | {f"new_{k}": v for k, v in values.items()}
+
+
+def _finished(session: Session, match: Match, rated: bool, status_reason: str | None) -> None:
+    values = {
+        "status": MatchStatus.FINISHED,
+        "status_reason": status_reason,
+        "rated": rated,
+        "finished_at": utc_now(),
+    }
+    for name, value in values.items():
+        set_committed_value(match, name, value)
+    params = {"of_match": match.id} | {f"new_{name}": value for name, value in values.items()}
+    session.connection().execute(_MATCH_FINISHED, params)
 
 
 def _void(
