@@ -10,7 +10,9 @@ per match, after a warm-up league.
 
 ``--compare PYTHON`` runs this file alternately under this tree's interpreter and another tree's
 (``PYTHON``: that tree's ``.venv/bin/python``), ``--runs`` times each, and prints both's medians
-(min-max) and the machine's load: a change measured beside what it changes, in one run.
+(min-max) and the machine's load: a change measured beside what it changes, in one run. Either
+side may be given its packages on ``PYTHONPATH`` (a copy in the installed layout, ``kingmaker/...``):
+this side's own, the other's with ``--other-path DIR``.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def once() -> dict[str, float]:
     return {"claim": claims / played, "result": results / played, "matches": played}
 
 
-def compare(other: str, runs: int) -> None:
+def compare(other: str, runs: int, other_path: str | None = None) -> None:
     here = sys.executable
     found: dict[str, list[dict[str, float]]] = {"other": [], "this": []}
     loads = []
@@ -105,8 +107,9 @@ def compare(other: str, runs: int) -> None:
         for key, python in (("other", other), ("this", here)):
             loads.append(os.getloadavg()[0])
             env = dict(os.environ)
-            if key == "other":  # its own tree's packages, whatever this one is given
+            if key == "other":  # its own tree's packages (or those of ``--other-path``)
                 env.pop("PYTHONPATH", None)
+                env |= {"PYTHONPATH": other_path} if other_path else {}
             command = [python, __file__, "--once"]
             out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
             found[key].append(json.loads(out.splitlines()[-1]))
@@ -127,6 +130,7 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if "--compare" in args:
         runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 4
-        compare(args[args.index("--compare") + 1], runs)
+        other_path = args[args.index("--other-path") + 1] if "--other-path" in args else None
+        compare(args[args.index("--compare") + 1], runs, other_path)
     else:
         print(json.dumps(once()))

@@ -35,7 +35,7 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder import bounds
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
-from kingmaker.ladder.leagues.claim_window import free_first
+from kingmaker.ladder.leagues.claim_window import free_first, mark_claimed, write_claimed
 from kingmaker.ladder.leagues.plan_rows import write_planned
 from kingmaker.ladder.matches.locks import lock_league
 from kingmaker.ladder.matches.match_setup import check_game_setup
@@ -231,16 +231,14 @@ def claim_in(
     for match in waiting:
         blocked = _inactive_seat(session, match)
         if blocked is not None:
-            match.status = MatchStatus.CANCELLED
-            match.status_reason = blocked
+            mark_claimed(match, MatchStatus.CANCELLED, blocked, match.started_at)
         else:
-            match.status = MatchStatus.RUNNING
-            match.started_at = utc_now()
-            league.started_at = league.started_at or match.started_at
+            mark_claimed(match, MatchStatus.RUNNING, match.status_reason, utc_now())
+            if league.started_at is None:  # set only then: setting it at all has the flush look at it
+                league.started_at = match.started_at
             claimed.append(match)
-        session.add(match)
-    session.add(league)
-    session.flush()
+    session.flush()  # the league's start, if this is its first claim
+    write_claimed(session, waiting)
     if not claimed:
         _close_if_done(session, league)
     return [ticket(session, match, seated.get(match.id or 0)) for match in claimed]

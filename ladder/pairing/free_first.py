@@ -20,9 +20,11 @@ def choose_free(
     free: list[tuple[int, tuple[int, ...]]] = []
     rest: list[tuple[int, tuple[int, ...]]] = []
     for match_id, bots in waiting:
+        if len(free) >= limit:
+            break  # the rest is chosen from only when too few are free
         if not absent.isdisjoint(bots):
             continue
-        if len(free) < limit and not any(load[bot] for bot in bots):
+        if not any(load[bot] for bot in bots):
             free.append((match_id, bots))
             load.update(bots)
         else:
