@@ -23,7 +23,9 @@ from support import REPO
 
 NOBODY = 65534
 NOGROUP = 65534
-CODE = ("games", "sdk", "server", "ladder", "sample_bots", "cli_entry", "proto")
+# Every layer folder (a package at the top: setup.py installs them all), the entry and the protos:
+# a fixed list fell behind when the server began to import kits/.
+CODE = (*sorted(init.parent.name for init in REPO.glob("*/__init__.py")), "cli_entry", "proto")
 BUILD = ("pyproject.toml", "setup.py", "README.md")
 
 
