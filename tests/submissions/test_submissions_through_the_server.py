@@ -202,7 +202,7 @@ def sample_bot_folder(folder: Path, module: str) -> Path:
 
 
 def test_submit_ab_replaces_the_active_version_only_when_its_duel_shows_it_is_not_weaker(
-    server: BackgroundServer, tmp_path: Path
+    server: BackgroundServer, tmp_path: Path, far_apart_ab_gate: None
 ) -> None:
     db = server.server.db
     random_bot = "kingmaker.sample_bots.random_bot"

@@ -59,7 +59,7 @@ def ladder_state(db: Database) -> dict[str, Any]:
 
 
 def test_validation_and_duel_matches_are_kept_for_their_owner_to_replay_and_never_rated(
-    server: BackgroundServer, tmp_path: Path
+    server: BackgroundServer, tmp_path: Path, far_apart_ab_gate: None
 ) -> None:
     db = server.server.db
     _, ann = authors.add_author(db, "ann")
