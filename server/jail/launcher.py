@@ -33,13 +33,13 @@ from typing import IO
 
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock, tree_cpu_seconds
 from kingmaker.server.jail.bot_folders import bot_folders
+from kingmaker.server.jail.bot_users import BOT_UIDS, processes_rlimit
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
 from kingmaker.server.jail.memory_files import memory_file
 from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
     BOT_FOLDER,
-    BOT_UIDS,
     HOW_TO_GET_A_JAIL,
     JAIL_SOCKET,
     WORK_FOLDER,
@@ -50,7 +50,6 @@ from kingmaker.server.jail.sandbox import (
     bubblewrap_command,
     code_paths,
     flags_through_descriptor,
-    processes_rlimit,
     running_as_root,
 )
 

@@ -17,14 +17,13 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import processes_with, run_to_end, wait_for
 
+from kingmaker.server.jail.bot_users import count_tasks_of_user, processes_rlimit
 from kingmaker.server.jail.launcher import BotProcess, JailUnavailable, Limits, SandboxPolicy
 from kingmaker.server.jail.sandbox import (
     WORK_FOLDER,
     bubblewrap,
     bubblewrap_command,
     code_paths,
-    count_tasks_of_user,
-    processes_rlimit,
 )
 
 from support import PYTHON

@@ -15,7 +15,8 @@ from kingmaker.server.building.build_store import BuildStore
 from kingmaker.server.building.builds import build_archive
 from kingmaker.server.building.jailed_unpack import unpack_in_jail
 from kingmaker.server.building.submission_limits import ArchiveLimits
-from kingmaker.server.jail.sandbox import BotUids, SandboxPolicy, bubblewrap, running_as_root
+from kingmaker.server.jail.bot_users import BotUids
+from kingmaker.server.jail.sandbox import SandboxPolicy, bubblewrap, running_as_root
 
 pytestmark = [
     pytest.mark.skipif(not bubblewrap().usable, reason="the steps run in the jail"),
