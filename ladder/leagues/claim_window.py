@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder.pairing.free_first import choose_free
 from kingmaker.ladder.storage.models import League, Match, MatchSeat, MatchStatus
+from kingmaker.ladder.storage.tables import core_table
 
 CLAIM_LOOKAHEAD = 256
 """How far past the next matches in plan order a claim looks for one whose bots are all free (a
@@ -46,7 +47,7 @@ def free_first(
     return [by_id[match_id] for match_id in ids if match_id in by_id], dict(chosen)
 
 
-_matches, _seats = Match.__table__, MatchSeat.__table__  # type: ignore[attr-defined]
+_matches, _seats = core_table(Match), core_table(MatchSeat)
 _WAITING_SEATS = (
     select(_seats.c.match_id, _seats.c.bot_id)
     .join(_matches, _matches.c.id == _seats.c.match_id)
@@ -80,7 +81,7 @@ def waiting_seats(session: Session, league: League, window: int) -> list[tuple[i
     # A Core statement on the session's connection: a claim reads up to 257 matches' seats, and
     # the ORM's handling of each row cost more than the read (nothing of it is an ORM object).
     session.flush()  # read on the connection, past the session: nothing of it may be pending
-    rows = session.connection().execute(_WAITING_SEATS, {"league": league.id, "window": window}).tuples()
+    rows = session.connection().execute(_WAITING_SEATS, {"league": league.id, "window": window})
     seats: dict[int, list[int]] = {}
     for match_id, bot_id in rows:
         if match_id in seats:

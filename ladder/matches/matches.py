@@ -30,9 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, insert, update
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, SQLModel, col, select
+from sqlalchemy import bindparam, func
+from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
@@ -40,6 +39,7 @@ from kingmaker.ladder.matches.compact_logs import pack_log
 from kingmaker.ladder.matches.fault_counts import count_faults
 from kingmaker.ladder.matches.faults import suspend_if_faulty
 from kingmaker.ladder.matches.locks import locked_match, locked_match_and_league
+from kingmaker.ladder.matches.result_rows import insert_log, mark_finished, seat_result, write_seat_results
 from kingmaker.ladder.matches.seat_logs import drop_old_stderr, seat_log
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.pairing.league_pool import note_rated
@@ -57,7 +57,6 @@ from kingmaker.ladder.storage.models import (
     Bot,
     League,
     Match,
-    MatchLog,
     MatchSeat,
     MatchStatus,
     PeopleRating,
@@ -190,8 +189,8 @@ def _record(
     asked_unrated = not match.rated  # created so (a match an author asked for)
     rated = not asked_unrated and not all(faulty)
     ranks = ladder_ranks([s.rank for s in ordered], faulty) if not all(faulty) else ()
-    rows = [_seat_result(s, given, rank) for s, given, rank in itertools.zip_longest(seats, ordered, ranks)]
-    session.connection().execute(_SEAT_RESULT, rows)
+    rows = [seat_result(s, given, rank) for s, given, rank in itertools.zip_longest(seats, ordered, ranks)]
+    write_seat_results(session, rows)
     for given in ordered:
         if given.has_log:
             session.add(seat_log(match.id, given))
@@ -208,7 +207,7 @@ def _record(
             + ")"
         )
     packed = outcome.packed or pack_log(match.game, outcome.actions, outcome.digests, outcome.timings)
-    _finished(session, match, rated, status_reason)
+    mark_finished(session, match, rated, status_reason)
     log = {
         "match_id": match.id,
         "game": match.game,
@@ -219,7 +218,7 @@ def _record(
         "digests": packed.digests,
         "timings": packed.timings,
     }
-    session.connection().execute(_INSERT_LOG, log)
+    insert_log(session, log)
     session.flush()  # what else is pending (a seat's log) is written before the bots are locked
     _lock_bots(session, [seat.bot_id for seat, fault in zip(seats, faulty, strict=True) if fault])
     count_faults(session, match.id, seats)
@@ -242,63 +241,6 @@ def _record(
         rated=match.rated,
     )
     return Recorded(report, match, league, named, packed, outcome.timings, by_status)
-
-
-# A result's seats, match and log are written with Core statements built once, and the rows the
-# session holds are given the written values as their committed state (``set_committed_value``):
-# the ORM's unit of work (tracking each change, then a flush to find and write them) cost more
-# than the writes (docs/scaling.md). The caller's objects still read what was written.
-def _table(model: type[SQLModel]) -> Table:
-    table = model.__table__  # type: ignore[attr-defined]
-    assert isinstance(table, Table)
-    return table
-
-
-_seats_table, _match_table = _table(MatchSeat), _table(Match)
-_SEAT_COLUMNS = ("score", "game_rank", "rank", "strikes", "end_reason", "detail", "stderr_tail", "version")
-_SEAT_RESULT = (
-    update(_seats_table)
-    .where(_seats_table.c.match_id == bindparam("of_match"), _seats_table.c.seat == bindparam("of_seat"))
-    .values({name: bindparam(f"new_{name}") for name in _SEAT_COLUMNS})
-)
-_MATCH_COLUMNS = ("status", "status_reason", "rated", "finished_at")
-_MATCH_FINISHED = (
-    update(_match_table)
-    .where(_match_table.c.id == bindparam("of_match"))
-    .values({name: bindparam(f"new_{name}") for name in _MATCH_COLUMNS})
-)
-_INSERT_LOG = insert(_table(MatchLog))
-
-
-def _seat_result(seat: MatchSeat, given: SeatOutcome, rank: int | None) -> dict[str, Any]:
-    """The seat's row as the result leaves it: set on ``seat`` as written, and as the parameters
-    of ``_SEAT_RESULT``."""
-    values = {
-        "score": given.score,
-        "game_rank": given.rank,
-        "rank": rank,
-        "strikes": given.strikes,
-        "end_reason": given.end_reason.value,
-        "detail": given.detail,
-        "stderr_tail": given.stderr_tail or None,
-        "version": given.version,
-    }
-    for name, value in values.items():
-        set_committed_value(seat, name, value)
-    return {"of_match": seat.match_id, "of_seat": seat.seat} | {f"new_{k}": v for k, v in values.items()}
-
-
-def _finished(session: Session, match: Match, rated: bool, status_reason: str | None) -> None:
-    values = {
-        "status": MatchStatus.FINISHED,
-        "status_reason": status_reason,
-        "rated": rated,
-        "finished_at": utc_now(),
-    }
-    for name, value in values.items():
-        set_committed_value(match, name, value)
-    params = {"of_match": match.id} | {f"new_{name}": value for name, value in values.items()}
-    session.connection().execute(_MATCH_FINISHED, params)
 
 
 def _void(
@@ -460,7 +402,7 @@ _STATUSES = (
 def statuses_in(session: Session, league_id: int) -> dict[str, int]:
     """The league's matches by status (every status, 0 for none), in the caller's transaction."""
     session.flush()  # read on the connection, past the session: nothing of it may be pending
-    rows = session.connection().execute(_STATUSES, {"league": league_id}).tuples()
+    rows = session.connection().execute(_STATUSES, {"league": league_id})
     return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows.all())
 
 

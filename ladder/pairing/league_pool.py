@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, bindparam, case, false, func, update
+from sqlalchemy import bindparam, case, false, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, col, select
 
 from kingmaker.ladder.pairing.schedules import PlannedMatch
 from kingmaker.ladder.pairing.schedules.pool import Contender
@@ -28,6 +28,7 @@ from kingmaker.ladder.ratings.ratings import settings_for
 from kingmaker.ladder.records import RatingChange
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating
+from kingmaker.ladder.storage.tables import core_table
 
 UPSERT_ROWS = 1_000
 """Pair rows per INSERT (SQLite allows 32,766 parameters in one statement)."""
@@ -89,7 +90,7 @@ def note_planned(session: Session, league_id: int, plan: Sequence[PlannedMatch])
     if not plan:
         return
     counts = Counter(bot for planned in plan for bot in planned.bots)
-    entrants = _table(LeagueBot)
+    entrants = core_table(LeagueBot)
     session.execute(  # one statement, run once per bot (executemany)
         update(entrants)
         .where(entrants.c.league_id == league_id, entrants.c.bot_id == bindparam("bot"))
@@ -190,16 +191,9 @@ def league_pairs(db: Database, league_id: int) -> list[PairCount]:
     return [PairCount(names[a], names[b], planned, played) for a, b, planned, played in rows]
 
 
-def _table(model: type[SQLModel]) -> Table:
-    """The model's Core table: bulk updates go through Core, not the ORM's by-key bulk mode."""
-    table = model.__table__  # type: ignore[attr-defined]
-    assert isinstance(table, Table)
-    return table
-
-
 # Built once, executed on the session's connection: a result runs both, and building a statement
 # costs several times what executing it does (``docs/scaling.md``).
-_pairs, _entrants = _table(LeaguePair), _table(LeagueBot)
+_pairs, _entrants = core_table(LeaguePair), core_table(LeagueBot)
 _COUNT_PLAYED = (
     update(_pairs)
     .where(

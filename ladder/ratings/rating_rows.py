@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Executable, Table, bindparam, insert, select, update
+from sqlalchemy import Executable, bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
 from kingmaker.ladder.ratings.ratings import conservative, new_rating, rate
 from kingmaker.ladder.records import RatingChange
 from kingmaker.ladder.storage.models import Match, MatchSeat, PeopleRating, Rating, RatingHistory, utc_now
+from kingmaker.ladder.storage.tables import core_table
 
 RatingTable = type[Rating] | type[PeopleRating]
 """The ladder's ratings, or the separate ratings of the matches with people."""
@@ -108,12 +109,6 @@ def _insert_missing(session: Session, bot_ids: Sequence[int], game: str, table: 
     session.execute(insert_(table).values(values).on_conflict_do_nothing(index_elements=["bot_id", "game"]))
 
 
-def _table(model: type[SQLModel]) -> Table:
-    table = model.__table__  # type: ignore[attr-defined]
-    assert isinstance(table, Table)
-    return table
-
-
 @dataclass(frozen=True)
 class _Statements:
     locked: Executable
@@ -124,7 +119,7 @@ class _Statements:
 # session's handling of a Core one, cost several times what executing it does (``docs/scaling.md``).
 @functools.cache
 def _statements(model: RatingTable) -> _Statements:
-    ratings = _table(model)
+    ratings = core_table(model)
     locked = (
         select(ratings)
         .where(ratings.c.game == bindparam("game"), ratings.c.bot_id.in_(bindparam("bots", expanding=True)))
@@ -148,7 +143,7 @@ def _statements(model: RatingTable) -> _Statements:
     return _Statements(locked, moved)
 
 
-_INSERT_HISTORY = insert(_table(RatingHistory))
+_INSERT_HISTORY = insert(core_table(RatingHistory))
 
 
 __all__ = ["locked_ratings", "rate_seats"]
