@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.server.web.seat_words import end_reason_word
 from kingmaker.v1 import admin_pb2, common_pb2
 
 
@@ -25,7 +26,7 @@ def end_reason(seat: common_pb2.SeatResult) -> str:
     """The seat's end reason as its EndReason value ("finished", "timeout"...); "" if unknown."""
     if seat.end_reason == common_pb2.END_REASON_UNSPECIFIED:
         return ""
-    return common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
+    return end_reason_word(seat.end_reason)
 
 
 @dataclass(frozen=True)

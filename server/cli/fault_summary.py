@@ -13,6 +13,7 @@ from rich.table import Table
 
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.cli.common import console
+from kingmaker.server.web.seat_words import end_reason_word
 from kingmaker.v1 import admin_pb2, common_pb2
 
 FAULT_EXIT = 3
@@ -32,7 +33,7 @@ class FaultSummary:
         for seat in record.seats:
             if seat.end_reason in (common_pb2.END_REASON_UNSPECIFIED, common_pb2.END_REASON_FINISHED):
                 continue
-            reason = EndReason(common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower())
+            reason = EndReason(end_reason_word(seat.end_reason))
             self.by_bot[seat.bot][reason.value] += 1
             self.bot_faults += reason.is_bot_fault
 

@@ -23,6 +23,7 @@ from kingmaker.server.cli.league_results import match_data
 from kingmaker.server.cli.output import JsonOption, print_json, print_table, table
 from kingmaker.server.cli.paths import CommandError, resolve_command
 from kingmaker.server.cli.seat_logs import print_seat_log, print_steps, steps_data
+from kingmaker.server.web.seat_words import end_reason_word, seat_bot
 from kingmaker.v1 import admin_pb2, common_pb2
 
 if TYPE_CHECKING:
@@ -129,9 +130,9 @@ def print_record(record: admin_pb2.MatchRecord, score_name: str, unstored: bool 
     )
     shown = table(title, ("seat", "bot", score_name, "rank", "ended", "strikes", "detail"), ("detail",))
     for seat in record.seats:
-        reason = common_pb2.EndReason.Name(seat.end_reason).removeprefix("END_REASON_").lower()
+        reason = end_reason_word(seat.end_reason)
         rank = str(seat.rank) if seat.rank else "-"
-        bot = f"{seat.bot}@{seat.version}" if seat.version else seat.bot  # the version that played
+        bot = seat_bot(seat)  # the version that played
         shown.add_row(str(seat.seat), bot, str(seat.score), rank, reason, str(seat.strikes), seat.detail)
     print_table(shown)
     logged = {log.seat for log in record.seat_logs}

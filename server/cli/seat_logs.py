@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def print_seat_log(log: admin_pb2.SeatLog, heading: bool = True) -> None:
-    from kingmaker.v1 import common_pb2
+    from kingmaker.server.web.seat_words import end_reason_word
 
     if heading:
         when = (
@@ -27,7 +27,7 @@ def print_seat_log(log: admin_pb2.SeatLog, heading: bool = True) -> None:
             highlight=False,
             soft_wrap=True,
         )
-    ended = common_pb2.EndReason.Name(log.end_reason).removeprefix("END_REASON_").lower()
+    ended = end_reason_word(log.end_reason)
     lines = [f"  ended: {ended}" + (f" ({log.detail})" if log.detail else "")]
     lines += [f"  strike on request {s.request_id}: {s.kind}: {s.detail}" for s in log.strikes]
     if log.exit:

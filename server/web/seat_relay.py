@@ -30,7 +30,8 @@ from kingmaker.games import serial
 from kingmaker.games.api import Action, Observation
 from kingmaker.sdk.codec import codec_for
 from kingmaker.server.web.console.client import ConsoleClient
-from kingmaker.v1 import admin_pb2, arena_pb2, common_pb2
+from kingmaker.server.web.seat_words import end_reason_word
+from kingmaker.v1 import admin_pb2, arena_pb2
 
 NOTES_KEPT = 50
 """The most messages from the server a table keeps to show (the newest)."""
@@ -225,11 +226,6 @@ def _seat_name(state: SeatState, seat: int) -> str:
         return "you"
     name = state.names[seat] if 0 <= seat < len(state.names) else "?"
     return f"{name} (seat {seat})"
-
-
-def end_reason_word(value: int) -> str:
-    """An ``EndReason`` as its lower-case word ("finished", "timeout")."""
-    return common_pb2.EndReason.Name(value).removeprefix("END_REASON_").lower()
 
 
 def observation_data(observation: Observation | None) -> Any:

@@ -14,7 +14,8 @@ from google.protobuf.message import Message
 from kingmaker.server.visible_text import visible_values
 from kingmaker.server.web.console.client import ConsoleClient, ConsoleError
 from kingmaker.server.web.console.match_query import MatchQuery
-from kingmaker.v1 import admin_pb2, common_pb2
+from kingmaker.server.web.seat_words import end_reason_word
+from kingmaker.v1 import admin_pb2
 
 FINAL = ("build_failed", "rejected", "active", "retired")
 """A version in one of these has no more steps to show."""
@@ -151,7 +152,7 @@ def own_row(record: admin_pb2.MatchRecord, name: str) -> dict[str, Any]:
         "place": mine.rank or None,
         "score": mine.score,
         "version": mine.version or None,
-        "end_reason": common_pb2.EndReason.Name(mine.end_reason).removeprefix("END_REASON_").lower(),
+        "end_reason": end_reason_word(mine.end_reason),
         "detail": mine.detail,
         "strikes": mine.strikes,
     }

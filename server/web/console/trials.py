@@ -11,6 +11,7 @@ from kingmaker.sdk.codec import CodecError, GameCodec, codec_for
 from kingmaker.server.web.console.client import ConsoleClient
 from kingmaker.server.web.console.data import moment, own_bot
 from kingmaker.server.web.replay import action_text
+from kingmaker.server.web.seat_words import end_reason_word, seat_bot
 from kingmaker.v1 import admin_pb2, common_pb2
 
 SHOWN = 200
@@ -32,7 +33,7 @@ def trial(client: ConsoleClient, token: str, author: str, name: str, trial_id: i
     own_bot(client, token, author, name)
     record = client.call("GetTrialMatch", admin_pb2.GetTrialMatchRequest(bot=name, trial_id=trial_id), token)
     codec = codec_for(record.game)
-    bots = {seat.seat: _seat_name(seat) for seat in record.seats}
+    bots = {seat.seat: seat_bot(seat) for seat in record.seats}
     steps = [
         {"step": number, "moves": [_move(codec, bots, move) for move in joint.actions]}
         for number, joint in enumerate(record.decisions, start=1)
@@ -62,11 +63,11 @@ def _row(trial: admin_pb2.TrialMatchInfo) -> dict[str, Any]:
         "why": WHY.get(trial.purpose, trial.purpose),
         "game": trial.game,
         "played_at": moment(trial.played_at),
-        "opponents": [_seat_name(seat) for seat in trial.seats if mine is None or seat.seat != mine.seat],
+        "opponents": [seat_bot(seat) for seat in trial.seats if mine is None or seat.seat != mine.seat],
         "players": len(trial.seats),
         "place": mine.rank if mine is not None else None,
         "score": mine.score if mine is not None else None,
-        "end_reason": _end(mine.end_reason) if mine is not None else "",
+        "end_reason": end_reason_word(mine.end_reason) if mine is not None else "",
     }
 
 
@@ -79,20 +80,12 @@ def _own_seat(seats: Any, bot: str, version: int) -> common_pb2.SeatResult | Non
 def _seat(seat: common_pb2.SeatResult) -> dict[str, Any]:
     return {
         "seat": seat.seat,
-        "bot": _seat_name(seat),
+        "bot": seat_bot(seat),
         "score": seat.score,
         "place": seat.rank,
-        "end_reason": _end(seat.end_reason),
+        "end_reason": end_reason_word(seat.end_reason),
         "detail": seat.detail,
     }
-
-
-def _seat_name(seat: common_pb2.SeatResult) -> str:
-    return f"{seat.bot}@{seat.version}" if seat.version else seat.bot
-
-
-def _end(reason: int) -> str:
-    return common_pb2.EndReason.Name(reason).removeprefix("END_REASON_").lower()
 
 
 def _move(codec: GameCodec, bots: dict[int, str], move: admin_pb2.SeatAction) -> dict[str, Any]:
