@@ -93,9 +93,9 @@ class SpielBot(Bot):
         game, converted, bot = self._bots[request.match_id]
         state: Any = self._openspiel.state_from_request(game, request, int(self._random.integers(2**31)))
         if converted is not None:
-            from kingmaker.envs.turn_based import turn_based
+            from kingmaker.envs.turn_based import TurnBasedState
 
-            state = turn_based(state, request.seat, converted)
+            state = TurnBasedState(state, request.seat, converted)
         slot = int(bot.step(state))
         if not 0 <= slot < len(request.legal_actions):
             raise ValueError(

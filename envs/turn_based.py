@@ -106,9 +106,3 @@ class TurnBasedState:
 
     def __str__(self) -> str:
         return f"{self.inner}\nchosen: {sorted(self.pending)}"
-
-
-def turn_based(state: KingmakerState, first: Seat, converted: Any) -> TurnBasedState:
-    """``state`` one seat at a time, ``first`` deciding first at every simultaneous node;
-    ``converted`` is ``pyspiel.convert_to_turn_based`` of its game (made once, by the caller)."""
-    return TurnBasedState(state, first, converted)

@@ -12,7 +12,7 @@ import pyspiel
 import pytest
 
 from kingmaker.envs.openspiel import load_game, state_from_request
-from kingmaker.envs.turn_based import turn_based
+from kingmaker.envs.turn_based import TurnBasedState
 from kingmaker.games.registry import get_game
 from kingmaker.sample_bots import ismcts_bot
 from kingmaker.sample_bots.random_bot import RandomBot
@@ -37,7 +37,7 @@ def test_a_held_back_choice_is_in_no_other_seats_information_state(name: str) ->
     game = load_game(name, {"players": 2})
     converted = pyspiel.convert_to_turn_based(game)
     assert converted.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-    root = turn_based(state_from_request(game, request, 3), seat, converted)
+    root = TurnBasedState(state_from_request(game, request, 3), seat, converted)
     assert root.current_player() == seat  # the searching seat first: no one has chosen yet
     other = 1 - seat
     after = []
@@ -63,7 +63,7 @@ def test_worlds_alike_to_the_seat_get_the_same_move(name: str) -> None:
     request, seat = _simultaneous_request(name)
     game = load_game(name, {"players": 2})
     converted = pyspiel.convert_to_turn_based(game)
-    worlds = [turn_based(state_from_request(game, request, world), seat, converted) for world in (11, 12)]
+    worlds = [TurnBasedState(state_from_request(game, request, world), seat, converted) for world in (11, 12)]
     assert worlds[0].engine.observation(seat) == worlds[1].engine.observation(seat)
     assert repr(worlds[0].engine.observation(1 - seat)) != repr(worlds[1].engine.observation(1 - seat)) or (
         repr(vars(worlds[0].engine)) != repr(vars(worlds[1].engine))
