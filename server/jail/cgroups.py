@@ -173,7 +173,11 @@ class BotCgroup:
 
     def remove(self) -> None:
         """Remove the groups (after ``kill``: a group with processes cannot be removed)."""
-        for folder in list(self.folders):
+        # Rebound, not emptied in place: this runs in a worker thread while the event loop may
+        # be reading the groups (a clock's ``cpu_seconds``), and a dict changed under a running
+        # loop over it raises.
+        folders, self.folders = self.folders, {}
+        for folder in folders:
             for _ in range(50):
                 try:
                     folder.rmdir()
@@ -182,9 +186,6 @@ class BotCgroup:
                     break
                 except OSError:
                     time.sleep(0.01)  # the last processes are still exiting
-            # Two stops of one process may remove at once (a table's end retiring its bots as
-            # the server closes the roster): whichever comes second finds the group gone.
-            self.folders.pop(folder, None)
 
     @property
     def weighs_cpu(self) -> bool:

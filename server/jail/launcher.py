@@ -136,6 +136,8 @@ class BotProcess:
         """Its control groups (whole-bot limits), where the machine has them."""
         self.limit_events: dict[str, int] = {}
         """How often each whole-bot limit was hit (``BotCgroup.events``), read when it stopped."""
+        self._stopping: asyncio.Future[None] | None = None
+        """The one stop under way: a second caller waits for it instead of stopping again."""
 
     @classmethod
     async def start(
@@ -301,7 +303,17 @@ class BotProcess:
 
     async def stop(self, grace: float = 2.0) -> None:
         """Give the bot ``grace`` seconds to leave by itself (its stream has ended), then SIGTERM
-        its whole process group, then SIGKILL it; always reaps the process."""
+        its whole process group, then SIGKILL it; always reaps the process.
+
+        Stopping twice at once (a table's end retiring its bots while the server closes the
+        roster) is one stop: the second caller waits for the first's. Two would give the bot's
+        user id back twice, after another bot may have taken it, and race over its groups."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop(grace))
+        # Shielded: a caller cancelled while it waits does not leave the bot half stopped.
+        await asyncio.shield(self._stopping)
+
+    async def _stop(self, grace: float) -> None:
         await self.exited(within=grace)
         for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
             if self.process.returncode is not None:
