@@ -14,7 +14,9 @@ from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.deadlines import TimeControl
 
-pytest_plugins = ["prerequisites"]  # what a run lacks, said at its start; each skip's fix, at its end
+# prerequisites: what a run lacks, said at its start, and each skip's fix at its end;
+# cpu_per_test: what each test costs in CPU, when asked for (KINGMAKER_TEST_CPU).
+pytest_plugins = ["prerequisites", "cpu_per_test"]
 
 # Property tests search at random on a developer's machine (and in bench/), but CI must not fail
 # at random on a submission that did not touch a game: there every run tries the same examples
