@@ -15,8 +15,9 @@ from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.deadlines import TimeControl
 
 # prerequisites: what a run lacks, said at its start, and each skip's fix at its end;
-# cpu_per_test: what each test costs in CPU, when asked for (KINGMAKER_TEST_CPU).
-pytest_plugins = ["prerequisites", "cpu_per_test"]
+# cpu_per_test: what each test costs in CPU, when asked for (KINGMAKER_TEST_CPU);
+# migrated_once: a new SQLite database gets the schema migrated once per test process, copied.
+pytest_plugins = ["prerequisites", "cpu_per_test", "migrated_once"]
 
 # Property tests search at random on a developer's machine (and in bench/), but CI must not fail
 # at random on a submission that did not touch a game: there every run tries the same examples
