@@ -13,13 +13,13 @@ from pathlib import Path
 
 import grpc
 
-from kingmaker.kits.languages import build_environment, language
-from kingmaker.kits.manifest import Manifest, read_manifest
+from kingmaker.kits.languages import language
+from kingmaker.kits.manifest import Manifest
 from kingmaker.server.background import BackgroundServer
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc, common_pb2
 
-BUILD_SECONDS = 900
-"""A kit's build on a loaded two-core machine (C++ against gRPC's headers: about two minutes)."""
+FETCH_SECONDS = 900
+"""Fetching a kit's packages from the registry (`npm ci`) on a loaded machine."""
 
 OPPONENTS = {
     "kingdoms": "kingmaker.sample_bots.kingdoms.greedy_bot",
@@ -53,26 +53,9 @@ def fetch_packages(folder: Path, lang: str) -> None:
     command = language(lang).fetch
     if command is not None:
         done = subprocess.run(
-            ["sh", "-c", command], cwd=folder, capture_output=True, text=True, timeout=BUILD_SECONDS
+            ["sh", "-c", command], cwd=folder, capture_output=True, text=True, timeout=FETCH_SECONDS
         )
         assert done.returncode == 0, f"`{command}` failed in {folder}:\n{done.stderr[-3000:]}"
-
-
-def build_kit(folder: Path) -> Manifest:
-    """Run the manifest's build in the kit's folder with the system's toolchains."""
-    manifest = read_manifest(folder)
-    if manifest.build is not None:
-        done = subprocess.run(
-            ["sh", "-c", manifest.build],
-            cwd=folder,
-            env=build_environment(),
-            capture_output=True,
-            text=True,
-            timeout=BUILD_SECONDS,
-        )
-        output = (done.stdout + done.stderr)[-3000:]
-        assert done.returncode == 0, f"`{manifest.build}` failed in {folder}:\n{output}"
-    return manifest
 
 
 def bot_command(folder: Path, manifest: Manifest) -> list[str]:

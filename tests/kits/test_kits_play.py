@@ -1,22 +1,20 @@
-"""Every starter kit, as an author gets it from `kingmaker init`: built by its manifest's
-command, it plays every game against the sample bots, as a managed bot in the jail and as a
-remote bot, with no strike and no fault. Each kit is built once per run (builds are the slow
-part); nothing is cached across runs."""
+"""Every starter kit, as an author gets it from `kingmaker init` and the server builds it from its
+manifest when it is submitted (kit_submissions.py: once a run, the build shared with
+test_kits_submit.py), plays every game against the sample bots, as a managed bot in the jail and
+as a remote bot, with no strike and no fault. Nothing is cached across runs but the toolchain
+caches a server keeps."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit_submissions import KITS, Submission, submitted
 from kits_support import (
     OPPONENTS,
     bot_command,
-    build_kit,
-    fetch_packages,
-    init_kit,
     opponent,
     played_cleanly,
     register_opponents,
@@ -27,43 +25,22 @@ from kits_support import (
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 from test_match_end_output import two_matches_in_a_row
 
-from kingmaker.kits.languages import LANGUAGES, check
-from kingmaker.kits.manifest import Manifest
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.jail.sandbox import bubblewrap
 from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2
 
-# A kit is built once per test session, so under pytest-xdist all of a kit's tests run on one
-# worker (its own group), and the kits' builds are spread over the workers.
-KITS = [pytest.param(kit.name, marks=pytest.mark.xdist_group(f"kit-{kit.name}")) for kit in LANGUAGES]
-
-# The first test of a kit builds it: minutes for C++ or Java on a loaded two-core machine.
+# The first test of a kit submits it, and the server builds it: minutes for C++ or Rust on a
+# loaded two-core machine.
 pytestmark = pytest.mark.timeout(1800)
 
 
-@pytest.fixture(scope="session")
-def built_kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Manifest]]:
-    """Each language's kit, initialised and built on first use."""
-    return {}
-
-
-def built(
-    kits: dict[str, tuple[Path, Manifest]], factory: pytest.TempPathFactory, lang: str
-) -> tuple[Path, Manifest]:
-    if lang not in kits:
-        readiness = check(next(known for known in LANGUAGES if known.name == lang))
-        if not readiness.ready:
-            if os.environ.get("CI"):  # .ci/run installs every toolchain: missing one there is a failure
-                pytest.fail(f"no {lang} toolchain in CI: {readiness.detail}")
-            pytest.skip(
-                f"no {lang} toolchain here ({readiness.detail}): `kingmaker doctor` says what to install"
-            )
-        folder = init_kit(factory.mktemp("kits"), lang)
-        fetch_packages(folder, lang)
-        kits[lang] = (folder, build_kit(folder))
-    return kits[lang]
+def built(kits: dict[str, Submission], factory: pytest.TempPathFactory, lang: str) -> Submission:
+    """The kit as the server built it; the test fails (not skips) if the server could not."""
+    submission = submitted(kits, factory, lang)
+    assert submission.exit_code == 0, submission.output
+    return submission
 
 
 @pytest.fixture
@@ -85,12 +62,13 @@ def kit_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
 @pytest.mark.parametrize("lang", KITS)
 def test_a_kit_plays_every_game_as_a_managed_bot_in_the_jail(
     kit_server: BackgroundServer,
-    built_kits: dict[str, tuple[Path, Manifest]],
+    kit_submissions: dict[str, Submission],
     tmp_path_factory: pytest.TempPathFactory,
     lang: str,
     game: str,
 ) -> None:
-    folder, manifest = built(built_kits, tmp_path_factory, lang)
+    kit = built(kit_submissions, tmp_path_factory, lang)
+    folder, manifest = kit.folder, kit.manifest
     seats = [
         admin_pb2.MatchSeat(
             bot=f"{lang}-kit", command=bot_command(folder, manifest), working_directory=str(folder)
@@ -105,11 +83,12 @@ def test_a_kit_plays_every_game_as_a_managed_bot_in_the_jail(
 @pytest.mark.parametrize("lang", KITS)
 def test_a_kit_plays_every_game_as_a_remote_bot(
     kit_server: BackgroundServer,
-    built_kits: dict[str, tuple[Path, Manifest]],
+    kit_submissions: dict[str, Submission],
     tmp_path_factory: pytest.TempPathFactory,
     lang: str,
 ) -> None:
-    folder, manifest = built(built_kits, tmp_path_factory, lang)
+    kit = built(kit_submissions, tmp_path_factory, lang)
+    folder, manifest = kit.folder, kit.manifest
     register_opponents(kit_server)
     # One process plays all four matches on its one stream, as a remote bot would.
     with remote_bot(kit_server, folder, bot_command(folder, manifest), f"{lang}-remote"):
@@ -134,14 +113,15 @@ kit behind the bridge print none)."""
 @pytest.mark.parametrize("lang", [kit for kit in KITS if kit.values[0] in MATCH_OVER])
 def test_a_kits_line_at_a_matchs_end_stays_in_that_matchs_log(
     kit_server: BackgroundServer,
-    built_kits: dict[str, tuple[Path, Manifest]],
+    kit_submissions: dict[str, Submission],
     tmp_path_factory: pytest.TempPathFactory,
     lang: str,
 ) -> None:
     """Issue 47: "ruby-bot: match 184 over" stood in match 185's log. A kit acknowledges each
     match's end once it has printed its line, and the server waits for that before it cuts the
     log of a process it keeps for the next match."""
-    folder, manifest = built(built_kits, tmp_path_factory, lang)
+    kit = built(kit_submissions, tmp_path_factory, lang)
+    folder, manifest = kit.folder, kit.manifest
     (first, first_log), (second, second_log) = two_matches_in_a_row(
         kit_server, bot_command(folder, manifest), str(folder)
     )
