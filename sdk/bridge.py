@@ -12,7 +12,9 @@ COMMAND, and translates:
   can (``"seat": 0``), to spare simple programs; it leaves them out at the top level of an
   ``Any``, so a program must still read a missing field as its zero value;
 - every line the program writes on stdout is one reply: a ``kingmaker.v1.ActionReply`` in JSON
-  (``{"legalActionIndex": 0}`` is enough), or a ``BotMessage`` holding one (``{"reply": {...}}``).
+  (``{"legalActionIndex": 0}`` is enough), or a ``BotMessage`` holding one (``{"reply": {...}}``);
+  or, about match ends, the program's promise ``{"hello": {"acknowledgesMatchEnd": true}}`` and
+  then one ``{"matchEndSeen": {"matchId": "..."}}`` per match end, once it has handled it.
 
 Decisions the protocol leaves to the bridge:
 
@@ -36,6 +38,11 @@ Decisions the protocol leaves to the bridge:
   with code 3", "killed by SIGSEGV"), exactly as for a gRPC bot; a program that closes its stdout
   but lives on has disconnected. When the server closes the stream, the program's stdin is closed
   (end of file) and it is given ``EXIT_WAIT_SECONDS`` to exit before it is killed.
+- The bridge's hello promises the server a ``MatchEndSeen`` for every ``MatchEnd`` (the server
+  waits for it before it cuts a launched bot's log at a match's end, docs/protocol.md, "Match
+  end"). For a program that promised too, it passes the program's on; for any other (every bridged
+  program written before), it sends one itself as soon as it has written the end to the program,
+  so such a program is never waited for, as before.
 - SIGTERM drains: the bridge says ``Goodbye``, so the server offers it no new match and ends the
   stream once the match in play is over; a second SIGTERM stops at once.
 """
@@ -120,11 +127,23 @@ class _Bridge:
     """The stream is over and the bridge is stopping the program: its exit is not a crash."""
     # request_id -> match_id of the requests waiting for a line, oldest first.
     open: OrderedDict[int, str] = field(default_factory=OrderedDict)
+    program_acknowledges: bool = False
+    """The program promised (its hello line) to acknowledge every match end itself."""
+    # The matches whose end the program was given and has not acknowledged yet, oldest first.
+    ends_unseen: OrderedDict[str, None] = field(default_factory=OrderedDict)
 
     async def send_to_program(self, message: arena_pb2.ServerMessage) -> None:
+        kind = message.WhichOneof("message")
+        written = await self._write(message)
+        if kind == "match_end":
+            self._end_given(message.match_end.match_id, written)
+
+    async def _write(self, message: arena_pb2.ServerMessage) -> bool:
+        """Write one message to the program, first keeping the requests it opens or closes; whether
+        it was written (not when the program closed its stdin)."""
         stdin = self.program.stdin
         if stdin is None or stdin.is_closing():
-            return
+            return False
         kind = message.WhichOneof("message")
         if kind == "action_request":
             request = message.action_request
@@ -145,6 +164,30 @@ class _Bridge:
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             log.info("the program closed its stdin")
+            return False
+        return True
+
+    def _end_given(self, match_id: str, written: bool) -> None:
+        """A match's end was written to the program (or could not be): the server hears it was
+        seen now, unless the program promised to say so itself once it has handled it."""
+        if self.program_acknowledges and written:
+            self.ends_unseen[match_id] = None
+        else:
+            self._seen(match_id)
+
+    def _seen(self, match_id: str) -> None:
+        seen = arena_pb2.MatchEndSeen(match_id=match_id)
+        self.outbox.put_nowait(arena_pb2.BotMessage(match_end_seen=seen))
+
+    def _on_end_seen(self, match_id: str, line: bytes) -> None:
+        """The program acknowledged a match's end: the one it names, or its oldest unacknowledged."""
+        if not match_id:
+            if not self.ends_unseen:
+                _say(f"a matchEndSeen with no match end to acknowledge, ignored: {quoted(line)}")
+                return
+            match_id, _ = self.ends_unseen.popitem(last=False)
+        self.ends_unseen.pop(match_id, None)
+        self._seen(match_id)  # one the server does not wait for (said twice, too late) it ignores
 
     def _close_requests_of(self, match_id: str) -> None:
         for request_id in [key for key, match in self.open.items() if match == match_id]:
@@ -153,6 +196,15 @@ class _Bridge:
     def on_line(self, line: bytes) -> None:
         """Turn one line from the program into a reply to the server, or keep it as output."""
         read = read_line(line)
+        if read.promises_ends:
+            self.program_acknowledges = True
+            return
+        if read.end_seen is not None:
+            self._on_end_seen(read.end_seen, line)
+            return
+        if read.ignored:
+            _say(f"ignored: {read.ignored}")
+            return
         reply = read.reply
         if reply is None:  # the program's own output: its owner sees it, the request stays open
             _say(f"not a reply, kept as the program's output: {quoted(line)}")
@@ -231,6 +283,7 @@ async def bridge(
         max_concurrent_matches=1,
         client=BRIDGE_CLIENT,
         protocol_version=PROTOCOL_VERSION,
+        acknowledges_match_end=True,  # for the program, or in its place (``_end_given``)
     )
     program = await asyncio.create_subprocess_exec(
         *command,

@@ -1,4 +1,5 @@
-"""What one line on a bridged program's stdout is: a reply, a reply that is wrong, or output.
+"""What one line on a bridged program's stdout is: a reply, a reply that is wrong, output, or a
+word about match ends (the program's promise to acknowledge them, or one acknowledgement).
 
 The rule (docs/protocol.md, "The JSON bridge"): a line whose first character that is not blank is
 ``{`` is meant as a reply; any other line is the program's own output (a PHP warning, a debug
@@ -6,6 +7,10 @@ print), kept in its owner's log with a warning and never answered for. A reply t
 (broken JSON, an unknown field, an index that is no whole number) is struck as malformed, with a
 reason that names what is wrong and quotes the line, in the same words to everyone: the program's
 owner, the server's record and the ``Error`` the bot is sent.
+
+Two other ``BotMessage`` forms are the bridge's, not replies: ``{"hello": {"acknowledgesMatchEnd":
+true}}``, the program's promise to acknowledge every match end, and ``{"matchEndSeen": {"matchId":
+"..."}}`` (the id may be left out: the oldest end not yet acknowledged), one acknowledgement.
 
 Read ``sdk/bridge.py`` first; this module only classifies and explains.
 """
@@ -44,6 +49,12 @@ class Line:
     """The reply it holds (``malformed`` set when it is wrong); None when it is output."""
     routed: bool = False
     """Whether the reply names its request (``matchId`` and ``requestId``), so is routed by them."""
+    promises_ends: bool = False
+    """The line is the program's hello: it will acknowledge every match end."""
+    end_seen: str | None = None
+    """The line acknowledges the end of this match (``""``: the oldest not yet acknowledged)."""
+    ignored: str = ""
+    """Why a line meant for the bridge (a hello, an acknowledgement) is ignored."""
 
 
 def read_line(line: bytes) -> Line:
@@ -54,6 +65,8 @@ def read_line(line: bytes) -> Line:
         value = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         return _malformed(f"the line is not valid JSON ({_json_error(error)})", line)
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _ABOUT_ENDS:
+        return _about_ends(value, line)
     if isinstance(value, dict) and set(value) == {"reply"}:  # a whole BotMessage
         value = value["reply"]
         if not isinstance(value, dict):
@@ -87,6 +100,27 @@ def _read_ids(value: dict[str, Any], reply: arena_pb2.ActionReply) -> bool | str
                 return f"`{key}` must be a whole number, got {_shown(given)}"
             reply.request_id = number
     return bool(reply.match_id or reply.request_id)
+
+
+_ABOUT_ENDS = ("hello", "matchEndSeen", "match_end_seen")
+_PROMISE = ("acknowledgesMatchEnd", "acknowledges_match_end")
+
+
+def _about_ends(value: dict[str, Any], line: bytes) -> Line:
+    """The program's hello (its promise) or one acknowledgement; a wrong one is ignored, saying why
+    (neither answers a request, so neither can be struck)."""
+    kind, body = next(iter(value.items()))
+    if kind == "hello":
+        if isinstance(body, dict) and len(body) == 1 and any(body.get(key) is True for key in _PROMISE):
+            return Line(None, promises_ends=True)
+        why = 'a hello from the program holds only `"acknowledgesMatchEnd": true`'
+        return Line(None, ignored=_with_quote(why, line))
+    if isinstance(body, dict) and set(body) <= {"matchId", "match_id"}:
+        match_id = next(iter(body.values()), "")
+        if isinstance(match_id, str):
+            return Line(None, end_seen=match_id)
+    why = "`matchEndSeen` holds at most a `matchId`, a string"
+    return Line(None, ignored=_with_quote(why, line))
 
 
 def _choice_problem(value: dict[str, Any], reply: arena_pb2.ActionReply) -> str:

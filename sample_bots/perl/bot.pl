@@ -173,6 +173,10 @@ sub choose {
 # `--seed N` makes its choices repeatable (the tests play it against a seeded random bot).
 for my $i (0 .. $#ARGV - 1) { srand($ARGV[ $i + 1 ]) if $ARGV[$i] eq '--seed' }
 
+# Acknowledge each match's end once its line is written, so the line stays in that match's log
+# (docs/protocol.md, "The JSON bridge"): promised first.
+print $json->encode({ hello => { acknowledgesMatchEnd => JSON::PP::true } }), "\n";
+
 my %games;    # match id -> game
 while (my $line = <STDIN>) {
     my $message = $json->decode($line);
@@ -180,6 +184,8 @@ while (my $line = <STDIN>) {
         $games{ $start->{matchId} } = $start->{game};
     } elsif (my $end = $message->{matchEnd}) {
         delete $games{ $end->{matchId} };
+        print STDERR "perl bot: match $end->{matchId} over\n";    # STDERR is not buffered
+        print $json->encode({ matchEndSeen => { matchId => $end->{matchId} } }), "\n";
     } elsif (my $error = $message->{error}) {
         print STDERR "perl bot: the server says $error->{code}: $error->{message}\n";
     } elsif (my $request = $message->{actionRequest}) {

@@ -176,13 +176,22 @@ function choose(string $game, array $observation, array $actions): int {
 $seed = array_search('--seed', $argv, true);
 if ($seed !== false && isset($argv[$seed + 1])) mt_srand((int) $argv[$seed + 1]);
 
+// Acknowledge each match's end once its line is written, so the line stays in that match's log
+// (docs/protocol.md, "The JSON bridge"): promised first.
+echo json_encode(['hello' => ['acknowledgesMatchEnd' => true]]), "\n";
+fflush(STDOUT);
+
 $games = []; // match id -> game
 while (($line = fgets(STDIN)) !== false) {
     $message = json_decode($line, true);
     if (isset($message['matchStart'])) {
         $games[$message['matchStart']['matchId']] = $message['matchStart']['game'];
     } elseif (isset($message['matchEnd'])) {
-        unset($games[$message['matchEnd']['matchId']]);
+        $match_id = $message['matchEnd']['matchId'];
+        unset($games[$match_id]);
+        fwrite(STDERR, "php bot: match $match_id over\n"); // STDERR is not buffered
+        echo json_encode(['matchEndSeen' => ['matchId' => $match_id]]), "\n";
+        fflush(STDOUT);
     } elseif (isset($message['error'])) {
         fwrite(STDERR, "php bot: the server says {$message['error']['code']}: {$message['error']['message']}\n");
     } elseif (isset($message['actionRequest'])) {

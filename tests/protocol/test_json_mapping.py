@@ -119,6 +119,40 @@ def test_a_quote_is_at_most_200_bytes() -> None:
     assert quote == line[:200].decode() + "…"
 
 
+@pytest.mark.parametrize(
+    ("line", "promises", "end_seen"),
+    [
+        (b'{"hello": {"acknowledgesMatchEnd": true}}', True, None),
+        (b'{"hello": {"acknowledges_match_end": true}}', True, None),
+        (b'{"matchEndSeen": {"matchId": "m-1"}}', False, "m-1"),
+        (b'{"match_end_seen": {"match_id": "m-1"}}', False, "m-1"),
+        (b'{"matchEndSeen": {}}', False, ""),
+    ],
+)
+def test_a_program_may_promise_and_give_match_end_acknowledgements(
+    line: bytes, promises: bool, end_seen: str | None
+) -> None:
+    read = read_line(line)
+    assert (read.reply, read.promises_ends, read.end_seen, read.ignored) == (None, promises, end_seen, "")
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (b'{"hello": {"acknowledgesMatchEnd": false}}', "holds only"),
+        (b'{"hello": {"token": "secret"}}', "holds only"),
+        (b'{"hello": true}', "holds only"),
+        (b'{"matchEndSeen": {"matchId": 7}}', "at most a `matchId`, a string"),
+        (b'{"matchEndSeen": {"requestId": "7"}}', "at most a `matchId`, a string"),
+    ],
+)
+def test_a_wrong_word_about_match_ends_is_ignored_not_struck(line: bytes, reason: str) -> None:
+    """It answers no request, so it cannot be struck as one: the bridge says why it ignores it."""
+    read = read_line(line)
+    assert read.reply is None and not read.promises_ends and read.end_seen is None
+    assert reason in read.ignored and read.ignored.endswith("; the line: " + line.decode())
+
+
 @pytest.mark.parametrize("game", game_names())
 def test_the_compact_form_holds_the_same_request(game: str) -> None:
     """Each compact legal action, read with `actionKinds`, is the plain form's action; the rest of

@@ -1,7 +1,9 @@
 //! A random bot for every kingmaker game, in Rust, over the JSON bridge (docs/protocol.md, "The
 //! JSON bridge"): `kingmaker bridge` speaks gRPC to the server and hands this program one JSON
 //! message a line on stdin; it answers each action request with one line on stdout, the index of
-//! a legal action chosen at random. Logs go to stderr.
+//! a legal action chosen at random. Logs go to stderr. Its first line promises to acknowledge each
+//! match's end, which it does once it has printed its line about it, so that line stays in that
+//! match's log (docs/protocol.md, "Match end").
 mod games;
 
 use std::io::{self, BufRead, Write};
@@ -31,6 +33,8 @@ fn choose(request: &Request, random: &mut impl Rng) -> usize {
 fn main() -> io::Result<()> {
     let mut random = rand::thread_rng();
     let mut stdout = io::stdout().lock();
+    writeln!(stdout, "{}", json!({"hello": {"acknowledgesMatchEnd": true}}))?;
+    stdout.flush()?;
     for line in io::stdin().lock().lines() {
         let message: Value = serde_json::from_str(&line?)?;
         if let Some(request) = message.get("actionRequest") {
@@ -45,6 +49,11 @@ fn main() -> io::Result<()> {
             });
             writeln!(stdout, "{}", reply)?;
             stdout.flush()?; // stdout is a pipe: the bridge waits for this line
+        } else if let Some(end) = message.get("matchEnd") {
+            eprintln!("rust-bot: match {} over", end["matchId"].as_str().unwrap_or_default());
+            // After the line above (stderr is not buffered): the server cuts the match's log here.
+            writeln!(stdout, "{}", json!({"matchEndSeen": {"matchId": end["matchId"]}}))?;
+            stdout.flush()?;
         } else if let Some(error) = message.get("error") {
             eprintln!("rust-bot: {}", error["message"]);
         }
