@@ -8,11 +8,13 @@ are imported inside ``serve``, after the checks that need none of them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
 import signal
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +35,7 @@ from kingmaker.server.locations import DEFAULT_ADDRESS, admin_token_path, claim_
 from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S
 
 if TYPE_CHECKING:
-    from kingmaker.server.app import ServerConfig
+    from kingmaker.server.app import KingmakerServer, ServerConfig
 
 
 def serve(
@@ -200,6 +202,13 @@ def serve(
         "sentence only (docs/web.md, notices).",
         show_default=False,
     ),
+    prepare_toolchains: bool = typer.Option(
+        False,
+        "--prepare-toolchains",
+        help="Prepare every installed language's toolchain cache (the Go and Rust kits' libraries, built "
+        "once and shared read-only by builds) in the background as the server starts, so that no "
+        "author's first build waits for it; the start-up lines say which caches are ready.",
+    ),
     log_level: str | None = typer.Option(
         None,
         "--log-level",
@@ -273,7 +282,7 @@ def serve(
             notify_webhook=notify_webhook,
         )
         try:
-            asyncio.run(_serve(config, site_socket, web_host, people_live_delay))
+            asyncio.run(_serve(config, site_socket, web_host, people_live_delay, prepare_toolchains))
         except (OSError, LadderError, HomeInUse, HomeExposed) as error:
             fail(str(error))
     finally:
@@ -283,6 +292,25 @@ def serve(
 
 
 LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING}
+
+
+def _say(line: str) -> None:
+    console.print(line, soft_wrap=True, markup=False, highlight=False)
+
+
+async def _toolchain_caches(
+    server: KingmakerServer, prepare: bool, say: Callable[[str], None] = _say
+) -> asyncio.Task[None] | None:
+    """Say which toolchain caches are ready; with ``prepare``, prepare the others in the background
+    (the task: serving goes on meanwhile)."""
+    from kingmaker.server.building.toolchain_preparation import cache_states, prepare_ahead, states_line
+
+    pipeline = server.submissions
+    prepare = prepare and pipeline is not None
+    say(states_line(await asyncio.to_thread(cache_states, server.builds.root), preparing=prepare))
+    if not prepare or pipeline is None:
+        return None
+    return asyncio.create_task(prepare_ahead(pipeline.builds, pipeline.sandbox, pipeline.temp_root, say))
 
 
 def _website_socket(host: str, port: int) -> socket.socket:
@@ -299,6 +327,7 @@ async def _serve(
     site_socket: socket.socket | None = None,
     web_host: str = "127.0.0.1",
     people_delay_s: float = 0.0,
+    prepare_toolchains: bool = False,
 ) -> None:
     from kingmaker.server.app import KingmakerServer, ListenError
     from kingmaker.server.execution.executors import ExecutorError
@@ -331,6 +360,7 @@ async def _serve(
     elif isinstance(server.executor, ProcessExecutor):
         count = len(server.executor.pids())
         console.print(f"matches of managed bots are refereed in {count} worker processes", soft_wrap=True)
+    preparing = await _toolchain_caches(server, prepare_toolchains)
     site, site_task = None, None
     if site_socket is not None:
         port = site_socket.getsockname()[1]
@@ -350,6 +380,10 @@ async def _serve(
     gc.freeze()
     await stopping.wait()
     console.print("stopping")
+    if preparing is not None:  # (its build is stopped with it)
+        preparing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await preparing
     if site is not None and site_task is not None:
         site.should_exit = True
         await site_task
