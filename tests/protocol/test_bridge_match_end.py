@@ -16,7 +16,6 @@ import pytest
 from protocol_support import AWK_BOT
 
 from kingmaker.sdk.bridge import _Bridge
-from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.seats.sessions import BotSession
 from kingmaker.v1 import arena_pb2
@@ -24,7 +23,7 @@ from kingmaker.v1 import arena_pb2
 from support import REPO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
-from test_match_end_output import two_matches_in_a_row
+from test_match_end_output import keeping_config, two_matches_in_a_row
 
 # Takes its time over a match's end, so its line comes long after the end was sent (before, the
 # server cut the match's log as soon as it had sent the end); its pid shows one process played both.
@@ -61,16 +60,8 @@ EXAMPLES = {
 
 @pytest.fixture
 def keeping_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BackgroundServer]:
-    """A server that keeps a launched bot's process between its matches."""
     monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
-    config = ServerConfig(
-        address="127.0.0.1:0",
-        database_url=f"sqlite:///{tmp_path / 'k.db'}",
-        admin_token="t",
-        jail=False,  # trusted test programs; the jail is not what this is about
-        keep_bots_s=600.0,
-    )
-    server = BackgroundServer(config)
+    server = BackgroundServer(keeping_config(tmp_path))
     try:
         yield server
     finally:

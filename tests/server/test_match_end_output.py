@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,24 +67,33 @@ def two_matches_in_a_row(
     return [(int(match_id), logs.get(int(match_id), "")) for match_id in played if match_id is not None]
 
 
-def test_a_line_printed_at_a_matchs_end_stays_in_that_matchs_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
-    script = tmp_path / "telling_bot.py"
-    script.write_text(TELLING_BOT)
-    config = ServerConfig(
+def keeping_config(tmp_path: Path) -> ServerConfig:
+    """A server that keeps a launched bot's process between its matches (tests/protocol too)."""
+    return ServerConfig(
         address="127.0.0.1:0",
         database_url=f"sqlite:///{tmp_path / 'k.db'}",
         admin_token="t",
         jail=False,  # trusted test bots; the jail is not what this is about
         keep_bots_s=600.0,  # the teller's process is kept between its matches
     )
-    server = BackgroundServer(config)
+
+
+@pytest.fixture
+def keeping_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BackgroundServer]:
+    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
+    server = BackgroundServer(keeping_config(tmp_path))
     try:
-        played = two_matches_in_a_row(server, [sys.executable, str(script)])
+        yield server
     finally:
         server.stop()
+
+
+def test_a_line_printed_at_a_matchs_end_stays_in_that_matchs_log(
+    keeping_server: BackgroundServer, tmp_path: Path
+) -> None:
+    script = tmp_path / "telling_bot.py"
+    script.write_text(TELLING_BOT)
+    played = two_matches_in_a_row(keeping_server, [sys.executable, str(script)])
     lines = [stderr.splitlines() for _, stderr in played]
     assert len({line.split(":")[0] for match in lines for line in match}) == 1, f"one warm process: {lines}"
     # Each match's log holds its start and its end, in that order, and nothing of the other.
