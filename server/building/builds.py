@@ -288,13 +288,19 @@ def _without_cache(language: str, why: str) -> PreparedCache:
     return PreparedCache(None, f"{note}: this build compiles its libraries itself")
 
 
+def write_cache_kit(work: Path, language: str) -> tuple[Path, str]:
+    """The kit a preparation of ``language``'s cache builds, written in ``work``, and its key (its
+    hash: the cache a build starts from is the one prepared from the kit written now)."""
+    kit = write_kit(work / KIT_NAME, language, (), KIT_NAME)
+    return kit, tree_hash(kit)
+
+
 async def _prepare(
     language: str, caches: ToolchainCaches, sandbox: SandboxPolicy, temp_root: Path | None
 ) -> Path:
     """The language's prepared cache: its kit written, and built as any build is if not kept yet."""
     with tempfile.TemporaryDirectory(prefix="kingmaker-cache-", dir=temp_root) as work:
-        kit = await asyncio.to_thread(write_kit, Path(work) / KIT_NAME, language, (), KIT_NAME)
-        key = await asyncio.to_thread(tree_hash, kit)
+        kit, key = await asyncio.to_thread(write_cache_kit, Path(work), language)
         folder = caches.prepared(language, key)
         if folder is not None:
             return folder

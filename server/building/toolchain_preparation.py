@@ -22,8 +22,7 @@ from pathlib import Path
 from kingmaker.kits.languages import LANGUAGES, check
 from kingmaker.server.building import builds
 from kingmaker.server.building.build_store import BuildStore
-from kingmaker.server.building.toolchain_caches import ENVIRONMENT, KIT_NAME, SEEDS, caches_beside
-from kingmaker.server.jail.no_follow import tree_hash
+from kingmaker.server.building.toolchain_caches import ENVIRONMENT, SEEDS, caches_beside
 from kingmaker.server.jail.sandbox import SandboxPolicy
 
 NOT_PREPARED = "not prepared"
@@ -67,7 +66,7 @@ def cache_states(store_root: Path, languages: Sequence[str] | None = None) -> li
 def kit_key(language: str) -> str:
     """The key of the cache a build of ``language`` starts from now: its kit's hash."""
     with tempfile.TemporaryDirectory(prefix="kingmaker-cache-") as work:
-        return tree_hash(builds.write_kit(Path(work) / KIT_NAME, language, (), KIT_NAME))
+        return builds.write_cache_kit(Path(work), language)[1]
 
 
 def installed(language: str) -> str:
