@@ -24,7 +24,6 @@ import math
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -33,7 +32,7 @@ from typing import IO
 
 from kingmaker.server.jail.bot_cpu import ProcessTreeClock, cpu_clock, tree_cpu_seconds
 from kingmaker.server.jail.bot_folders import bot_folders
-from kingmaker.server.jail.bot_users import BOT_UIDS, processes_rlimit
+from kingmaker.server.jail.bot_users import BOT_UIDS, closed_to_others, processes_rlimit
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
 from kingmaker.server.jail.memory_files import memory_file
@@ -48,7 +47,6 @@ from kingmaker.server.jail.sandbox import (
     SandboxPolicy,
     bubblewrap,
     bubblewrap_command,
-    code_paths,
     flags_through_descriptor,
     running_as_root,
 )
@@ -391,25 +389,16 @@ def _jail_path(cwd: str | None, policy: SandboxPolicy) -> str | None:
 
 
 def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:
-    """Whether a user of the bot's own could run this outside the jail: its program (as named
-    and as resolved: a virtualenv's python is a link), its script, its working
-    directory and the kingmaker code all reachable by other users. A Python or a checkout under
-    /root (mode 0700) is not; such a bot then runs as the server's user, which is said loudly
-    (the jail has no such problem: it shows the bot only what it binds in)."""
-    program = command[0] if "/" in command[0] else shutil.which(command[0]) or command[0]
-    named = [os.path.join(cwd or "/", program)]
-    named += bot_folders(command)  # its folder and virtualenv, as the jail would show them
-    named += [folder for folder in (cwd, *code_paths()) if folder is not None]
-    for path in {*named, *map(os.path.realpath, named)}:
-        for folder in [*reversed(Path(path).parents)]:
-            with contextlib.suppress(OSError):
-                if not os.stat(folder).st_mode & stat.S_IXOTH:
-                    _warn_once(
-                        f"UNJAILED bots run as the server's user: {folder} (on the way to {path}) is "
-                        "closed to other users, so a user of the bot's own could not run it"
-                    )
-                    return False
-    return True
+    """Whether a user of the bot's own could run this outside the jail (``closed_to_others``);
+    where not, such a bot runs as the server's user, which is said loudly."""
+    closed = closed_to_others(command, cwd)
+    if closed is not None:
+        folder, path = closed
+        _warn_once(
+            f"UNJAILED bots run as the server's user: {folder} (on the way to {path}) is "
+            "closed to other users, so a user of the bot's own could not run it"
+        )
+    return closed is None
 
 
 class _InChild:
