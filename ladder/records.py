@@ -7,7 +7,7 @@ here, never a live database row, so it can travel between threads freely.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -82,9 +82,12 @@ class PackedLog:
     timings: bytes
 
 
-def actions_to_data(log: Sequence[Mapping[Seat, Action]]) -> list[dict[str, Any]]:
-    """The JSON form of a match's joint actions: ``[{"0": action data, ...}, ...]``."""
-    return [{str(seat): action_to_data(action) for seat, action in sorted(joint.items())} for joint in log]
+def actions_to_data(
+    log: Sequence[Mapping[Seat, Action]], to_data: Callable[[Action], Any] = action_to_data
+) -> list[dict[str, Any]]:
+    """The JSON form of a match's joint actions: ``[{"0": action data, ...}, ...]`` (``to_data``:
+    ``serial.action_to_data``, or one that remembers what it wrote)."""
+    return [{str(seat): to_data(action) for seat, action in sorted(joint.items())} for joint in log]
 
 
 @dataclass(frozen=True)

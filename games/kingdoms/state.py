@@ -128,12 +128,12 @@ class KingdomsState(GameState):
         spaces = self.board
         board = tuple(_row(pieces(spaces)) for pieces in _ROW_PIECES)
         players = tuple(
-            PlayerView(
-                seat=other,
-                gold=self.gold[other],
-                castles=tuple(self.castles[other]),
-                holds_starting_tile=self.starting_tiles[other] is not None,
-                last_scoring=self.last_scoring[other],
+            _player_view(
+                other,
+                self.gold[other],
+                tuple(self.castles[other]),
+                self.starting_tiles[other] is not None,
+                self.last_scoring[other],
             )
             for other in range(self.players)
         )
@@ -371,6 +371,26 @@ def _row(pieces: tuple[Space, ...]) -> Row:
         _ROWS.clear()
     _ROWS[key] = (pieces, row)
     return row
+
+
+_VIEWS: dict[tuple[int, int, tuple[int, ...], bool, int], PlayerView] = {}
+VIEWS_KEPT = 4096
+
+
+def _player_view(
+    seat: Seat, gold: int, castles: tuple[int, ...], holds_starting_tile: bool, last_scoring: int
+) -> PlayerView:
+    """A player's view: the same object for the same facts (most turns change one player's at
+    most), so that a referee's codec finds it by identity instead of hashing a new one, and a
+    frozen dataclass is not built again."""
+    key = (seat, gold, castles, holds_starting_tile, last_scoring)
+    view = _VIEWS.get(key)
+    if view is None:
+        view = PlayerView(seat, gold, castles, holds_starting_tile, last_scoring)
+        if len(_VIEWS) >= VIEWS_KEPT:
+            _VIEWS.clear()
+        _VIEWS[key] = view
+    return view
 
 
 def _cell(space: Space) -> Cell:

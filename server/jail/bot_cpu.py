@@ -59,8 +59,10 @@ class ProcessTreeClock:
     def seconds(self) -> float:
         now = time.monotonic()
         if now - self._read_at > TREE_REFRESH_S:
-            self._tree = _descendants(self.pid)
-            self._clocks = _clock_ids(self._tree)
+            tree = _descendants(self.pid)
+            if tree != self._tree:  # (mostly the same processes: their clocks are looked up once)
+                self._tree = tree
+                self._clocks = _clock_ids(tree)
             self._read_at = now
         total = 0.0
         for clock in self._clocks:  # (read twice a decision: no generator, no call per clock)

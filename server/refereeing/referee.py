@@ -188,6 +188,8 @@ class Referee:
         live = self.live
         if live is not None:
             live.attach(self.match_id, lambda: self._frame(state, ()))
+        # A person's seat follows the moves (``_send_updates``); a bot's never does.
+        followed = any(book.session is not None and book.session.follows_moves for book in self.seats)
         try:
             self._send_starts()
             while not state.is_over():
@@ -200,7 +202,8 @@ class Referee:
                     chosen = await asyncio.gather(*(self._decide(state, seat) for seat in acting))
                 state.apply({decision.seat: decision.action for decision in chosen})
                 self.decisions.append(tuple(chosen))
-                self._send_updates(state, chosen)
+                if followed:
+                    self._send_updates(state, chosen)
                 if live is not None and self.match_id in live.watching:  # all it costs unwatched
                     live.offer(self.match_id, functools.partial(self._frame, state, chosen))
         finally:
@@ -275,7 +278,7 @@ class Referee:
                 else:
                     self._forfeit(book, EndReason.DISCONNECTED, "the stream closed")
                 return None
-            limit = self._limit(book)
+            bank = book.clock.bank_ms  # as the bot was told it (expiring spends it)
             book.clock.expire(answer.elapsed_ms - answer.server_lag_ms - answer.waited_ms)
             if answer.stray:
                 text = (
@@ -284,14 +287,15 @@ class Referee:
                 )
                 self._strike(book, "unknown", request_id, text)
                 return None
-            text = f"no reply within {limit} (the server waited {answer.elapsed_ms:.0f} ms)"
+            text = f"no reply within {self._limit(book, bank)} (the server waited {answer.elapsed_ms:.0f} ms)"
             self._strike(book, "late", request_id, text if answer.heard else f"{text}; {FLUSH_HINT}")
             return None
         # Neither the server's lag nor the machine's keeping the bot from a CPU is the bot's time.
         own_ms = answer.elapsed_ms - answer.server_lag_ms - answer.waited_ms
-        limit = self._limit(book)
+        bank = book.clock.bank_ms  # as the bot was told it (a late reply's charge spends it)
         if not book.clock.charge(own_ms, cpu_ms):
             used = f"{own_ms:.0f} ms" + (f", {cpu_ms:.0f} ms of CPU" if cpu_ms is not None else "")
+            limit = self._limit(book, bank)
             self._strike(book, "late", request_id, f"the reply took {used}, over {limit}")
             return None
         reply = answer.reply
@@ -318,9 +322,9 @@ class Referee:
         self._strike(book, "malformed", request_id, "the reply holds neither an index nor an action")
         return None
 
-    def _limit(self, book: SeatState) -> str:
-        """The decision's limit as the bot was told it, for a late strike's text."""
-        bank = book.clock.bank_ms
+    def _limit(self, book: SeatState, bank: int) -> str:
+        """The decision's limit as the bot was told it (``bank``: its bank then), for a late
+        strike's text; written only for a strike, not for every reply."""
         charged = "of CPU time" if book.clock.charges_cpu else "by the wall clock"
         extra = f" plus its {bank} ms bank" if bank else ""
         return f"the decision's {book.clock.control.decision_ms} ms limit{extra} {charged}"

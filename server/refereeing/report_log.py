@@ -10,16 +10,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from kingmaker.games.api import Action
+from kingmaker.games.serial import action_to_data
 from kingmaker.ladder.matches.compact_logs import pack_log
 from kingmaker.ladder.matches.think_times import THINK_KEY, rounded
 from kingmaker.ladder.records import PackedLog, actions_to_data
 from kingmaker.server.refereeing.referee import MatchReport
 
+ACTION_DATA_KEPT = 50_000
+"""Actions whose data a process keeps (a game's whole action space usually fits)."""
+_ACTION_DATA: dict[int, tuple[Action, Any]] = {}
+
+
+def _action_data(action: Action) -> Any:
+    """``serial.action_to_data`` of an action, written once per action object: engines hand out
+    the same action objects match after match, and writing each anew (a generic walk of its
+    dataclass) was a third of packing a log. Held with the action, so that its id stays its own;
+    the data is read only, as every log's reader does."""
+    found = _ACTION_DATA.get(id(action))
+    if found is not None and found[0] is action:
+        return found[1]
+    data = action_to_data(action)
+    if len(_ACTION_DATA) >= ACTION_DATA_KEPT:
+        _ACTION_DATA.clear()
+    _ACTION_DATA[id(action)] = (action, data)
+    return data
+
 
 def log_actions(report: MatchReport) -> list[dict[str, Any]]:
     """The joint actions in order, as data (``records.actions_to_data``)."""
     return actions_to_data(
-        [{decision.seat: decision.action for decision in joint} for joint in report.decisions]
+        [{decision.seat: decision.action for decision in joint} for joint in report.decisions], _action_data
     )
 
 

@@ -260,7 +260,7 @@ class BotSession:
         heard_before = self.heard
         pending = _Open(request.match_id, future, sent_at, lag_at_send)
         self._open[request.request_id] = pending
-        timer = loop.call_later(wait_seconds, self._expire, pending, wait_seconds, waits)
+        timer = loop.call_at(sent_at + wait_seconds, self._expire, pending, wait_seconds, waits)
         self.send(message if message is not None else arena_pb2.ServerMessage(action_request=request))
         if self.closed.is_set():
             _settle(future, None)

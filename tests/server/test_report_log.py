@@ -13,15 +13,17 @@ import pytest
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots.bots import register_bot
+from kingmaker.ladder.matches.compact_logs import pack_log
 from kingmaker.ladder.matches.match_reads import match_log
 from kingmaker.ladder.matches.match_setup import create_match
 from kingmaker.ladder.matches.matches import mark_running
 from kingmaker.ladder.outcomes import EndReason
+from kingmaker.ladder.records import actions_to_data
 from kingmaker.ladder.result_batch import StoredResult, finish_matches
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.ladder.storage.models import MatchLog
 from kingmaker.server.refereeing.referee import Decision, MatchReport, SeatReport
-from kingmaker.server.refereeing.report_log import packed_log
+from kingmaker.server.refereeing.report_log import log_digests, log_timings, packed_log
 from kingmaker.server.scheduling.rated import outcome
 
 
@@ -90,3 +92,21 @@ def test_a_log_packed_by_the_worker_is_stored_as_the_server_would_store_it(tmp_p
     assert by_worker[2].summary is not None and by_server[2].summary is not None
     assert by_worker[2].summary.think == by_server[2].summary.think != ()
     assert by_worker[2].counts == by_server[2].counts
+
+
+def test_the_actions_written_once_per_action_object_pack_as_written_anew() -> None:
+    # ``log_actions`` keeps each action object's data: a log packed from kept data (and from
+    # equal actions that are other objects) holds the very bytes of one written afresh.
+    report = played_report(3)
+    fresh = pack_log(report.game, fresh_actions(report), log_digests(report), log_timings(report))
+    assert packed_log(report) == fresh  # the first time, the data is written
+    assert packed_log(report) == fresh  # the second, all of it is found
+    copied = tuple(
+        tuple(dataclasses.replace(d, action=dataclasses.replace(d.action)) for d in joint)
+        for joint in report.decisions
+    )
+    assert packed_log(dataclasses.replace(report, decisions=copied)) == fresh
+
+
+def fresh_actions(report: MatchReport) -> list[dict[str, object]]:
+    return actions_to_data([{d.seat: d.action for d in joint} for joint in report.decisions])

@@ -102,3 +102,26 @@ def test_clone_equals_a_deep_copy_and_shares_nothing_mutable(game: dict, steps: 
         assert twin.observation(seat) == deep.observation(seat)
     assert deep.is_over() and twin.result() == deep.result()
     assert [state.observation(seat) for seat in range(state.players)] == before
+
+
+@SETTINGS
+@given(game=games)
+def test_a_reused_player_view_shows_the_facts_of_now(game: dict) -> None:
+    # ``observation`` hands out the same PlayerView object for the same facts (the referee's
+    # codec then finds it by identity): never one of facts that have changed since.
+    state = new_state(**game)
+    chooser = random.Random(game["seed"])
+    earlier: dict[int, object] = {}
+    reused = 0
+    while not state.is_over():
+        seat = state.to_act()[0]
+        for view in state.observation(seat).players:
+            other = view.seat
+            assert view.gold == state.gold[other]
+            assert view.castles == tuple(state.castles[other])
+            assert view.holds_starting_tile == (state.starting_tiles[other] is not None)
+            assert view.last_scoring == state.last_scoring[other]
+            reused += view is earlier.get(other)
+            earlier[other] = view
+        state.apply({seat: chooser.choice(state.legal_actions(seat))})
+    assert reused > 0  # most turns leave most players' facts as they were
