@@ -165,7 +165,8 @@ def _emitter(kind: Any, bounds: Mapping[str, int], where: str) -> tuple[int, Emi
             raise TypeError(f"{where}: a tuple with no declared bound (add it to the game's shape)")
         item = typing.get_args(kind)[0]
         memo = isinstance(item, type) and dataclasses.is_dataclass(item)
-        return _bounded(*_emitter(item, bounds, where), bounds[where], where, memo)
+        fields = [field.name for field in dataclasses.fields(item)] if memo else []
+        return _bounded(*_emitter(item, bounds, where), bounds[where], where, fields)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _record(kind, bounds)
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
@@ -214,7 +215,9 @@ def _optional(width: int, inner: Emit) -> tuple[int, Emit]:
     return 1 + width, emit
 
 
-def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tuple[int, Emit]:
+def _bounded(width: int, item: Emit, bound: int, where: str, fields: list[str]) -> tuple[int, Emit]:
+    """A tuple of at most ``bound`` entries; ``fields``, the names of the entries' fields when
+    they are records, whose numbers are then kept (``_memoized``)."""
     entry = 1 + width
     paddings = tuple(new_numbers((0.0,) * (entry * missing)) for missing in range(bound + 1))
 
@@ -222,9 +225,9 @@ def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tupl
         values, count, value, index = source.local(), source.local(), source.local(), source.local()
         entry_pieces: list[Piece] = ["1.0", *item(value, source)]
         past = source.constant(functools.partial(_past_bound, where, bound))
-        if memo:
+        if fields:
             loop = f"for {index}, {value} in enumerate({values}):"
-            body = _memoized(value, index, bound, entry_pieces, source)
+            body = _memoized(value, index, bound, fields, entry_pieces, source)
         else:
             loop, body = f"for {value} in {values}:", _statements(entry_pieces)
         return [
@@ -249,16 +252,24 @@ collector's full passes long (a quarter of a 20-game run's CPU in King's Road an
 one came); the objects met again are met again soon (docs/rl.md, "What the environments cost")."""
 
 
-def _memoized(value: str, index: str, bound: int, pieces: list[Piece], source: _Source) -> list[str]:
+def _memoized(
+    value: str, index: str, bound: int, fields: list[str], pieces: list[Piece], source: _Source
+) -> list[str]:
     """Statements that append an entry's numbers, encoded again only when the entry changed:
     boards and hands repeat the same cells and cards from one observation to the next. An entry
     is looked for as the very object last at its place in the tuple, then as an object met
     anywhere lately (engines hand out the same objects again; an entry kept keeps its value
     alive, so its id is not reused while it stands), then as equal to the value last at its
     place. Equality, not a hash: a record's hash walks every record inside it, while ``==``
-    stops at the first difference and passes over the objects both share."""
+    stops at the first difference and passes over the objects both share. The record's own
+    ``__eq__`` is written out inline, field by field as it compares them: called, it built two
+    tuples of the fields and cost more than all the comparisons (engines build most views afresh
+    for each observation, so most entries are found this way)."""
     last, by_id = source.constant([None] * bound), source.constant({})
     numbers, outer, kept, met = source.local(), source.local(), source.local(), source.local()
+    before = source.local()
+    same_fields = " and ".join(f"{before}.{name} == {value}.{name}" for name in fields)
+    equal = f"({before} := {kept}[0]).__class__ is {value}.__class__ and {same_fields}"
     return [
         f"{kept} = {last}[{index}]",
         f"if {kept} is not None and {kept}[0] is {value}:",
@@ -267,7 +278,7 @@ def _memoized(value: str, index: str, bound: int, pieces: list[Piece], source: _
         f"    {met} = {by_id}.get(id({value}))",
         f"    if {met} is not None and {met}[0] is {value}:",
         f"        {numbers} = {met}[1]",
-        f"    elif {kept} is not None and {kept}[0] == {value}:",
+        f"    elif {kept} is not None and {equal}:",
         f"        {numbers} = {kept}[1]",
         "    else:",
         f"        {numbers} = {source.constant(_NO_NUMBERS.__copy__)}()",
