@@ -166,7 +166,8 @@ def _emitter(kind: Any, bounds: Mapping[str, int], where: str) -> tuple[int, Emi
         item = typing.get_args(kind)[0]
         memo = isinstance(item, type) and dataclasses.is_dataclass(item)
         fields = [field.name for field in dataclasses.fields(item)] if memo else []
-        return _bounded(*_emitter(item, bounds, where), bounds[where], where, fields)
+        bounded = _bounded(*_emitter(item, bounds, where), bounds[where], where, fields)
+        return _by_value(*bounded) if item in (int, bool, str) else bounded
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _record(kind, bounds)
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
@@ -243,6 +244,38 @@ def _bounded(width: int, item: Emit, bound: int, where: str, fields: list[str]) 
         ]
 
     return bound * entry, emit
+
+
+VALUES_KEPT = 4096
+"""Tuples of numbers or names remembered per field at most; past it the memo starts again."""
+
+
+def _by_value(width: int, inner: Emit) -> tuple[int, Emit]:
+    """A tuple of ints, bools or strs, its numbers kept by value: such a tuple hashes at C speed,
+    and engines build them afresh for each observation (markers, dice, castles in hand) while
+    most are the same as before."""
+
+    def emit(expression: str, source: _Source) -> list[Piece]:
+        values, numbers, outer = source.local(), source.local(), source.local()
+        kept = source.constant({})
+        return [
+            [
+                f"{values} = {expression}",
+                f"{numbers} = {kept}.get({values})",
+                f"if {numbers} is None:",
+                f"    {numbers} = {source.constant(_NO_NUMBERS.__copy__)}()",
+                f"    {outer} = a, e",
+                f"    a, e = {numbers}.append, {numbers}.extend",
+                *_indent(_statements(inner(values, source))),
+                f"    a, e = {outer}",
+                f"    if len({kept}) >= {VALUES_KEPT}:",
+                f"        {kept}.clear()",
+                f"    {kept}[{values}] = {numbers}",
+                f"e({numbers})",
+            ]
+        ]
+
+    return width, emit
 
 
 IDS_KEPT = 256
