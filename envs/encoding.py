@@ -103,6 +103,8 @@ class _Source:
     def __init__(self) -> None:
         self.names: dict[str, Any] = {}
         self._count = 0
+        self.places: list[tuple[str, int]] = []
+        """The index and bound of each kept tuple's loop that the code being written is inside."""
 
     def local(self) -> str:
         self._count += 1
@@ -224,12 +226,18 @@ def _bounded(width: int, item: Emit, bound: int, where: str, fields: list[str]) 
 
     def emit(expression: str, source: _Source) -> list[Piece]:
         values, count, value, index = source.local(), source.local(), source.local(), source.local()
-        entry_pieces: list[Piece] = ["1.0", *item(value, source)]
         past = source.constant(functools.partial(_past_bound, where, bound))
         if fields:
+            place, size = index, bound  # within the enclosing kept entries' places, if any
+            for outer_index, outer_bound in reversed(source.places):
+                place, size = f"{outer_index} * {size} + {place}", outer_bound * size
+            source.places.append((index, bound))
+            entry_pieces: list[Piece] = ["1.0", *item(value, source)]
+            source.places.pop()
             loop = f"for {index}, {value} in enumerate({values}):"
-            body = _memoized(value, index, bound, fields, entry_pieces, source)
+            body = _memoized(value, place, size, fields, entry_pieces, source)
         else:
+            entry_pieces = ["1.0", *item(value, source)]
             loop, body = f"for {value} in {values}:", _statements(entry_pieces)
         return [
             [
@@ -286,7 +294,7 @@ one came); the objects met again are met again soon (docs/rl.md, "What the envir
 
 
 def _memoized(
-    value: str, index: str, bound: int, fields: list[str], pieces: list[Piece], source: _Source
+    value: str, place: str, places: int, fields: list[str], pieces: list[Piece], source: _Source
 ) -> list[str]:
     """Statements that append an entry's numbers, encoded again only when the entry changed:
     boards and hands repeat the same cells and cards from one observation to the next. An entry
@@ -297,14 +305,16 @@ def _memoized(
     stops at the first difference and passes over the objects both share. The record's own
     ``__eq__`` is written out inline, field by field as it compares them: called, it built two
     tuples of the fields and cost more than all the comparisons (engines build most views afresh
-    for each observation, so most entries are found this way)."""
-    last, by_id = source.constant([None] * bound), source.constant({})
+    for each observation, so most entries are found this way). A place is the entry's index
+    within those of the kept entries it is inside: a castle's slots are compared with that
+    castle's, not with the castle encoded just before (another seat's)."""
+    last, by_id = source.constant([None] * places), source.constant({})
     numbers, outer, kept, met = source.local(), source.local(), source.local(), source.local()
     before = source.local()
     same_fields = " and ".join(f"{before}.{name} == {value}.{name}" for name in fields)
     equal = f"({before} := {kept}[0]).__class__ is {value}.__class__ and {same_fields}"
     return [
-        f"{kept} = {last}[{index}]",
+        f"{kept} = {last}[{place}]",
         f"if {kept} is not None and {kept}[0] is {value}:",
         f"    {numbers} = {kept}[1]",
         "else:",
@@ -319,7 +329,7 @@ def _memoized(
         f"        a, e = {numbers}.append, {numbers}.extend",
         *_indent(_indent(_statements(pieces))),
         f"        a, e = {outer}",
-        f"    {last}[{index}] = ({value}, {numbers})",
+        f"    {last}[{place}] = ({value}, {numbers})",
         f"    if len({by_id}) >= {IDS_KEPT}:",
         f"        {by_id}.clear()",
         f"    {by_id}[id({value})] = ({value}, {numbers})",
