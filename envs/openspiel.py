@@ -159,33 +159,29 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         self._engines.recalled = engine
 
     def current_player(self) -> int:
-        if self.engine is None:
-            return CHANCE
-        if self.engine.is_over():
-            return TERMINAL
-        acting = self.engine.to_act()
-        return acting[0] if len(acting) == 1 else SIMULTANEOUS
+        return self._engines.current()
 
     # The next four are pyspiel's own, answered here when called from Python: through pyspiel
     # each is a round trip into C++ and back into ``current_player`` or ``_legal_actions`` (a
     # few µs each, a step's engine work is tens). Callers in C++ still take pyspiel's.
     def is_chance_node(self) -> bool:
-        return self.engine is None
+        return self._engines.current() == CHANCE
 
     def is_simultaneous_node(self) -> bool:
-        return self.current_player() == SIMULTANEOUS
+        return self._engines.current() == SIMULTANEOUS
 
     def is_player_node(self) -> bool:
-        return self.current_player() >= 0
+        return self._engines.current() >= 0
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        if self.engine is None:
+        current = self._engines.current()
+        if current == CHANCE:
             return list(range(256))  # the seed's bytes
         if player is None:
-            player = self.current_player()
+            player = current
             if player == SIMULTANEOUS:
                 return list(super().legal_actions())  # the flat joint actions, as pyspiel gives
-        if self.engine.is_over() or player < 0:
+        if current == TERMINAL or player < 0:
             return []
         return self._legal_actions(player)
 
@@ -212,7 +208,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
                 self.engine = self._game.engine.new(self._game.players, seed, self._game.options)
                 self._start_recall()
             return
-        seat = self.engine.to_act()[0]
+        seat = self._engines.current()
         self._apply_joint({seat: self.legal(seat)[action]}, {seat: action})
 
     def _apply_actions(self, actions: list[int]) -> None:
@@ -255,7 +251,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         return repr(legal[action]) if 0 <= action < len(legal) else f"slot {action}"
 
     def is_terminal(self) -> bool:
-        return self.engine is not None and self.engine.is_over()
+        return self._engines.current() == TERMINAL
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -290,13 +286,15 @@ class _Engines:
     """The engine states of a ``KingmakerState``. OpenSpiel clones a state by deep copy: this
     copies them with the engines' own ``clone()``, many times faster than a generic deep copy.
 
-    Each seat's legal actions are kept until the engine changes, which it does only through
-    ``apply`` here or a new engine set (the state's methods; nothing else applies to it)."""
+    Who acts and each seat's legal actions are kept until the engine changes, which it does only
+    through ``apply`` here or a new engine set (the state's methods; nothing else applies to it):
+    OpenSpiel and its callers ask for the current player several times a node."""
 
     def __init__(self, engine: GameState | None = None, recalled: GameState | None = None) -> None:
         self._engine = engine
         self.recalled = recalled
         self._legal: dict[Seat, tuple[Action, ...]] = {}
+        self._current: int | None = None
 
     @property
     def engine(self) -> GameState | None:
@@ -306,6 +304,22 @@ class _Engines:
     def engine(self, engine: GameState | None) -> None:
         self._engine = engine
         self._legal = {}
+        self._current = None
+
+    def current(self) -> int:
+        """The current player as OpenSpiel numbers it: a seat, chance, terminal or simultaneous."""
+        current = self._current
+        if current is None:
+            engine = self._engine
+            if engine is None:
+                current = CHANCE
+            elif engine.is_over():
+                current = TERMINAL
+            else:
+                acting = engine.to_act()
+                current = acting[0] if len(acting) == 1 else SIMULTANEOUS
+            self._current = current
+        return current
 
     def legal(self, seat: Seat) -> tuple[Action, ...]:
         legal = self._legal.get(seat)
@@ -318,6 +332,7 @@ class _Engines:
         assert self._engine is not None
         self._engine.apply(joint)
         self._legal = {}
+        self._current = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engines:
         engine, recalled = self.engine, self.recalled
