@@ -298,14 +298,15 @@ def _memoized(
 ) -> list[str]:
     """Statements that append an entry's numbers, encoded again only when the entry changed:
     boards and hands repeat the same cells and cards from one observation to the next. An entry
-    is looked for as the very object last at its place in the tuple, then as an object met
-    anywhere lately (engines hand out the same objects again; an entry kept keeps its value
-    alive, so its id is not reused while it stands), then as equal to the value last at its
-    place. Equality, not a hash: a record's hash walks every record inside it, while ``==``
-    stops at the first difference and passes over the objects both share. The record's own
-    ``__eq__`` is written out inline, field by field as it compares them: called, it built two
-    tuples of the fields and cost more than all the comparisons (engines build most views afresh
-    for each observation, so most entries are found this way). A place is the entry's index
+    is looked for as the very object last at its place in the tuple, then as equal to it (most
+    views are built afresh as they were), then as an object met anywhere lately (engines hand
+    out the same objects again; an entry kept keeps its value alive, so its id is not reused
+    while it stands); only an entry encoded anew is remembered by id (one found equal is a
+    fresh copy that no later observation holds again). Equality, not a hash: a record's hash
+    walks every record inside it, while ``==`` stops at the first difference and passes over the
+    objects both share. The record's own ``__eq__`` is written out inline, field by field as it
+    compares them: called, it built two tuples of the fields and cost more than all the
+    comparisons. A place is the entry's index
     within those of the kept entries it is inside: a castle's slots are compared with that
     castle's, not with the castle encoded just before (another seat's)."""
     last, by_id = source.constant([None] * places), source.constant({})
@@ -317,22 +318,23 @@ def _memoized(
         f"{kept} = {last}[{place}]",
         f"if {kept} is not None and {kept}[0] is {value}:",
         f"    {numbers} = {kept}[1]",
+        f"elif {kept} is not None and {equal}:",
+        f"    {numbers} = {kept}[1]",
+        f"    {last}[{place}] = ({value}, {numbers})",
         "else:",
         f"    {met} = {by_id}.get(id({value}))",
         f"    if {met} is not None and {met}[0] is {value}:",
         f"        {numbers} = {met}[1]",
-        f"    elif {kept} is not None and {equal}:",
-        f"        {numbers} = {kept}[1]",
         "    else:",
         f"        {numbers} = {source.constant(_NO_NUMBERS.__copy__)}()",
         f"        {outer} = a, e",  # an enclosing entry may be being memoized too
         f"        a, e = {numbers}.append, {numbers}.extend",
         *_indent(_indent(_statements(pieces))),
         f"        a, e = {outer}",
+        f"        if len({by_id}) >= {IDS_KEPT}:",
+        f"            {by_id}.clear()",
+        f"        {by_id}[id({value})] = ({value}, {numbers})",
         f"    {last}[{place}] = ({value}, {numbers})",
-        f"    if len({by_id}) >= {IDS_KEPT}:",
-        f"        {by_id}.clear()",
-        f"    {by_id}[id({value})] = ({value}, {numbers})",
         f"e({numbers})",
     ]
 
