@@ -364,6 +364,8 @@ class KingmakerObserver:
         self.encoder = encoder
         self.tensor = np.zeros(0 if perfect_recall else encoder.width, np.float32)
         self.dict = {"observation": self.tensor}
+        self._bytes = self.tensor.data.cast("B")
+        """The tensor's memory, written in one copy (no array made to be copied from)."""
 
     def set_from(self, state: KingmakerState, player: int) -> None:
         if self.perfect_recall:
@@ -371,7 +373,7 @@ class KingmakerObserver:
         if state.engine is None:
             self.tensor.fill(0)
             return
-        self.tensor[:] = self.encoder.array(state.engine.observation(player), state.legal(player))
+        self._bytes[:] = self.encoder.buffer(state.engine.observation(player), state.legal(player))
 
     def string_from(self, state: KingmakerState, player: int) -> str:
         if self.perfect_recall:

@@ -64,6 +64,11 @@ class Encoder:
         self._legal_met: dict[int, tuple[tuple[Action, ...], bytes | None]] = {}
 
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
+        # A bytearray, so the array is writable; numpy reads it in place and nothing else holds it.
+        return np.frombuffer(self.buffer(observation, legal), dtype=np.float32)
+
+    def buffer(self, observation: Any, legal: tuple[Action, ...]) -> bytearray:
+        """The array's float32 numbers as bytes."""
         count = len(legal)
         if count > self.slots:
             raise BoundError(f"{count} legal actions, past the game's {self.slots} slots")
@@ -84,16 +89,13 @@ class Encoder:
             # not bytes, and join says so.
             kept = cast("Iterator[Numbers]", map(self._action_numbers.get, map(id, legal)))
             try:
-                return np.frombuffer(
-                    bytearray().join([observed, *kept, self._paddings[self.slots - count]]), dtype=np.float32
-                )
+                return bytearray().join([observed, *kept, self._paddings[self.slots - count]])
             except TypeError:
                 pieces = [observed, *self._slots(legal)]
         # One allocation of the array's size, every piece copied into it at C speed: appending
         # piece by piece to an array.array grew and moved it several times (4x slower in
-        # Kingsburg, whose empty slots alone are 44 KB). A bytearray, so the array is writable;
-        # numpy reads it in place and nothing else holds it.
-        return np.frombuffer(bytearray().join(pieces), dtype=np.float32)
+        # Kingsburg, whose empty slots alone are 44 KB).
+        return bytearray().join(pieces)
 
     def _slots(self, legal: tuple[Action, ...]) -> list[Numbers]:
         """The numbers of each slot: each action's, then zeros for the empty slots."""
