@@ -103,6 +103,8 @@ class _Source:
     def __init__(self) -> None:
         self.names: dict[str, Any] = {}
         self._count = 0
+        self.places: list[tuple[str, int]] = []
+        """The index and bound of each kept tuple's loop that the code being written is inside."""
 
     def local(self) -> str:
         self._count += 1
@@ -165,7 +167,9 @@ def _emitter(kind: Any, bounds: Mapping[str, int], where: str) -> tuple[int, Emi
             raise TypeError(f"{where}: a tuple with no declared bound (add it to the game's shape)")
         item = typing.get_args(kind)[0]
         memo = isinstance(item, type) and dataclasses.is_dataclass(item)
-        return _bounded(*_emitter(item, bounds, where), bounds[where], where, memo)
+        fields = [field.name for field in dataclasses.fields(item)] if memo else []
+        bounded = _bounded(*_emitter(item, bounds, where), bounds[where], where, fields)
+        return _by_value(*bounded) if item in (int, bool, str) else bounded
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _record(kind, bounds)
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
@@ -214,18 +218,26 @@ def _optional(width: int, inner: Emit) -> tuple[int, Emit]:
     return 1 + width, emit
 
 
-def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tuple[int, Emit]:
+def _bounded(width: int, item: Emit, bound: int, where: str, fields: list[str]) -> tuple[int, Emit]:
+    """A tuple of at most ``bound`` entries; ``fields``, the names of the entries' fields when
+    they are records, whose numbers are then kept (``_memoized``)."""
     entry = 1 + width
     paddings = tuple(new_numbers((0.0,) * (entry * missing)) for missing in range(bound + 1))
 
     def emit(expression: str, source: _Source) -> list[Piece]:
         values, count, value, index = source.local(), source.local(), source.local(), source.local()
-        entry_pieces: list[Piece] = ["1.0", *item(value, source)]
         past = source.constant(functools.partial(_past_bound, where, bound))
-        if memo:
+        if fields:
+            place, size = index, bound  # within the enclosing kept entries' places, if any
+            for outer_index, outer_bound in reversed(source.places):
+                place, size = f"{outer_index} * {size} + {place}", outer_bound * size
+            source.places.append((index, bound))
+            entry_pieces: list[Piece] = ["1.0", *item(value, source)]
+            source.places.pop()
             loop = f"for {index}, {value} in enumerate({values}):"
-            body = _memoized(value, index, bound, entry_pieces, source)
+            body = _memoized(value, place, size, fields, entry_pieces, source)
         else:
+            entry_pieces = ["1.0", *item(value, source)]
             loop, body = f"for {value} in {values}:", _statements(entry_pieces)
         return [
             [
@@ -242,6 +254,38 @@ def _bounded(width: int, item: Emit, bound: int, where: str, memo: bool) -> tupl
     return bound * entry, emit
 
 
+VALUES_KEPT = 4096
+"""Tuples of numbers or names remembered per field at most; past it the memo starts again."""
+
+
+def _by_value(width: int, inner: Emit) -> tuple[int, Emit]:
+    """A tuple of ints, bools or strs, its numbers kept by value: such a tuple hashes at C speed,
+    and engines build them afresh for each observation (markers, dice, castles in hand) while
+    most are the same as before."""
+
+    def emit(expression: str, source: _Source) -> list[Piece]:
+        values, numbers, outer = source.local(), source.local(), source.local()
+        kept = source.constant({})
+        return [
+            [
+                f"{values} = {expression}",
+                f"{numbers} = {kept}.get({values})",
+                f"if {numbers} is None:",
+                f"    {numbers} = {source.constant(_NO_NUMBERS.__copy__)}()",
+                f"    {outer} = a, e",
+                f"    a, e = {numbers}.append, {numbers}.extend",
+                *_indent(_statements(inner(values, source))),
+                f"    a, e = {outer}",
+                f"    if len({kept}) >= {VALUES_KEPT}:",
+                f"        {kept}.clear()",
+                f"    {kept}[{values}] = {numbers}",
+                f"e({numbers})",
+            ]
+        ]
+
+    return width, emit
+
+
 IDS_KEPT = 256
 """Entries of a tuple remembered by identity, per field, at most; past it the memo starts again.
 Kept small: each keeps an engine object alive, and at 4,096 the objects kept made the garbage
@@ -249,36 +293,48 @@ collector's full passes long (a quarter of a 20-game run's CPU in King's Road an
 one came); the objects met again are met again soon (docs/rl.md, "What the environments cost")."""
 
 
-def _memoized(value: str, index: str, bound: int, pieces: list[Piece], source: _Source) -> list[str]:
+def _memoized(
+    value: str, place: str, places: int, fields: list[str], pieces: list[Piece], source: _Source
+) -> list[str]:
     """Statements that append an entry's numbers, encoded again only when the entry changed:
     boards and hands repeat the same cells and cards from one observation to the next. An entry
-    is looked for as the very object last at its place in the tuple, then as an object met
-    anywhere lately (engines hand out the same objects again; an entry kept keeps its value
-    alive, so its id is not reused while it stands), then as equal to the value last at its
-    place. Equality, not a hash: a record's hash walks every record inside it, while ``==``
-    stops at the first difference and passes over the objects both share."""
-    last, by_id = source.constant([None] * bound), source.constant({})
+    is looked for as the very object last at its place in the tuple, then as equal to it (most
+    views are built afresh as they were), then as an object met anywhere lately (engines hand
+    out the same objects again; an entry kept keeps its value alive, so its id is not reused
+    while it stands); only an entry encoded anew is remembered by id (one found equal is a
+    fresh copy that no later observation holds again). Equality, not a hash: a record's hash
+    walks every record inside it, while ``==`` stops at the first difference and passes over the
+    objects both share. The record's own ``__eq__`` is written out inline, field by field as it
+    compares them: called, it built two tuples of the fields and cost more than all the
+    comparisons. A place is the entry's index
+    within those of the kept entries it is inside: a castle's slots are compared with that
+    castle's, not with the castle encoded just before (another seat's)."""
+    last, by_id = source.constant([None] * places), source.constant({})
     numbers, outer, kept, met = source.local(), source.local(), source.local(), source.local()
+    before = source.local()
+    same_fields = " and ".join(f"{before}.{name} == {value}.{name}" for name in fields)
+    equal = f"({before} := {kept}[0]).__class__ is {value}.__class__ and {same_fields}"
     return [
-        f"{kept} = {last}[{index}]",
+        f"{kept} = {last}[{place}]",
         f"if {kept} is not None and {kept}[0] is {value}:",
         f"    {numbers} = {kept}[1]",
+        f"elif {kept} is not None and {equal}:",
+        f"    {numbers} = {kept}[1]",
+        f"    {last}[{place}] = ({value}, {numbers})",
         "else:",
         f"    {met} = {by_id}.get(id({value}))",
         f"    if {met} is not None and {met}[0] is {value}:",
         f"        {numbers} = {met}[1]",
-        f"    elif {kept} is not None and {kept}[0] == {value}:",
-        f"        {numbers} = {kept}[1]",
         "    else:",
         f"        {numbers} = {source.constant(_NO_NUMBERS.__copy__)}()",
         f"        {outer} = a, e",  # an enclosing entry may be being memoized too
         f"        a, e = {numbers}.append, {numbers}.extend",
         *_indent(_indent(_statements(pieces))),
         f"        a, e = {outer}",
-        f"    {last}[{index}] = ({value}, {numbers})",
-        f"    if len({by_id}) >= {IDS_KEPT}:",
-        f"        {by_id}.clear()",
-        f"    {by_id}[id({value})] = ({value}, {numbers})",
+        f"        if len({by_id}) >= {IDS_KEPT}:",
+        f"            {by_id}.clear()",
+        f"        {by_id}[id({value})] = ({value}, {numbers})",
+        f"    {last}[{place}] = ({value}, {numbers})",
         f"e({numbers})",
     ]
 

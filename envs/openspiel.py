@@ -48,6 +48,9 @@ import pyspiel  # noqa: E402
 
 SEED_BYTES = 4
 """Chance nodes at the start; together they are the engine's seed."""
+CHANCE = int(pyspiel.PlayerId.CHANCE)
+TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
 
 
 def short_name(game_name: str) -> str:
@@ -156,16 +159,40 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         self._engines.recalled = engine
 
     def current_player(self) -> int:
-        if self.engine is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        if self.engine.is_over():
-            return int(pyspiel.PlayerId.TERMINAL)
-        acting = self.engine.to_act()
-        return acting[0] if len(acting) == 1 else int(pyspiel.PlayerId.SIMULTANEOUS)
+        return self._engines.current()
+
+    # The next four are pyspiel's own, answered here when called from Python: through pyspiel
+    # each is a round trip into C++ and back into ``current_player`` or ``_legal_actions`` (a
+    # few µs each, a step's engine work is tens). Callers in C++ still take pyspiel's.
+    def is_chance_node(self) -> bool:
+        return self._engines.current() == CHANCE
+
+    def is_simultaneous_node(self) -> bool:
+        return self._engines.current() == SIMULTANEOUS
+
+    def is_player_node(self) -> bool:
+        return self._engines.current() >= 0
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        current = self._engines.current()
+        if current == CHANCE:
+            return list(range(256))  # the seed's bytes
+        if player is None:
+            player = current
+            if player == SIMULTANEOUS:
+                return list(super().legal_actions())  # the flat joint actions, as pyspiel gives
+        if current == TERMINAL or player < 0:
+            return []
+        return self._legal_actions(player)
+
+    def legal(self, seat: Seat) -> tuple[Action, ...]:
+        """``seat``'s legal actions in the engine now: asked of the engine once per node, as an
+        observation, the legal slots and the move each ask for them."""
+        return self._engines.legal(seat)
 
     def _legal_actions(self, player: int) -> list[int]:
         assert self.engine is not None
-        count = len(self.engine.legal_actions(player))
+        count = len(self.legal(player))
         if count == 0 and len(self.engine.to_act()) > 1:
             return [0]  # not deciding at a simultaneous node: the one action that does nothing
         return list(range(count))
@@ -181,18 +208,17 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
                 self.engine = self._game.engine.new(self._game.players, seed, self._game.options)
                 self._start_recall()
             return
-        seat = self.engine.to_act()[0]
-        self._apply_joint({seat: self.engine.legal_actions(seat)[action]}, {seat: action})
+        seat = self._engines.current()
+        self._apply_joint({seat: self.legal(seat)[action]}, {seat: action})
 
     def _apply_actions(self, actions: list[int]) -> None:
         assert self.engine is not None
         acting = self.engine.to_act()
-        joint = {seat: self.engine.legal_actions(seat)[actions[seat]] for seat in acting}
+        joint = {seat: self.legal(seat)[actions[seat]] for seat in acting}
         self._apply_joint(joint, {seat: actions[seat] for seat in acting})
 
     def _apply_joint(self, joint: dict[Seat, Action], slots: dict[Seat, int]) -> None:
-        assert self.engine is not None
-        self.engine.apply(joint)
+        self._engines.apply(joint)
         self._unrecalled.append((joint, slots))
 
     def _start_recall(self) -> None:
@@ -221,11 +247,11 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"seed byte {action}"
-        legal = self.engine.legal_actions(player) if self.engine is not None else ()
+        legal = self.legal(player) if self.engine is not None else ()
         return repr(legal[action]) if 0 <= action < len(legal) else f"slot {action}"
 
     def is_terminal(self) -> bool:
-        return self.engine is not None and self.engine.is_over()
+        return self._engines.current() == TERMINAL
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -242,7 +268,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         seed = int(sampler() * 2**31)  # a uniform number in [0, 1) from the caller's sampler
         twin = KingmakerState(self._game)
         twin._seed_bytes = list(self._seed_bytes)
-        twin.engine = determinize(self.engine.observation(player), self.engine.legal_actions(player), seed)
+        twin.engine = determinize(self.engine.observation(player), self.legal(player), seed)
         twin._recall = [self.recall(seat) for seat in range(self._game.players)]
         twin._recalled = twin.engine.clone()
         return twin
@@ -258,11 +284,55 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
 
 class _Engines:
     """The engine states of a ``KingmakerState``. OpenSpiel clones a state by deep copy: this
-    copies them with the engines' own ``clone()``, many times faster than a generic deep copy."""
+    copies them with the engines' own ``clone()``, many times faster than a generic deep copy.
+
+    Who acts and each seat's legal actions are kept until the engine changes, which it does only
+    through ``apply`` here or a new engine set (the state's methods; nothing else applies to it):
+    OpenSpiel and its callers ask for the current player several times a node."""
 
     def __init__(self, engine: GameState | None = None, recalled: GameState | None = None) -> None:
-        self.engine = engine
+        self._engine = engine
         self.recalled = recalled
+        self._legal: dict[Seat, tuple[Action, ...]] = {}
+        self._current: int | None = None
+
+    @property
+    def engine(self) -> GameState | None:
+        return self._engine
+
+    @engine.setter
+    def engine(self, engine: GameState | None) -> None:
+        self._engine = engine
+        self._legal = {}
+        self._current = None
+
+    def current(self) -> int:
+        """The current player as OpenSpiel numbers it: a seat, chance, terminal or simultaneous."""
+        current = self._current
+        if current is None:
+            engine = self._engine
+            if engine is None:
+                current = CHANCE
+            elif engine.is_over():
+                current = TERMINAL
+            else:
+                acting = engine.to_act()
+                current = acting[0] if len(acting) == 1 else SIMULTANEOUS
+            self._current = current
+        return current
+
+    def legal(self, seat: Seat) -> tuple[Action, ...]:
+        legal = self._legal.get(seat)
+        if legal is None:
+            assert self._engine is not None
+            legal = self._legal[seat] = self._engine.legal_actions(seat)
+        return legal
+
+    def apply(self, joint: dict[Seat, Action]) -> None:
+        assert self._engine is not None
+        self._engine.apply(joint)
+        self._legal = {}
+        self._current = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engines:
         engine, recalled = self.engine, self.recalled
@@ -294,6 +364,8 @@ class KingmakerObserver:
         self.encoder = encoder
         self.tensor = np.zeros(0 if perfect_recall else encoder.width, np.float32)
         self.dict = {"observation": self.tensor}
+        self._bytes = self.tensor.data.cast("B")
+        """The tensor's memory, written in one copy (no array made to be copied from)."""
 
     def set_from(self, state: KingmakerState, player: int) -> None:
         if self.perfect_recall:
@@ -301,8 +373,7 @@ class KingmakerObserver:
         if state.engine is None:
             self.tensor.fill(0)
             return
-        legal = state.engine.legal_actions(player)
-        self.tensor[:] = self.encoder.array(state.engine.observation(player), legal)
+        self._bytes[:] = self.encoder.buffer(state.engine.observation(player), state.legal(player))
 
     def string_from(self, state: KingmakerState, player: int) -> str:
         if self.perfect_recall:
@@ -311,7 +382,7 @@ class KingmakerObserver:
             return f"seat {player}"
         view = {
             "observation": serial.to_data(state.engine.observation(player)),
-            "legal_actions": [serial.action_to_data(a) for a in state.engine.legal_actions(player)],
+            "legal_actions": [serial.action_to_data(a) for a in state.legal(player)],
         }
         return json.dumps(view, separators=(",", ":"))
 

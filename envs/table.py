@@ -12,7 +12,7 @@ chosen, so in a simultaneous decision no seat's choice shows before all have cho
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
 import numpy as np
@@ -64,6 +64,11 @@ class Encoder:
         self._legal_met: dict[int, tuple[tuple[Action, ...], bytes | None]] = {}
 
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
+        # A bytearray, so the array is writable; numpy reads it in place and nothing else holds it.
+        return np.frombuffer(self.buffer(observation, legal), dtype=np.float32)
+
+    def buffer(self, observation: Any, legal: tuple[Action, ...]) -> bytearray:
+        """The array's float32 numbers as bytes."""
         count = len(legal)
         if count > self.slots:
             raise BoundError(f"{count} legal actions, past the game's {self.slots} slots")
@@ -80,12 +85,17 @@ class Encoder:
             if len(self._legal_met) >= LEGAL_KEPT:
                 self._legal_met.clear()
             self._legal_met[id(legal)] = (legal, None)
-            pieces = [observed, *self._slots(legal)]
+            # At C speed: most are met again. A None (an action not met lately as this object) is
+            # not bytes, and join says so.
+            kept = cast("Iterator[Numbers]", map(self._action_numbers.get, map(id, legal)))
+            try:
+                return bytearray().join([observed, *kept, self._paddings[self.slots - count]])
+            except TypeError:
+                pieces = [observed, *self._slots(legal)]
         # One allocation of the array's size, every piece copied into it at C speed: appending
         # piece by piece to an array.array grew and moved it several times (4x slower in
-        # Kingsburg, whose empty slots alone are 44 KB). A bytearray, so the array is writable;
-        # numpy reads it in place and nothing else holds it.
-        return np.frombuffer(bytearray().join(pieces), dtype=np.float32)
+        # Kingsburg, whose empty slots alone are 44 KB).
+        return bytearray().join(pieces)
 
     def _slots(self, legal: tuple[Action, ...]) -> list[Numbers]:
         """The numbers of each slot: each action's, then zeros for the empty slots."""
@@ -136,6 +146,8 @@ class Table:
         self._legal: dict[Seat, tuple[Action, ...]] = {}
         """Each seat's legal actions since the last change: an environment asks for them more
         than once (to observe, then to choose), and the engine may compute them afresh each time."""
+        self._acting: tuple[Seat, ...] = ()
+        """Who acts since the last change: asked at each choice and after it."""
         self.state = self.game.new(players, 0, self.options)
         self.seed = 0
         self.chosen: dict[Seat, Action] = {}
@@ -149,6 +161,7 @@ class Table:
     def state(self, state: GameState) -> None:
         self._state = state
         self._legal = {}
+        self._acting = state.to_act()
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -158,7 +171,7 @@ class Table:
 
     def waiting(self) -> tuple[Seat, ...]:
         """The seats that must still choose in the current decision, ascending."""
-        acting = self.state.to_act()
+        acting = self._acting
         return tuple(seat for seat in acting if seat not in self.chosen) if self.chosen else acting
 
     def legal(self, seat: Seat) -> tuple[Action, ...]:
@@ -187,13 +200,16 @@ class Table:
             raise IllegalAction(f"seat {seat} has no decision to take now")
         if not 0 <= slot < len(legal):
             raise IllegalAction(f"seat {seat} chose slot {slot}, but only slots 0-{len(legal) - 1} are legal")
-        self.chosen[seat] = legal[slot]
-        if self.waiting():
+        chosen = self.chosen
+        chosen[seat] = legal[slot]
+        if len(chosen) < len(self._acting):  # only acting seats have legal actions to choose
             return False
-        joint, self.chosen = self.chosen, {}
-        self.state.apply(joint)
+        self.chosen = {}
+        state = self._state
+        state.apply(chosen)
         self._legal = {}
-        self.log.append(joint)
+        self._acting = state.to_act()
+        self.log.append(chosen)
         return True
 
     def is_over(self) -> bool:

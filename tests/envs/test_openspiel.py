@@ -74,3 +74,26 @@ def test_ismcts_plays_a_game() -> None:
         state.apply_action(int(rng.randint(256)))
     action = bot.step(state)
     assert action in state.legal_actions()
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_node_questions_answered_in_python_agree_with_pyspiels_own(name: str) -> None:
+    """``KingmakerState`` answers these from Python (and keeps them until the engine changes);
+    pyspiel's own, through C++, must say the same at every node of a random game."""
+    game = pyspiel.load_game(f"kingmaker_{name}", {"players": 3})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(7)
+    questions = ("is_chance_node", "is_simultaneous_node", "is_player_node", "is_terminal", "current_player")
+    while True:
+        for question in questions:
+            assert getattr(state, question)() == getattr(pyspiel.State, question)(state), question
+        for player in [None, 0, 1, 2]:
+            ours = state.legal_actions() if player is None else state.legal_actions(player)
+            theirs = pyspiel.State.legal_actions(state, *([] if player is None else [player]))
+            assert ours == theirs, player
+        if state.is_terminal():
+            break
+        if state.is_simultaneous_node():
+            state.apply_actions([int(rng.choice(state.legal_actions(player))) for player in range(3)])
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
