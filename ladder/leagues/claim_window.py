@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import Executable, bindparam, exists, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -31,14 +32,16 @@ def free_first(
     match that could as well wait: in a 12-bot, 3-player round robin 4 at a time, plan order
     launched 44 bot processes where 12 do, and starting each costs a Python interpreter. With no
     free match left (16 bots 8 at once), plan order would seat a round robin's first bot in many.
-    The next ``limit`` matches are looked at first; only when they are not all free does the claim
-    read further, and then only ids and seats, not whole rows (a claim is made per match).
-    Also returns the chosen matches' bots in seat order, by match id."""
-    window = waiting_seats(session, league, limit)
-    chosen, all_free = choose_free(window, limit, busy, absent)
-    if not all_free and len(window) == limit:
-        further = waiting_seats(session, league, limit + CLAIM_LOOKAHEAD)
-        chosen, _ = choose_free(further, limit, busy, absent)
+    The database is asked first for the first ``limit`` matches of the window with no busy or
+    absent bot (``free_seats``): when they share no bot, they are what reading the whole window
+    would choose, and a claim (made per match) reads their seats alone rather than the window's
+    257 matches'. Only when they are too few does it read the window's ids and seats, not whole
+    rows. Also returns the chosen matches' bots in seat order, by match id."""
+    window = limit + CLAIM_LOOKAHEAD
+    found = free_seats(session, league, limit, window, set(busy) | absent)
+    chosen, all_free = choose_free(found, limit, busy, absent)
+    if not all_free or len(chosen) < limit:  # too few free: the least busy of the window's
+        chosen, _ = choose_free(waiting_seats(session, league, window), limit, busy, absent)
     ids = [match_id for match_id, _ in chosen]
     # Locked, and still waiting once locked: a bot's withdrawal (another transaction) must not
     # cancel a match claimed here, nor may one it cancelled meanwhile be claimed.
@@ -67,6 +70,35 @@ _WAITING_SEATS = (
 )
 """The first ``window`` scheduled matches of ``league`` in plan order, each seat's bot (built once:
 building a statement costs several times what executing it does, and a claim is made per match)."""
+_window = (
+    select(_matches.c.id, _matches.c.ordinal)
+    .where(_matches.c.league_id == bindparam("league"), _matches.c.status == MatchStatus.SCHEDULED)
+    .order_by(_matches.c.ordinal, _matches.c.id)
+    .limit(bindparam("window"))
+    .subquery()
+)
+_taken = _seats.alias("taken")
+_FREE_SEATS = (
+    select(_seats.c.match_id, _seats.c.bot_id)
+    .join(_matches, _matches.c.id == _seats.c.match_id)
+    .where(
+        _seats.c.match_id.in_(
+            select(_window.c.id)
+            .where(
+                ~exists().where(
+                    _taken.c.match_id == _window.c.id,
+                    _taken.c.bot_id.in_(bindparam("taken", expanding=True)),
+                )
+            )
+            .order_by(_window.c.ordinal, _window.c.id)
+            .limit(bindparam("limit"))
+            .scalar_subquery()
+        )
+    )
+    .order_by(_matches.c.ordinal, _matches.c.id, _seats.c.seat)
+)
+"""Of the first ``window`` scheduled matches in plan order, the first ``limit`` with no bot in
+``taken``, each seat's bot (built once, as ``_WAITING_SEATS``)."""
 _SCHEDULED_MATCHES = (
     select(Match)
     .where(col(Match.id).in_(bindparam("ids", expanding=True)), col(Match.status) == MatchStatus.SCHEDULED)
@@ -78,10 +110,25 @@ _SCHEDULED_MATCHES = (
 def waiting_seats(session: Session, league: League, window: int) -> list[tuple[int, tuple[int, ...]]]:
     """The first ``window`` scheduled matches in plan order, each with its bots' ids in seat
     order (one query)."""
+    return _by_match(session, _WAITING_SEATS, {"league": league.id, "window": window})
+
+
+def free_seats(
+    session: Session, league: League, limit: int, window: int, taken: Collection[int]
+) -> list[tuple[int, tuple[int, ...]]]:
+    """Of the first ``window`` scheduled matches in plan order, the first ``limit`` with no bot in
+    ``taken``, each with its bots' ids in seat order (one query)."""
+    params = {"league": league.id, "window": window, "limit": limit, "taken": sorted(taken)}
+    return _by_match(session, _FREE_SEATS, params)
+
+
+def _by_match(
+    session: Session, statement: Executable, params: dict[str, Any]
+) -> list[tuple[int, tuple[int, ...]]]:
     # A Core statement on the session's connection: a claim reads up to 257 matches' seats, and
     # the ORM's handling of each row cost more than the read (nothing of it is an ORM object).
     session.flush()  # read on the connection, past the session: nothing of it may be pending
-    rows = session.connection().execute(_WAITING_SEATS, {"league": league.id, "window": window})
+    rows = session.connection().execute(statement, params)
     seats: dict[int, list[int]] = {}
     for match_id, bot_id in rows:
         if match_id in seats:
