@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from sqlalchemy import bindparam
+from sqlalchemy import select as select_columns  # sqlmodel's takes at most four
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -41,6 +42,7 @@ from kingmaker.ladder.storage.models import (
     Rating,
     utc_now,
 )
+from kingmaker.ladder.storage.tables import core_table
 
 
 def register_bot(
@@ -301,31 +303,39 @@ def runnables(db: Database, bot_ids: Sequence[int]) -> dict[int, Runnable]:
         return runnables_in(session, bot_ids)
 
 
+_bots, _versions = core_table(Bot), core_table(BotVersion)
 _RUNNABLES = (
-    select(Bot, BotVersion)
-    .outerjoin(
-        BotVersion,
-        (col(BotVersion.bot_id) == col(Bot.id)) & (col(BotVersion.number) == col(Bot.active_version)),
+    select_columns(
+        _bots.c.id,
+        _bots.c.name,
+        _bots.c.command,
+        _bots.c.working_dir,
+        _bots.c.active_version,
+        _versions.c.id.label("version_id"),
+        _versions.c.protocol,
+        _versions.c.build_hash,
     )
-    .where(col(Bot.id).in_(bindparam("ids", expanding=True)))
+    .outerjoin(_versions, (_versions.c.bot_id == _bots.c.id) & (_versions.c.number == _bots.c.active_version))
+    .where(_bots.c.id.in_(bindparam("ids", expanding=True)))
 )
-"""Built once: it is read before every match."""
+"""Built once, the columns alone, run on the session's connection: it is read before every
+match, and the ORM's handling of two whole rows per bot cost more than the read."""
 
 
 def runnables_in(session: Session, bot_ids: Sequence[int]) -> dict[int, Runnable]:
     """``runnables`` in the caller's session (one read with what else the caller reads)."""
-    rows = session.exec(_RUNNABLES, params={"ids": list(bot_ids)}).all()
+    session.flush()  # read on the connection, past the session: nothing of it may be pending
+    rows = session.connection().execute(_RUNNABLES, {"ids": list(bot_ids)})
     found = {
-        bot.id: Runnable(
-            bot.name,
-            tuple(bot.command) if bot.command is not None else None,
-            bot.working_dir,
-            bot.active_version,
-            version.protocol if version is not None else "grpc",
-            version.build_hash if version is not None else None,
+        row.id: Runnable(
+            row.name,
+            tuple(row.command) if row.command is not None else None,
+            row.working_dir,
+            row.active_version,
+            row.protocol if row.version_id is not None else "grpc",
+            row.build_hash if row.version_id is not None else None,
         )
-        for bot, version in rows
-        if bot.id is not None
+        for row in rows
     }
     missing = [bot_id for bot_id in bot_ids if bot_id not in found]
     if missing:

@@ -56,6 +56,7 @@ from kingmaker.ladder.storage.models import (
     MatchStatus,
     utc_now,
 )
+from kingmaker.ladder.storage.tables import core_table
 
 FORMATS = ("round_robin", "gauntlet", "ladder")
 LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
@@ -244,14 +245,16 @@ def claim_in(
     return [ticket(session, match, seated.get(match.id or 0)) for match in claimed]
 
 
+_bots, _seats = core_table(Bot), core_table(MatchSeat)
 _INACTIVE_SEAT = (
-    select(Bot)
-    .join(MatchSeat, col(MatchSeat.bot_id) == col(Bot.id))
+    select(_bots.c.name, _bots.c.enabled)
+    .join(_seats, _seats.c.bot_id == _bots.c.id)
     .where(
-        col(MatchSeat.match_id) == bindparam("match"),
-        (col(Bot.enabled).is_(False)) | (col(Bot.suspended_reason).is_not(None)),
+        _seats.c.match_id == bindparam("match"),
+        (_bots.c.enabled.is_(False)) | (_bots.c.suspended_reason.is_not(None)),
     )
 )
+"""Built once, its two columns read on the session's connection: it is read per claimed match."""
 
 
 def _plan_ahead(session: Session, league: League, wanted: int) -> None:
@@ -284,7 +287,8 @@ def _close_if_done(session: Session, league: League) -> None:
 
 def _inactive_seat(session: Session, match: Match) -> str | None:
     """Why this match cannot start (one of its bots is disabled or suspended), or None."""
-    bot = session.exec(_INACTIVE_SEAT, params={"match": match.id}).first()
+    session.flush()  # read on the connection, past the session: nothing of it may be pending
+    bot = session.connection().execute(_INACTIVE_SEAT, {"match": match.id}).first()
     if bot is None:
         return None
     return f"bot {bot.name} was {'disabled' if not bot.enabled else 'suspended'}"
