@@ -17,6 +17,7 @@ known to be good.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -75,6 +76,14 @@ def rate(
     """New (mu, sigma) for each seat from a free-for-all with these ranks (1 = best; ties share)."""
     if not 2 <= len(ratings) == len(ranks):
         raise ValueError("rating needs at least two seats and one rank per seat")
+    if len(ratings) == 2 and all(sigma > 0 for _, sigma in ratings):
+        try:
+            first, second = _one_against_one(game, ratings[0], ratings[1], ranks[0], ranks[1])
+        except (ArithmeticError, ValueError):
+            pass  # the library's own error, below
+        else:
+            if all(map(math.isfinite, (*first, *second))):
+                return [first, second]
     env = environment(game)
     groups = [(env.create_rating(mu, sigma),) for mu, sigma in ratings]
     rated = env.rate(groups, ranks=[rank - 1 for rank in ranks])
@@ -85,3 +94,36 @@ def new_rating(bot_id: int, game: str) -> Rating:
     """A bot's ladder row for a game before its first match."""
     s = settings_for(game)
     return Rating(bot_id=bot_id, game=game, mu=s.mu, sigma=s.sigma, conservative=conservative(s.mu, s.sigma))
+
+
+def _one_against_one(
+    game: str, first: tuple[float, float], second: tuple[float, float], first_rank: int, second_rank: int
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``rate`` for two seats, as the library's factor graph computes it but without the graph:
+    with two seats it sends one message down to the performances' difference, truncates it
+    (the library's own ``v``/``w`` functions and draw margin) and one back up, and that is the
+    closed form below, without the graph's objects (a fifth of a result's CPU). The same
+    numbers to within 1e-11 (``tests/ladder/test_ladder_ratings.py``); where the library would
+    fail (``w`` out of range), its own functions raise here and ``rate`` asks the library."""
+    env = environment(game)
+    better, worse = (second, first) if second_rank < first_rank else (first, second)
+    (mu_better, sigma_better), (mu_worse, sigma_worse) = better, worse
+    var_better = sigma_better**2 + env.tau**2  # the dynamics factor first, as the library's prior
+    var_worse = sigma_worse**2 + env.tau**2
+    c_squared = var_better + var_worse + 2 * env.beta**2
+    c = math.sqrt(c_squared)
+    diff, margin = (mu_better - mu_worse) / c, _draw_margin(game) / c
+    if first_rank == second_rank:
+        v, w = env.v_draw(diff, margin), env.w_draw(diff, margin)
+    else:
+        v, w = env.v_win(diff, margin), env.w_win(diff, margin)
+    rated_better = (mu_better + var_better / c * v, math.sqrt(var_better * (1 - var_better / c_squared * w)))
+    rated_worse = (mu_worse - var_worse / c * v, math.sqrt(var_worse * (1 - var_worse / c_squared * w)))
+    return (rated_worse, rated_better) if second_rank < first_rank else (rated_better, rated_worse)
+
+
+@functools.cache
+def _draw_margin(game: str) -> float:
+    """The draw margin of a two-seat match (the library computes it per match)."""
+    env = environment(game)
+    return float(trueskill.calc_draw_margin(env.draw_probability, 2, env))

@@ -9,6 +9,8 @@ beta 25/6, tau 25/300, draw probability 0.10), which ports to Go, Java, PHP and 
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from ladder_support import TEST_GAME
 
@@ -117,3 +119,24 @@ def test_a_forfeiting_winner_loses_rating() -> None:
 def test_rate_refuses_a_single_seat() -> None:
     with pytest.raises(ValueError, match="two seats"):
         rate(TEST_GAME, [DEFAULT], [1])
+
+
+def test_two_seats_rate_as_the_librarys_factor_graph_does() -> None:
+    """Two seats are rated by the closed form of what the library's graph computes for them
+    (``ratings._one_against_one``): the same numbers, wins, losses and draws, near and far apart."""
+    env = environment(TEST_GAME)
+    luck = random.Random(5)
+    for _ in range(3000):
+        pair = [(luck.uniform(-40, 90), luck.uniform(0.3, 9.0)) for _ in range(2)]
+        ranks = luck.choice([[1, 2], [2, 1], [1, 1], [2, 2]])
+        expected = env.rate([(env.create_rating(*pair[0]),), (env.create_rating(*pair[1]),)], ranks=ranks)
+        found = rate(TEST_GAME, pair, ranks)
+        for (mu, sigma), (group,) in zip(found, expected, strict=True):
+            assert mu == pytest.approx(group.mu, abs=1e-9) and sigma == pytest.approx(group.sigma, abs=1e-9)
+
+
+def test_two_seats_the_library_cannot_rate_fail_as_it_does() -> None:
+    with pytest.raises(FloatingPointError):  # the winner far too far below the loser
+        rate(TEST_GAME, [(-1000.0, 0.5), (1000.0, 0.5)], [1, 2])
+    with pytest.raises(ValueError, match="sigma"):
+        rate(TEST_GAME, [(25.0, 0.0), (25.0, 0.0)], [1, 2])
