@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Executable, bindparam, exists, update
+from sqlalchemy import Executable, Select, bindparam, exists, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -51,22 +51,24 @@ def free_first(
 
 
 _matches, _seats = core_table(Match), core_table(MatchSeat)
-_WAITING_SEATS = (
-    select(_seats.c.match_id, _seats.c.bot_id)
-    .join(_matches, _matches.c.id == _seats.c.match_id)
-    .where(
-        _seats.c.match_id.in_(
-            select(_matches.c.id)
-            .where(
-                _matches.c.league_id == bindparam("league"),
-                _matches.c.status == MatchStatus.SCHEDULED,
-            )
-            .order_by(_matches.c.ordinal, _matches.c.id)
-            .limit(bindparam("window"))
-            .scalar_subquery()
-        )
+
+
+def _seats_of(match_ids: Any) -> Select[tuple[int, int]]:
+    """Each seat's bot of these matches (a scalar subquery), in plan order then seat order."""
+    return (
+        select(_seats.c.match_id, _seats.c.bot_id)
+        .join(_matches, _matches.c.id == _seats.c.match_id)
+        .where(_seats.c.match_id.in_(match_ids))
+        .order_by(_matches.c.ordinal, _matches.c.id, _seats.c.seat)
     )
-    .order_by(_matches.c.ordinal, _matches.c.id, _seats.c.seat)
+
+
+_WAITING_SEATS = _seats_of(
+    select(_matches.c.id)
+    .where(_matches.c.league_id == bindparam("league"), _matches.c.status == MatchStatus.SCHEDULED)
+    .order_by(_matches.c.ordinal, _matches.c.id)
+    .limit(bindparam("window"))
+    .scalar_subquery()
 )
 """The first ``window`` scheduled matches of ``league`` in plan order, each seat's bot (built once:
 building a statement costs several times what executing it does, and a claim is made per match)."""
@@ -78,24 +80,16 @@ _window = (
     .subquery()
 )
 _taken = _seats.alias("taken")
-_FREE_SEATS = (
-    select(_seats.c.match_id, _seats.c.bot_id)
-    .join(_matches, _matches.c.id == _seats.c.match_id)
+_FREE_SEATS = _seats_of(
+    select(_window.c.id)
     .where(
-        _seats.c.match_id.in_(
-            select(_window.c.id)
-            .where(
-                ~exists().where(
-                    _taken.c.match_id == _window.c.id,
-                    _taken.c.bot_id.in_(bindparam("taken", expanding=True)),
-                )
-            )
-            .order_by(_window.c.ordinal, _window.c.id)
-            .limit(bindparam("limit"))
-            .scalar_subquery()
+        ~exists().where(
+            _taken.c.match_id == _window.c.id, _taken.c.bot_id.in_(bindparam("taken", expanding=True))
         )
     )
-    .order_by(_matches.c.ordinal, _matches.c.id, _seats.c.seat)
+    .order_by(_window.c.ordinal, _window.c.id)
+    .limit(bindparam("limit"))
+    .scalar_subquery()
 )
 """Of the first ``window`` scheduled matches in plan order, the first ``limit`` with no bot in
 ``taken``, each seat's bot (built once, as ``_WAITING_SEATS``)."""
