@@ -6,11 +6,11 @@ caches a server keeps."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kept_processes import two_matches_in_a_row
 from kit_submissions import KITS, Submission, submitted
 from kits_support import (
     OPPONENTS,
@@ -21,9 +21,6 @@ from kits_support import (
     remote_bot,
     run_match,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
-from test_match_end_output import two_matches_in_a_row
 
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kept_processes import two_matches_in_a_row
 from protocol_support import AWK_BOT
 
 from kingmaker.sdk.bridge import _Bridge
@@ -21,9 +21,6 @@ from kingmaker.server.seats.sessions import BotSession
 from kingmaker.v1 import arena_pb2
 
 from support import REPO
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
-from test_match_end_output import keeping_config, two_matches_in_a_row
 
 # Takes its time over a match's end, so its line comes long after the end was sent (before, the
 # server cut the match's log as soon as it had sent the end); its pid shows one process played both.
@@ -56,16 +53,6 @@ EXAMPLES = {
     "php": ("php bot: match {} over", ["--", "php", str(REPO / "sample_bots/php/bot.php")]),
 }
 """Each example's line at a match's end, and its bridge's arguments (tests/protocol/test_example_bots.py)."""
-
-
-@pytest.fixture
-def keeping_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[BackgroundServer]:
-    monkeypatch.setenv("KINGMAKER_HOME", str(tmp_path / "home"))
-    server = BackgroundServer(keeping_config(tmp_path))
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
