@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Executable, Select, bindparam, exists, update
+from sqlalchemy import ColumnElement, Executable, Select, bindparam, exists, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -63,22 +63,20 @@ def _seats_of(match_ids: Any) -> Select[tuple[int, int]]:
     )
 
 
-_WAITING_SEATS = _seats_of(
-    select(_matches.c.id)
-    .where(_matches.c.league_id == bindparam("league"), _matches.c.status == MatchStatus.SCHEDULED)
-    .order_by(_matches.c.ordinal, _matches.c.id)
-    .limit(bindparam("window"))
-    .scalar_subquery()
-)
-"""The first ``window`` scheduled matches of ``league`` in plan order, each seat's bot (built once:
-building a statement costs several times what executing it does, and a claim is made per match)."""
-_window = (
-    select(_matches.c.id, _matches.c.ordinal)
-    .where(_matches.c.league_id == bindparam("league"), _matches.c.status == MatchStatus.SCHEDULED)
-    .order_by(_matches.c.ordinal, _matches.c.id)
-    .limit(bindparam("window"))
-    .subquery()
-)
+def _window_of(*columns: ColumnElement[Any]) -> Select[Any]:
+    """The first ``window`` scheduled matches of ``league`` in plan order: the window a claim looks in."""
+    return (
+        select(*columns)
+        .where(_matches.c.league_id == bindparam("league"), _matches.c.status == MatchStatus.SCHEDULED)
+        .order_by(_matches.c.ordinal, _matches.c.id)
+        .limit(bindparam("window"))
+    )
+
+
+_WAITING_SEATS = _seats_of(_window_of(_matches.c.id).scalar_subquery())
+"""The window's matches, each seat's bot (built once: building a statement costs several times
+what executing it does, and a claim is made per match)."""
+_window = _window_of(_matches.c.id, _matches.c.ordinal).subquery()
 _taken = _seats.alias("taken")
 _FREE_SEATS = _seats_of(
     select(_window.c.id)
