@@ -88,7 +88,7 @@ async def prepare_ahead(
     """Prepare each language's cache that is not ready and whose toolchain is installed, one after
     the other, saying how each went (one line each); a failure is said and leaves the others."""
     for state in await asyncio.to_thread(cache_states, store.root, languages):
-        if state.ready or state.words.startswith(("off", "failed")):
+        if state.words != NOT_PREPARED:  # (ready, off, or failed in this process: not tried again)
             continue
         missing = await asyncio.to_thread(installed, state.language)
         if missing:
