@@ -30,17 +30,32 @@ from kingmaker.server.seats.deadlines import TimeControl
 from kingmaker.v1 import admin_pb2, admin_pb2_grpc
 
 
-@pytest.fixture
-def quick_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
-    """A server that gives up on absent bots after 3 s, so a deadlock shows as a fault fast."""
+@contextmanager
+def server_waiting(connect_timeout: float) -> Iterator[BackgroundServer]:
     config = ServerConfig(
-        address="127.0.0.1:0", time_control=TimeControl(decision_ms=1000), connect_timeout=3.0
+        address="127.0.0.1:0", time_control=TimeControl(decision_ms=1000), connect_timeout=connect_timeout
     )
     running = BackgroundServer(config)
     try:
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture
+def quick_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
+    """A server that gives up on absent bots after 3 s, for tests of a bot that is absent."""
+    with server_waiting(3.0) as running:
+        yield running
+
+
+@pytest.fixture
+def patient_server(kingmaker_home: Path) -> Iterator[BackgroundServer]:
+    """A server that waits a minute for absent bots: long enough for two bot processes to start
+    one after the other on a loaded machine (CI once took more than 3 s), and still short enough
+    that a deadlock, which holds until the wait ends, fails the test instead of hanging it."""
+    with server_waiting(60.0) as running:
+        yield running
 
 
 @contextmanager
@@ -89,9 +104,9 @@ async def run_league(server: BackgroundServer, name: str, concurrency: int) -> s
 
 
 def test_two_remote_bots_of_capacity_one_in_two_concurrent_matches_do_not_deadlock(
-    quick_server: BackgroundServer,
+    patient_server: BackgroundServer,
 ) -> None:
-    db = quick_server.server.db
+    db = patient_server.server.db
     bots.register_bot(db, "x", ["kingdoms"])
     bots.register_bot(db, "y", ["kingdoms"])
     leagues.create_league(db, "one", "kingdoms", ["x", "y"], seed=1)
@@ -102,12 +117,12 @@ def test_two_remote_bots_of_capacity_one_in_two_concurrent_matches_do_not_deadlo
     # ended NEVER_CONNECTED (a fault toward suspension) though both bots were connected.
     runs = []
     for name in ("one", "two"):
-        runs.append(asyncio.run_coroutine_threadsafe(run_league(quick_server, name, 1), quick_server.loop))
+        runs.append(asyncio.run_coroutine_threadsafe(run_league(patient_server, name, 1), patient_server.loop))
         time.sleep(0.025)  # half the old lease poll: the two matches looked for bots out of step
-    with connected_bot(quick_server, "x", ["kingdoms"]):
+    with connected_bot(patient_server, "x", ["kingdoms"]):
         time.sleep(0.3)
-        with connected_bot(quick_server, "y", ["kingdoms"]):
-            assert [run.result(timeout=120) for run in runs] == ["finished", "finished"]
+        with connected_bot(patient_server, "y", ["kingdoms"]):
+            assert [run.result(timeout=180) for run in runs] == ["finished", "finished"]
     played = list_matches(db)
     assert len(played) == 2
     for match in played:
