@@ -3,6 +3,7 @@ script, which installs only what is missing (never Debian's npm beside a Node.js
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from kingmaker.kits import languages
 
 from support import REPO
 
@@ -69,9 +72,24 @@ def test_the_demo_installs_nothing_where_the_jail_is(tmp_path: Path) -> None:
 
 
 def test_a_node_with_its_own_npm_is_left_alone(tmp_path: Path) -> None:
-    wanted = _would_install(_dry_run(tmp_path, ("node", "npm")))
+    wanted = _would_install(_dry_run(tmp_path, ("node", "npm"), "--no-kits"))
     assert {"bubblewrap", "chromium", "chromium-driver", "gcc", "make", "util-linux"} <= wanted
     assert not {"nodejs", "npm"} & wanted, wanted
+
+
+def test_a_kit_that_needs_node_installs_neither_node_package_where_node_and_npm_are() -> None:
+    """The kits' half of the same rule: the script, without --no-kits, adds the packages of each
+    kit found not ready (kits/languages.py). Here the TypeScript kit is not ready (its trivial
+    build fails) and, beside node and npm, names one package nobody has."""
+    if any(shutil.which(program, path=languages.BUILD_PATH) is None for program in ("node", "npm")):
+        pytest.skip("node or npm is not installed")
+    typescript = languages.language("typescript")
+    assert {"nodejs", "npm"} <= set(typescript.debian)
+    broken = dataclasses.replace(
+        typescript, probe=languages.Probe("exit 3"), debian=(*typescript.debian, "kingmaker-no-such-package")
+    )
+    assert not languages.check(broken).ready
+    assert languages.missing_packages((broken,)) == ["kingmaker-no-such-package"]
 
 
 def test_a_node_without_npm_gets_npm_only(tmp_path: Path) -> None:
