@@ -11,10 +11,11 @@ The rules (docs/competitions.md, "Swiss"):
 3. **Tables.** The entries are ranked by points, then seed. The fewest repeated pairs come first
    (a pair that met twice counts twice): a search over the tables top down (the best unseated
    entry heads the next table) finds the first seating, in ranking order, with no repeated pair;
-   only if none exists (or none is found in ``NODE_BUDGET`` steps) with one, then two... For 2
-   seats the candidates come in the Dutch order of FIDE's C.04: the entry half a score group
-   below first, then the nearest in that score group, then the next score groups down. For 3 to
-   5 seats, in ranking order: the leaders together.
+   only if none exists, the first with the fewest (a branch and bound: each seating found sets
+   the most the next may have). A search that runs past ``NODE_BUDGET`` steps takes the best it
+   found, at worst a greedy seating. For 2 seats the candidates come in the Dutch order of
+   FIDE's C.04: the entry half a score group below first, then the nearest in that score group,
+   then the next score groups down. For 3 to 5 seats, in ranking order: the leaders together.
 4. **Repair.** Then, while an exchange of two entries between two tables gives fewer repeated
    pairs, or as few and closer scores at the tables (the sum of the squared differences of points
    between table mates), the best such exchange is made. So no exchange of two entries would
@@ -32,8 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 NODE_BUDGET = 20_000
-"""Search steps per number of repeated pairs allowed before allowing one more: bounds a round of
-40 entries to well under a second, whatever the history."""
+"""Search steps in all: bounds a round of 40 entries to well under a second, whatever the history."""
 
 Met = Mapping[tuple[int, int], int]
 """How often each pair met (the smaller id first)."""
@@ -118,30 +118,41 @@ def spread(table: Sequence[int], points: Mapping[int, float]) -> float:
 
 
 class _Seating:
-    """The search of rule 3: the first seating in candidate order with at most ``allowed``
-    repeated pairs, for allowed = 0, 1, 2, ..."""
+    """The search of rule 3: the first seating in candidate order with the fewest repeated pairs."""
 
     def __init__(self, seated: list[int], points: Mapping[int, float], met: Met, sizes: list[int]) -> None:
         self.seated, self.points, self.met, self.sizes = seated, points, met, sizes
         self.index = {bot: i for i, bot in enumerate(seated)}
         self.steps = 0
+        self.best: list[list[int]] = []
+        self.best_repeats = 0
+        self.cap = 0
+        """The most repeated pairs a seating may have to be kept: always fewer than the best's."""
 
     def search(self) -> list[list[int]]:
-        """The first seating with no repeated pair, else with one, ...; once ``NODE_BUDGET``
-        steps are spent, the greedy seating (each seat to the first entry that adds the fewest
-        repeats) if no better one was found."""
+        """The first seating with no repeated pair; else, by branch and bound, the first with the
+        fewest; once ``NODE_BUDGET`` steps are spent, the best found so far (at worst the greedy
+        seating: each seat to the first entry that adds the fewest repeats)."""
         if not self.seated:
             return []
-        greedy = _repair(self._greedy(), self.points, self.met)
-        bound = sum(repeats(table, self.met) for table in greedy)
+        self.best = _repair(self._greedy(), self.points, self.met)
+        self.best_repeats = sum(repeats(table, self.met) for table in self.best)
         self.steps = 0
-        for allowed in range(bound):
-            found = self._table(tuple(self.sizes), list(self.seated), [], allowed)
-            if found is not None:
-                return found
-            if self.steps > NODE_BUDGET:
-                break
-        return greedy
+        # None first: where the field allows it, the search that prunes hardest finds it fastest.
+        if self.best_repeats > 0:
+            self._look(cap=0)
+        # Then every seating with fewer than the best so far; a seating is kept only when it has
+        # fewer, so the one kept last is the first, in candidate order, of the fewest.
+        if self.best_repeats > 1 and self.steps <= NODE_BUDGET:
+            self._look(cap=self.best_repeats - 1)
+        return self.best
+
+    def _look(self, cap: int) -> None:
+        self.cap = cap
+        self._table(tuple(self.sizes), list(self.seated), [], 0)
+
+    def _keep(self, seating: list[list[int]], spent: int) -> None:
+        self.best, self.best_repeats, self.cap = seating, spent, spent - 1
 
     def _greedy(self) -> list[list[int]]:
         unseated, tables = list(self.seated), []
@@ -155,40 +166,39 @@ class _Seating:
             tables.append(table)
         return tables
 
-    def _table(
-        self, sizes: tuple[int, ...], unseated: list[int], done: list[list[int]], allowed: int
-    ) -> list[list[int]] | None:
-        """The next table, headed by the best unseated entry: of each size left, larger first."""
+    def _table(self, sizes: tuple[int, ...], unseated: list[int], done: list[list[int]], spent: int) -> bool:
+        """Seat the next table, headed by the best unseated entry (of each size left, larger
+        first), and the rest after it; True once the search is over (none better can exist, or
+        the budget is spent)."""
         if not unseated:
-            return done
-        if allowed == 0 and not self._each_can_sit(unseated, sizes):
-            return None
+            self._keep(done, spent)
+            return self.cap < 0
+        if spent == self.cap and not self._each_can_sit(unseated, sizes):
+            return False
         for size in sorted(set(sizes), reverse=True):
             left = list(sizes)
             left.remove(size)
-            found = self._fill(size, tuple(left), [unseated[0]], unseated[1:], done, allowed)
-            if found is not None or self.steps > NODE_BUDGET:
-                return found
-        return None
+            if self._fill(size, tuple(left), [unseated[0]], unseated[1:], done, spent):
+                return True
+        return False
 
     def _fill(
         self, size: int, sizes: tuple[int, ...], table: list[int], rest: list[int], done: list[list[int]],
-        allowed: int,
-    ) -> list[list[int]] | None:  # fmt: skip
+        spent: int,
+    ) -> bool:  # fmt: skip
         if len(table) == size:
-            return self._table(sizes, rest, [*done, table], allowed)
+            return self._table(sizes, rest, [*done, table], spent)
         for candidate in self._candidates(size, table, rest):
             self.steps += 1
             if self.steps > NODE_BUDGET:
-                return None
+                return True
             cost = sum(self.met.get(pair_key(candidate, mate), 0) for mate in table)
-            if cost > allowed:
+            if spent + cost > self.cap:
                 continue
             left = [bot for bot in rest if bot != candidate]
-            found = self._fill(size, sizes, [*table, candidate], left, done, allowed - cost)
-            if found is not None:
-                return found
-        return None
+            if self._fill(size, sizes, [*table, candidate], left, done, spent + cost):
+                return True
+        return False
 
     def _candidates(self, size: int, table: list[int], rest: list[int]) -> list[int]:
         if len(table) > 1:  # later seats in ranking order, after the last one taken (no permutations)

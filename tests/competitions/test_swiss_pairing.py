@@ -9,7 +9,7 @@ import random
 import time
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kingmaker.ladder.competitions.swiss_pairing import (
@@ -98,6 +98,9 @@ def check(field: Field, played: Round, seats: int) -> None:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(entries=st.integers(5, 40), seats=st.integers(2, 5), seed=st.integers(0, 2**32))
+# A full run found this field: by its 7th round proving that no seating had 14 repeats or fewer
+# spent the search's whole budget, and the greedy seating (16) was taken where one of 15 existed.
+@example(entries=10, seats=4, seed=1926)
 def test_random_swiss_rounds_keep_every_rule(entries: int, seats: int, seed: int) -> None:
     rng = random.Random(seed)
     field = Field(entries)
