@@ -122,8 +122,17 @@ LANGUAGES: tuple[Language, ...] = (
         name="cpp",
         title="C++",
         protocol="grpc",
-        debian=("g++", "make", "pkg-config", "protobuf-compiler", "protobuf-compiler-grpc", "libgrpc++-dev"),
-        programs=("g++", "make", "pkg-config", "protoc", "grpc_cpp_plugin"),
+        debian=(
+            "g++",
+            "make",
+            "pkg-config",
+            "protobuf-compiler",
+            "protobuf-compiler-grpc",
+            "libgrpc++-dev",
+            "ccache",
+        ),
+        # ccache: the server's prepared cache (the kit builds without it, compiling everything)
+        programs=("g++", "make", "pkg-config", "protoc", "grpc_cpp_plugin", "ccache"),
         probe=Probe(
             "g++ -std=c++17 probe.cc $(pkg-config --cflags --libs grpc++) -o probe && ./probe",
             {"probe.cc": GRPC_CPP_PROBE},

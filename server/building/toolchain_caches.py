@@ -1,7 +1,8 @@
 """Toolchain caches a language's builds start from, prepared once by the server and shared read-only.
 
 A kit's first build would otherwise compile its whole gRPC library from source: the Go kit
-builds all of grpc-go (minutes of CPU), the Rust kit serde and rand. The server prepares each
+builds all of grpc-go (minutes of CPU), the Rust kit serde and rand, the C++ kit the code protoc
+generates from the contract (the same in every bot). The server prepares each
 language's cache once, by building that language's own starter kit in the jail as any build
 runs (``builds.prepare_cache``), and keeps from the built folder only the entries of ``SEEDS``:
 made read-only and the server's, renamed into ``ROOT/LANGUAGE-KEY`` (KEY: the kit's hash, so a
@@ -13,7 +14,8 @@ author's build can never change what another's starts from.
 
 Only content-addressed caches are seeds: Go's build cache keys each compiled package by the hash
 of its sources, flags and toolchain; cargo keeps a registry crate's build under its package id,
-version, features and compiler (the kit's own crate is removed: ``KIT_OWN``). Outputs a tool
+version, features and compiler (the kit's own crate is removed: ``KIT_OWN``); ccache keys an
+object by the hash of its source and the headers it reads, its flags and its compiler. Outputs a tool
 judges fresh by their times (make's objects, javac's classes, protoc's files) are never seeds:
 an author's changed source older than the seed would pass as built.
 
@@ -36,7 +38,7 @@ from kingmaker.server.jail.no_follow import make_read_only, open_folders
 
 log = logging.getLogger("kingmaker.server.building.toolchain_caches")
 
-SEEDS: dict[str, tuple[str, ...]] = {"go": (".cache",), "rust": ("target",)}
+SEEDS: dict[str, tuple[str, ...]] = {"cpp": (".ccache",), "go": (".cache",), "rust": ("target",)}
 """Per language, the entries of its kit's built folder that later builds start from."""
 KIT_NAME = "kingmaker-cache"
 """The name the prepared kit is written with (the Rust crate's name, so its artifacts can be told

@@ -6,6 +6,9 @@ folder the server built, in every game, managed and remote.)"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 from kit_submissions import KITS, Submission, submitted
 
@@ -28,3 +31,13 @@ def test_a_kit_is_submitted_as_written_built_offline_and_validated(
     assert submission.active_version == 1
     if lang in SEEDS:  # (built from the cache its kit prepared, in this run or an earlier one)
         assert f"starts from the server's prepared {lang} toolchain cache" in record.build_log
+    if lang == "cpp":  # the generated gRPC code came out of the prepared ccache, not the compiler
+        assert submission.built is not None
+        stats = subprocess.run(
+            ["ccache", "--print-stats"],
+            env={**os.environ, "CCACHE_DIR": str(submission.built / ".ccache")},
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        hits = dict(line.split("\t") for line in stats.splitlines())
+        generated = list(submission.built.glob("gen/**/*.pb.o"))
+        assert generated and int(hits["direct_cache_hit"]) >= len(generated), stats
