@@ -117,7 +117,8 @@ def test_two_remote_bots_of_capacity_one_in_two_concurrent_matches_do_not_deadlo
     # ended NEVER_CONNECTED (a fault toward suspension) though both bots were connected.
     runs = []
     for name in ("one", "two"):
-        runs.append(asyncio.run_coroutine_threadsafe(run_league(patient_server, name, 1), patient_server.loop))
+        league = run_league(patient_server, name, 1)
+        runs.append(asyncio.run_coroutine_threadsafe(league, patient_server.loop))
         time.sleep(0.025)  # half the old lease poll: the two matches looked for bots out of step
     with connected_bot(patient_server, "x", ["kingdoms"]):
         time.sleep(0.3)
