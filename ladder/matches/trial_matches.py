@@ -94,16 +94,19 @@ def record_trial(
 
 
 def list_trials(
-    db: Database, bot: str, version: int | None = None, limit: int = LIST_LIMIT
+    db: Database, bot: str, version: int | None = None, limit: int = LIST_LIMIT, before: int | None = None
 ) -> list[TrialRecord]:
-    """A bot's trial matches (one version's when given), newest first, without their logs."""
-    if not 1 <= limit <= MAX_LIST_LIMIT:
+    """A bot's trial matches (one version's when given; only those older than the trial match
+    ``before`` when given: the next page), newest first, without their logs."""
+    if not 1 <= limit <= MAX_LIST_LIMIT + 1:  # (a page and one more, to know whether there is another)
         raise InvalidRequestError(f"limit must be 1 to {MAX_LIST_LIMIT}, not {limit}")
     with db.read() as session:
         found = find_bot(session, bot)
         query = select(TrialMatch).where(TrialMatch.bot_id == found.id)
         if version is not None:
             query = query.where(TrialMatch.version == version)
+        if before is not None:
+            query = query.where(col(TrialMatch.id) < before)
         rows = session.exec(query.order_by(col(TrialMatch.id).desc()).limit(limit)).all()
         return [_record(row, found.name) for row in rows]
 

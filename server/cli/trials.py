@@ -34,21 +34,26 @@ def trials(
         max=bounds.PAGE.high,
         help="At most this many, newest first.",
     ),
+    before: str = typer.Option(
+        "", "--before", help="Only trial matches older than this id (the next page: the last id shown)."
+    ),
     json: bool = JsonOption,
     server: str | None = ServerOption,
     admin_token: str | None = TokenOption,
 ) -> None:
     """Your bot's trial matches, newest first: what its versions played in validation (against
     random bots) and in their A/B duels. Never rated. The owner and the admin only."""
-    request = admin_pb2.ListTrialMatchesRequest(bot=name, version=version, limit=limit)
+    request = admin_pb2.ListTrialMatchesRequest(bot=name, version=version, limit=limit, page_token=before)
     with admin_client(server, admin_token) as client:
-        found = client.call("ListTrialMatches", request).matches
+        answer = client.call("ListTrialMatches", request)
+    found = answer.matches
     if json:
         print_json([as_data(trial) for trial in found])
         return
     if not found:
         which = f"version {version} of {name}" if version else name
-        console.print(f"{which} has no trial match stored", soft_wrap=True)
+        older = f" older than trial:{before}" if before else ""
+        console.print(f"{which} has no trial match stored{older}", soft_wrap=True)
         return
     shown = table(f"{name}: trial matches", ("id", "version", "for", "game", "seats", "when"), ("seats",))
     for trial in found:
@@ -57,6 +62,8 @@ def trials(
             ", ".join(_seat(seat) for seat in trial.seats), _when(trial.played_at),
         )  # fmt: skip
     print_table(shown)
+    if answer.next_page_token:
+        console.print(f"more: --before {answer.next_page_token}")
     console.print(f"replay one: kingmaker replay {TRIAL_PREFIX}ID --bot {name}", soft_wrap=True)
 
 

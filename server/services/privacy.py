@@ -180,7 +180,7 @@ FIELDS: dict[str, dict[str, Seen]] = {
     ),
     # A version's trial matches: only its owner and the admin may list them (``permissions``);
     # each item is its bot's, hidden from anyone else should a listing ever reach them.
-    "ListTrialMatchesResponse": _fields(matches=Seen.OWN_ITEMS),
+    "ListTrialMatchesResponse": _fields("next_page_token", matches=Seen.OWN_ITEMS),
     "TrialMatchInfo": _fields("bot", "id version purpose game seed seats played_at"),
 }
 

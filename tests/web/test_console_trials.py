@@ -11,7 +11,9 @@ import random
 import re
 from typing import Any
 
+import pytest
 from test_console_sessions import Browser, site  # noqa: F401  (the fixture)
+from typer.testing import CliRunner
 
 from kingmaker.games.registry import get_game
 from kingmaker.ladder.bots import authors, bots
@@ -19,6 +21,9 @@ from kingmaker.ladder.matches.compact_logs import pack_log
 from kingmaker.ladder.matches.trial_matches import TrialSeat, record_trial
 from kingmaker.ladder.records import actions_to_data
 from kingmaker.ladder.storage.db import Database
+from kingmaker.server.background import BackgroundServer
+from kingmaker.server.cli import app
+from kingmaker.server.web.console import trials as console_trials
 
 GAME = "kingsville"
 
@@ -116,3 +121,49 @@ def test_nobody_else_sees_a_bots_trial_matches(site: dict[str, Any]) -> None:  #
     for path in paths:
         status, _, page = Browser(site["url"]).request("GET", path)
         assert status in (303, 401) and "data-trial" not in page and "annbot@" not in page, (path, status)
+
+
+def test_trial_matches_come_a_page_at_a_time_in_the_console_and_the_cli(
+    site: dict[str, Any],  # noqa: F811
+    server: BackgroundServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db = site["db"]
+    monkeypatch.setattr(console_trials, "SHOWN", 2)
+    ids = [played_trial(db, "annbot", 1, "validation", seed=seed)[0] for seed in range(3)]
+    ids += [played_trial(db, "annbot", 2, "duel", seed=seed)[0] for seed in range(3, 5)]
+    newest_first = [str(trial_id) for trial_id in reversed(ids)]
+    browser = Browser(site["url"])
+    browser.sign_in(site["ann"])
+
+    pages, path = [], "/console/bots/annbot/trials"
+    while path:
+        status, _, page = browser.request("GET", html.unescape(path))
+        assert status == 200, page
+        pages.append(rows(page))
+        assert ('id="newest"' in page) == (len(pages) > 1)
+        older = re.search(r'<a id="older" href="([^"]+)"', page)
+        path = older.group(1) if older else ""
+    assert pages == [newest_first[0:2], newest_first[2:4], newest_first[4:]]
+
+    # One version's, a page at a time too: the filter stays on the next page's link.
+    status, _, page = browser.request("GET", "/console/bots/annbot/trials?version=1")
+    assert rows(page) == newest_first[2:4]
+    older = re.search(r'<a id="older" href="([^"]+)"', page)
+    assert older and "version=1" in older.group(1)
+    assert rows(browser.request("GET", html.unescape(older.group(1)))[2]) == newest_first[4:]
+    listed = json.loads(browser.request("GET", "/api/console/bots/annbot/trials?version=1")[2])
+    assert listed["older"] == newest_first[3]
+    status, _, page = browser.request("GET", "/console/bots/annbot/trials?before=x")
+    assert status == 400, page
+
+    # The CLI: --limit a page, "more: --before ID" for the next, and a bad token said plainly.
+    owner = ["--server", server.address, "--token", site["ann"]]
+    first = CliRunner().invoke(app, ["bot", "trials", "annbot", "--limit", "3", *owner])
+    assert first.exit_code == 0, first.output
+    assert f"more: --before {newest_first[2]}" in first.output
+    rest = CliRunner().invoke(app, ["bot", "trials", "annbot", "--before", newest_first[2], "--json", *owner])
+    assert rest.exit_code == 0, rest.output
+    assert [str(trial["id"]) for trial in json.loads(rest.output)] == newest_first[3:]
+    bad = CliRunner().invoke(app, ["bot", "trials", "annbot", "--before", "later", *owner])
+    assert bad.exit_code != 0 and "not a page token: 'later'" in bad.output, bad.output

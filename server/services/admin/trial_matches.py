@@ -21,8 +21,15 @@ class TrialMatchRpcs(AdminBase):
         self, request: admin_pb2.ListTrialMatchesRequest, context: Context
     ) -> admin_pb2.ListTrialMatchesResponse:
         limit = validation.page_size(request.limit, default=TRIALS_LISTED)
-        found = await asyncio.to_thread(list_trials, self.db, request.bot, request.version or None, limit)
-        return admin_pb2.ListTrialMatchesResponse(matches=[convert.trial_info(trial) for trial in found])
+        before = validation.page_token_id(request.page_token)
+        found = await asyncio.to_thread(
+            list_trials, self.db, request.bot, request.version or None, limit + 1, before
+        )
+        page = found[:limit]  # (one more was asked for: whether an older page exists)
+        return admin_pb2.ListTrialMatchesResponse(
+            matches=[convert.trial_info(trial) for trial in page],
+            next_page_token=str(page[-1].id) if len(found) > limit else "",
+        )
 
     @permitted
     async def GetTrialMatch(

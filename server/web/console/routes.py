@@ -213,7 +213,8 @@ def console_routes(
 
     def read_trials(request: Request, session: Session) -> dict[str, Any]:
         name, version = request.path_params["name"], _version(request)
-        return console_trials.trials(connected(), _token(session), session.author, name, version)
+        older = _before(request)
+        return console_trials.trials(connected(), _token(session), session.author, name, version, older)
 
     def read_trial(request: Request, session: Session) -> dict[str, Any]:
         name, trial_id = request.path_params["name"], _number(request.path_params["trial_id"], MATCH_IDS)
@@ -305,7 +306,8 @@ def _version(request: Request) -> int | None:
 
 
 def _before(request: Request) -> str:
-    """The ``before`` page token of the notices: a notice's id, or nothing (the newest)."""
+    """The ``before`` page token of the notices or of a bot's trial matches: the id of the last
+    one of the page before, or nothing (the newest)."""
     before = request.query_params.get("before", "")
     return str(_number(before)) if before else ""
 

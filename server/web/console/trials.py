@@ -15,17 +15,27 @@ from kingmaker.server.web.seat_words import end_reason_word, seat_bot
 from kingmaker.v1 import admin_pb2, common_pb2
 
 SHOWN = 200
-"""The newest trial matches a page lists (a version's own page lists that version's)."""
+"""The trial matches a page lists (a version's own page lists that version's)."""
 WHY = {"validation": "validation", "duel": "A/B duel"}
 """Why a version played a trial match, as people read it."""
 
 
-def trials(client: ConsoleClient, token: str, author: str, name: str, version: int | None) -> dict[str, Any]:
-    """The bot's trial matches (``version``'s only, when given), newest first."""
+def trials(
+    client: ConsoleClient, token: str, author: str, name: str, version: int | None, before: str = ""
+) -> dict[str, Any]:
+    """A page of the bot's trial matches (``version``'s only, when given), newest first: the
+    newest page, or the one older than the trial match ``before``; ``older``: the next page's."""
     own_bot(client, token, author, name)
-    asked = admin_pb2.ListTrialMatchesRequest(bot=name, version=version or 0, limit=SHOWN)
-    found = client.call("ListTrialMatches", asked, token).matches
-    return {"bot": name, "version": version, "shown": SHOWN, "trials": [_row(trial) for trial in found]}
+    asked = admin_pb2.ListTrialMatchesRequest(bot=name, version=version or 0, limit=SHOWN, page_token=before)
+    found = client.call("ListTrialMatches", asked, token)
+    return {
+        "bot": name,
+        "version": version,
+        "shown": SHOWN,
+        "trials": [_row(trial) for trial in found.matches],
+        "before": before,
+        "older": found.next_page_token,
+    }
 
 
 def trial(client: ConsoleClient, token: str, author: str, name: str, trial_id: int) -> dict[str, Any]:
