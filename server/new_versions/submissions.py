@@ -218,7 +218,9 @@ class SubmissionPipeline:
         await self.notify()
         bot = await asyncio.to_thread(ladder_bots.get_bot, self.db, version.bot)
         plays = wanted or list(bot.games)
-        entrant = Entrant(bot.name, None, run.run, None, version.number, run.protocol, built.build_hash)
+        # Its bot's id, so its processes are kept warm (per version) from match to match through
+        # validation and the A/B duel, as on the ladder: not launched again for each match.
+        entrant = Entrant(bot.name, bot.id, run.run, None, version.number, run.protocol, built.build_hash)
         keep = keeper(self.db, version.bot, version.number, "validation")
         checked = await validate(self.roster, entrant, plays, self.control, keep)
         if not checked.passed:
