@@ -47,7 +47,10 @@ async def validate(
         spec = get_game(game).spec
         for players in range(spec.min_players, spec.max_players + 1):
             seat = (players - spec.min_players) % players
-            entrants = [Entrant(f"random-{index}", command=RANDOM_BOT) for index in range(players)]
+            entrants = [  # (kept warm from match to match, each seat's under a name of its own)
+                Entrant(f"random-{index}", command=RANDOM_BOT, keep_as=f"validation random-{index}")
+                for index in range(players)
+            ]
             entrants[seat] = version
             match_id = f"validation-{uuid.uuid4().hex[:8]}"
             report = await play_match(

@@ -64,6 +64,9 @@ class Entrant:
     """For a built version: its built folder (``build_store``), where ``command`` starts."""
     control: TimeControl | None = None
     """The seat's own clock, if not the match's: a person's (a bank and an increment, docs/play.md)."""
+    keep_as: str | None = None
+    """For an ad hoc command of the server's own (validation's random bots): the name its idle
+    processes are kept warm under, as a registered bot's are under its id and version."""
 
 
 MATCH_STDERR_BYTES = 64 * 1024
@@ -138,7 +141,7 @@ class Roster:
     """The most idle processes kept per bot and version; one more is stopped when its match ends."""
     kept_in_all: int = KEEP_BOTS_MAX
     """The most idle processes kept, of every bot; to keep one more, the one idle longest is stopped."""
-    _idle: dict[tuple[int, int | None], list[_Kept]] = field(default_factory=lambda: defaultdict(list))
+    _idle: dict[WarmKey, list[_Kept]] = field(default_factory=lambda: defaultdict(list))
     _busy: set[BotProcess] = field(default_factory=set)
     _reaper: asyncio.Task[None] | None = field(default=None, repr=False)
     _stopping: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
@@ -186,7 +189,7 @@ class Roster:
         self._busy.discard(process)
         exited = process.exit_description()  # before stop(): an exit of its own, not our kill
         alive = session is not None and session.takes_matches and process.returncode is None
-        if reusable and alive and lease.entrant.bot_id is not None and session is not None:
+        if reusable and alive and kept_warm(lease.entrant) and session is not None:
             key = _warm_key(lease.entrant)
             if (
                 len(self._idle.get(key, ())) < self.kept_per_bot
@@ -283,7 +286,7 @@ class Roster:
         await asyncio.gather(*(process.stop() for process in busy))
 
     async def _lease_managed(self, entrant: Entrant, match_id: str) -> Lease:
-        if entrant.bot_id is not None:
+        if kept_warm(entrant):
             kept = self._reuse(_warm_key(entrant))
             if kept is not None:
                 kept.session.matches.add(match_id)
@@ -291,7 +294,7 @@ class Roster:
                 return Lease(entrant, kept.session, kept.process, stderr_start=kept.process.stderr_size())
         return await self._launch(entrant, match_id)
 
-    def _reuse(self, key: tuple[int, int | None]) -> _Kept | None:
+    def _reuse(self, key: WarmKey) -> _Kept | None:
         while self._idle.get(key):
             kept = self._idle[key].pop()
             if kept.session.takes_matches and kept.process.returncode is None:
@@ -414,7 +417,19 @@ class Roster:
         return free
 
 
-def _warm_key(entrant: Entrant) -> tuple[int, int | None]:
+WarmKey = tuple[int | str, int | None]
+"""What idle processes are kept under: (bot id, version), or (``keep_as``, None)."""
+
+
+def kept_warm(entrant: Entrant) -> bool:
+    """Whether the entrant's processes are kept between matches: a registered bot's, or an ad hoc
+    command the server names ``keep_as``."""
+    return entrant.bot_id is not None or entrant.keep_as is not None
+
+
+def _warm_key(entrant: Entrant) -> WarmKey:
     """Warm processes are kept per bot and version: a new version never reuses an old process."""
-    assert entrant.bot_id is not None
-    return entrant.bot_id, entrant.version
+    if entrant.bot_id is not None:
+        return entrant.bot_id, entrant.version
+    assert entrant.keep_as is not None
+    return entrant.keep_as, None

@@ -1,6 +1,7 @@
 """A new version's validation and A/B duel matches are played by processes kept warm from match
 to match, as the ladder's are: before, every one of them launched the version again (a duel of 40
-matches, 40 starts of a Python bot; of a JVM, minutes of its time)."""
+matches, 40 starts of a Python bot; of a JVM, minutes of its time), and validation's random bots
+too, one start a seat a match."""
 
 from __future__ import annotations
 
@@ -20,40 +21,46 @@ GREEDY = "kingmaker.sample_bots.kings_road.greedy_bot"
 
 
 class Starts:
-    """The processes started from now on whose command runs ``script`` (``python3 SCRIPT``),
-    seen by polling /proc: in the jail or not, each launch of the bot is one such process."""
+    """The processes started from now on that Python runs with these ``arguments`` (a script, or
+    ``-m MODULE``), seen by polling /proc: in the jail or not, each launch is one such process.
+    Those running already (kept warm from before) are not counted."""
 
-    def __init__(self, script: str) -> None:
-        self.script = script.encode()
+    def __init__(self, *arguments: str) -> None:
+        self.arguments = [argument.encode() for argument in arguments]
+        self.running = self._scan()
         self.seen: set[tuple[int, bytes]] = set()  # (pid, its start time): pids are reused
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
-    def close(self) -> int:
+    def close(self) -> None:
         self._stop.set()
         self._thread.join()
-        return len(self.seen)
+
+    def count(self) -> int:
+        return len(self.seen - self.running)
 
     def _watch(self) -> None:
         while not self._stop.wait(0.02):
-            for proc in Path("/proc").iterdir():
-                if proc.name.isdigit():
-                    try:
-                        argv = (proc / "cmdline").read_bytes().split(b"\0")
-                        if (
-                            len(argv) > 1
-                            and argv[0].endswith((b"python3", b"python"))
-                            and argv[1] == self.script
-                        ):
-                            self.seen.add((int(proc.name), (proc / "stat").read_bytes().split()[21]))
-                    except OSError:  # gone meanwhile
-                        continue
+            self.seen |= self._scan()
+
+    def _scan(self) -> set[tuple[int, bytes]]:
+        found = set()
+        for proc in Path("/proc").iterdir():
+            if proc.name.isdigit():
+                try:
+                    argv = (proc / "cmdline").read_bytes().split(b"\0")
+                    python = argv[0].endswith((b"python3", b"python"))
+                    if python and argv[1 : 1 + len(self.arguments)] == self.arguments:
+                        found.add((int(proc.name), (proc / "stat").read_bytes().split()[21]))
+                except OSError:  # gone meanwhile
+                    continue
+        return found
 
 
 @contextmanager
-def counting(script: str) -> Iterator[Starts]:
-    starts = Starts(script)
+def counting(*arguments: str) -> Iterator[Starts]:
+    starts = Starts(*arguments)
     try:
         yield starts
     finally:
@@ -78,7 +85,7 @@ def test_a_versions_trial_matches_reuse_its_warm_processes(
     server: BackgroundServer, tmp_path: Path, far_apart_ab_gate: None
 ) -> None:
     assert "warm version 1 is active" in submit(server, bot_folder(tmp_path / "v1", RANDOM, "first.py"))
-    with counting("second.py") as starts:
+    with counting("second.py") as starts, counting("-m", RANDOM) as random_starts:
         out = submit(server, bot_folder(tmp_path / "v2", GREEDY, "second.py"))
     assert "warm version 2 is active" in out
     record = versions.get_version(server.server.db, "warm", 2)
@@ -88,4 +95,9 @@ def test_a_versions_trial_matches_reuse_its_warm_processes(
     assert len(validated) == 4 and duel["matches"] >= 10, record.validation  # (2 to 5 seats)
     # One process a seat it holds at once (the duel plays a seed's two matches side by side), not
     # one a match. Each match is a start of its own when no process is kept.
-    assert 1 <= len(starts.seen) <= 4 < played, (len(starts.seen), played)
+    assert 1 <= starts.count() <= 4 < played, (starts.count(), played)
+    # Validation's random bots: each seat's (random-0 to random-4) kept under a name of its own,
+    # so at most one start each (none while version 1's are still kept); before, one start a seat
+    # a match.
+    random_seats = sum(match["players"] - 1 for match in validated)
+    assert random_starts.count() <= 5 < random_seats, (random_starts.count(), random_seats)
