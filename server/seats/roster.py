@@ -2,7 +2,8 @@
 
 A seat is taken by an ``Entrant``: a registered managed bot (the server runs its command), a
 registered remote bot (its author runs it; it connects with its token), or an ad hoc command
-given for one match. Managed bots stay running between matches, so the cost of starting a
+given for one match (kept like a managed bot only when the server names it ``keep_as``:
+validation's random bots). Managed bots stay running between matches, so the cost of starting a
 process (~120 ms for Python with gRPC, ~0.2 s of CPU in the jail) is paid once, not once per
 match: an idle process is kept for ``keep_idle_s`` after its last match (so the next league, or
 a ladder's next round, finds it warm), and a bot keeps at most ``kept_per_bot`` idle processes
