@@ -1,10 +1,11 @@
 """The project's bytecode is written once, before a run, where the environment forbids Python to
-write it (``PYTHONDONTWRITEBYTECODE``, as this machine's and CI's images set it).
+write it (``PYTHONDONTWRITEBYTECODE``, which this machine's environment sets, as container
+images for Python often do).
 
 Python then compiles every module it imports from source in every process, and never keeps the
 result: the suite starts some 2,500 of them (servers, their worker processes, the command line,
-bots in and out of the jail), and each one that imports the server compiled kingmaker's modules
-again, 0.6 s of CPU of its 2.0 (1.4 from bytecode). Python still reads bytecode that exists; only
+bots in and out of the jail), and each one compiled kingmaker's modules again (importing the
+server took 2.0 s of CPU so, 1.4 from bytecode). Python still reads bytecode that exists; only
 the writing is off. So the controlling process (not each xdist worker) compiles the project's
 folders into their ``__pycache__`` first, as ``pip install`` does for a package that is not
 editable. Nothing changes where Python may write bytecode itself."""
