@@ -129,8 +129,13 @@ def test_a_ladder_plays_on_while_a_bot_is_away_takes_a_newcomer_and_welcomes_it_
 
     # Ratings count exactly the matches played, and nobody was faulted (never_connected least of all).
     matches = [m for m in list_matches(db, league="living", limit=1000) if m.status == "finished"]
-    seats = [seat for match in matches for seat in match.seats]
-    assert all(seat.end_reason == EndReason.FINISHED for seat in seats), {s.end_reason for s in seats}
+    faulted = [
+        (match.match_id, match.started_at, match.bots[seat.seat], seat.end_reason, seat.detail)
+        for match in matches
+        for seat in match.seats
+        if seat.end_reason != EndReason.FINISHED
+    ]
+    assert not faulted, f"seats that did not finish (match, started, bot, how, why): {faulted}"
     table = {row.bot: row for row in standings.standings(db, "kingdoms")}
     for name in ("a", "b", "late", "roamer"):
         assert table[name].matches == sum(1 for match in matches if name in match.bots)
