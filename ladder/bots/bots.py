@@ -42,7 +42,7 @@ from kingmaker.ladder.storage.models import (
     Rating,
     utc_now,
 )
-from kingmaker.ladder.storage.tables import core_table
+from kingmaker.ladder.storage.tables import core_table, read_rows
 
 
 def register_bot(
@@ -324,8 +324,7 @@ match, and the ORM's handling of two whole rows per bot cost more than the read.
 
 def runnables_in(session: Session, bot_ids: Sequence[int]) -> dict[int, Runnable]:
     """``runnables`` in the caller's session (one read with what else the caller reads)."""
-    session.flush()  # read on the connection, past the session: nothing of it may be pending
-    rows = session.connection().execute(_RUNNABLES, {"ids": list(bot_ids)})
+    rows = read_rows(session, _RUNNABLES, {"ids": list(bot_ids)})
     found = {
         row.id: Runnable(
             row.name,

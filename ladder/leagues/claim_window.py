@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from kingmaker.ladder.pairing.free_first import choose_free
 from kingmaker.ladder.storage.models import League, Match, MatchSeat, MatchStatus
-from kingmaker.ladder.storage.tables import core_table
+from kingmaker.ladder.storage.tables import core_table, read_rows
 
 CLAIM_LOOKAHEAD = 256
 """How far past the next matches in plan order a claim looks for one whose bots are all free (a
@@ -119,8 +119,7 @@ def _by_match(
 ) -> list[tuple[int, tuple[int, ...]]]:
     # A Core statement on the session's connection: a claim reads up to 257 matches' seats, and
     # the ORM's handling of each row cost more than the read (nothing of it is an ORM object).
-    session.flush()  # read on the connection, past the session: nothing of it may be pending
-    rows = session.connection().execute(statement, params)
+    rows = read_rows(session, statement, params)
     seats: dict[int, list[int]] = {}
     for match_id, bot_id in rows:
         if match_id in seats:

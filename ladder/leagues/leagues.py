@@ -56,7 +56,7 @@ from kingmaker.ladder.storage.models import (
     MatchStatus,
     utc_now,
 )
-from kingmaker.ladder.storage.tables import core_table
+from kingmaker.ladder.storage.tables import core_table, read_rows
 
 FORMATS = ("round_robin", "gauntlet", "ladder")
 LIVE = (MatchStatus.SCHEDULED, MatchStatus.RUNNING)
@@ -287,8 +287,7 @@ def _close_if_done(session: Session, league: League) -> None:
 
 def _inactive_seat(session: Session, match: Match) -> str | None:
     """Why this match cannot start (one of its bots is disabled or suspended), or None."""
-    session.flush()  # read on the connection, past the session: nothing of it may be pending
-    bot = session.connection().execute(_INACTIVE_SEAT, {"match": match.id}).first()
+    bot = read_rows(session, _INACTIVE_SEAT, {"match": match.id}).first()
     if bot is None:
         return None
     return f"bot {bot.name} was {'disabled' if not bot.enabled else 'suspended'}"

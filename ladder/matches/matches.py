@@ -62,6 +62,7 @@ from kingmaker.ladder.storage.models import (
     PeopleRating,
     utc_now,
 )
+from kingmaker.ladder.storage.tables import read_rows
 
 MAX_TRIES = 3
 """How many times a league match is played when the server keeps failing it (then it stays void)."""
@@ -401,8 +402,7 @@ _STATUSES = (
 
 def statuses_in(session: Session, league_id: int) -> dict[str, int]:
     """The league's matches by status (every status, 0 for none), in the caller's transaction."""
-    session.flush()  # read on the connection, past the session: nothing of it may be pending
-    rows = session.connection().execute(_STATUSES, {"league": league_id})
+    rows = read_rows(session, _STATUSES, {"league": league_id})
     return dict.fromkeys(MatchStatus.ALL, 0) | dict(rows.all())
 
 
