@@ -61,3 +61,14 @@ def c_bot(folder: Path, source: str = C_BOT) -> Path:
     """A C bot built by make into ./bot, speaking JSON lines (the server puts the bridge in front)."""
     makefile = "bot: bot.c\n\tcc -O2 -o bot bot.c\n"
     return write(folder, {"kingmaker.toml": C_MANIFEST, "Makefile": makefile, "bot.c": source})
+
+
+def sample_bot(folder: Path, module: str, game: str, script: str = "bot.py") -> Path:
+    """A folder whose ``script`` runs one of the sample bots, its manifest naming ``game`` only."""
+    return write(
+        folder,
+        {
+            script: f"import runpy\nrunpy.run_module({module!r}, run_name='__main__')\n",
+            "kingmaker.toml": f'run = "python3 {script}"\ngames = ["{game}"]\n',
+        },
+    )

@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 import pytest
 from sqlmodel import func, select
+from submission_bots import sample_bot
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import authors, versions
@@ -41,10 +42,7 @@ def ok(server: BackgroundServer, token: str, *args: str) -> str:
 
 def sample_bot_folder(folder: Path, module: str) -> Path:
     """A bot folder whose bot.py runs one of the sample bots, for King's Road only."""
-    folder.mkdir(parents=True)
-    (folder / "bot.py").write_text(f"import runpy\nrunpy.run_module({module!r}, run_name='__main__')\n")
-    (folder / "kingmaker.toml").write_text(f'run = "python3 bot.py"\ngames = ["{GAME}"]\n')
-    return folder
+    return sample_bot(folder, module, GAME)
 
 
 def ladder_state(db: Database) -> dict[str, Any]:

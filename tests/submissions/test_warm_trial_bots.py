@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from submission_bots import sample_bot
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import versions
@@ -68,10 +69,7 @@ def counting(*arguments: str) -> Iterator[Starts]:
 
 
 def bot_folder(folder: Path, module: str, script: str) -> Path:
-    folder.mkdir(parents=True)
-    (folder / script).write_text(f"import runpy\nrunpy.run_module({module!r}, run_name='__main__')\n")
-    (folder / "kingmaker.toml").write_text(f'run = "python3 {script}"\ngames = ["kings_road"]\n')
-    return folder
+    return sample_bot(folder, module, "kings_road", script)
 
 
 def submit(server: BackgroundServer, folder: Path) -> str:
