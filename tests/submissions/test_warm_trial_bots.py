@@ -5,6 +5,7 @@ too, one start a seat a match."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,10 +25,14 @@ GREEDY = "kingmaker.sample_bots.kings_road.greedy_bot"
 class Starts:
     """The processes started from now on that Python runs with these ``arguments`` (a script, or
     ``-m MODULE``), seen by polling /proc: in the jail or not, each launch is one such process.
-    Those running already (kept warm from before) are not counted."""
+    Those running already (kept warm from before) are not counted, nor those that are not this
+    test process's descendants: /proc shows the whole machine, and pytest-xdist's other workers
+    start the same sample bots for their own tests (CI counted 8 random-bot starts here, 3 of
+    them another test's)."""
 
     def __init__(self, *arguments: str) -> None:
         self.arguments = [argument.encode() for argument in arguments]
+        self.ancestor = os.getpid()
         self.running = self._scan()
         self.seen: set[tuple[int, bytes]] = set()  # (pid, its start time): pids are reused
         self._stop = threading.Event()
@@ -52,11 +57,26 @@ class Starts:
                 try:
                     argv = (proc / "cmdline").read_bytes().split(b"\0")
                     python = argv[0].endswith((b"python3", b"python"))
-                    if python and argv[1 : 1 + len(self.arguments)] == self.arguments:
-                        found.add((int(proc.name), (proc / "stat").read_bytes().split()[21]))
+                    ours = argv[1 : 1 + len(self.arguments)] == self.arguments
+                    if python and ours and self._descends_from_us(int(proc.name)):
+                        found.add((int(proc.name), _stat(int(proc.name))[21]))
                 except OSError:  # gone meanwhile
                     continue
         return found
+
+    def _descends_from_us(self, pid: int) -> bool:
+        while pid > 1:
+            if pid == self.ancestor:
+                return True
+            pid = int(_stat(pid)[3])
+        return False
+
+
+def _stat(pid: int) -> list[bytes]:
+    """/proc/PID/stat's fields after the command name, which may hold spaces, renumbered as
+    proc(5) numbers them from 0 (so [3] is the parent's pid, [21] the start time)."""
+    raw = Path(f"/proc/{pid}/stat").read_bytes()
+    return [b"", b"", *raw[raw.rindex(b")") + 2 :].split()]
 
 
 @contextmanager
