@@ -18,9 +18,9 @@ from sqlmodel import Session, col, select
 from kingmaker.ladder.bots.entrants import active_bots_for
 from kingmaker.ladder.errors import ConflictError, InvalidRequestError, NotFoundError
 from kingmaker.ladder.leagues.leagues import league_by_name, league_info
-from kingmaker.ladder.matches.locks import lock_league
+from kingmaker.ladder.matches.locks import lock_league, locked_match
 from kingmaker.ladder.pairing.league_pool import DatabasePool, new_entrant
-from kingmaker.ladder.records import LeagueInfo
+from kingmaker.ladder.records import FinishReport, LeagueInfo
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, Match, MatchSeat, MatchStatus, utc_now
 
@@ -92,8 +92,26 @@ def mark_presence(db: Database, league_id: int, away: Collection[int], back: Col
             session.add(entry)
         if gone:
             names = dict(session.exec(select(Bot.id, Bot.name).where(col(Bot.id).in_(gone))).all())
-            reasons = {bot: f"bot {names[bot]} was away (not connected)" for bot in gone}
+            reasons = {bot: away_reason([names[bot]]) for bot in gone}
             _cancel_waiting(session, league_id, reasons)
+
+
+def away_reason(bots: list[str]) -> str:
+    """Why a match of bots that were away is cancelled (``status_reason``)."""
+    return f"bot {', '.join(bots)} was away (not connected)"
+
+
+def cancel_unbegun(db: Database, match_id: int, away: list[str]) -> FinishReport:
+    """Cancel a claimed match that never began because these bots went away before their seats
+    were taken (``Roster.give_up_waiting``): nobody was told of it, so nothing is rated or
+    faulted, as for the ladder's waiting matches. A match recorded meanwhile stays as it is."""
+    with db.transaction() as session:
+        match = locked_match(session, match_id)
+        if match.status == MatchStatus.RUNNING:
+            match.status = MatchStatus.CANCELLED
+            match.status_reason = away_reason(away)
+            session.add(match)
+        return FinishReport(match_id=match_id, status=match.status, rated=False)
 
 
 def _open_ladder(session: Session, name: str) -> League:

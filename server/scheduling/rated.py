@@ -4,7 +4,8 @@ The match row says *running* before any bot hears of it; the result, the ratings
 written in one transaction when it ends, retried until the database takes it (``results``). A
 failure of the server or the engine voids the match (nothing is rated) and the ladder schedules a
 replay. If the server dies mid-match the row stays
-*running*, and resuming the league replays it from scratch.
+*running*, and resuming the league replays it from scratch. A ladder's match whose remote bot
+went away before its seat was taken is cancelled (``Roster.give_up_waiting``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TypeAlias
 from kingmaker.ladder.bots import bots as ladder_bots
 from kingmaker.ladder.bots.pinned_versions import pinned_in, pinned_runnables
 from kingmaker.ladder.claims import claim_with_runnables
+from kingmaker.ladder.leagues.membership import cancel_unbegun
 from kingmaker.ladder.matches.matches import finish_match, void_match
 from kingmaker.ladder.records import FinishReport, MatchOutcome, MatchTicket, SeatOutcome
 from kingmaker.ladder.storage.db import Database
@@ -25,7 +27,7 @@ from kingmaker.server.refereeing.referee import MatchReport
 from kingmaker.server.refereeing.report_log import log_actions, log_digests, log_timings, think_timings
 from kingmaker.server.refereeing.results import until_stored
 from kingmaker.server.seats.deadlines import TimeControl
-from kingmaker.server.seats.roster import Entrant, Roster
+from kingmaker.server.seats.roster import Entrant, Roster, SeatAway
 
 log = logging.getLogger("kingmaker.server")
 
@@ -54,6 +56,10 @@ async def play_ticket(
         report = await executor.play(
             ticket.game, entrants, ticket.seed, ticket.options, control, str(ticket.match_id)
         )
+    except SeatAway as away:  # gone before the match began: cancelled, as if it had been waiting
+        if played is not None:
+            await played()
+        return await until_stored(cancel_unbegun, db, ticket.match_id, away.bots)
     except Exception as error:  # the engine or the server failed, not a bot: void and replay
         log.exception("match %s failed", ticket.match_id)
         if played is not None:

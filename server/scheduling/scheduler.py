@@ -267,6 +267,9 @@ class LeagueRunner:
                     self._hold(run, free - allowed)
                     claimed = []
                     absent = await self._absent(run)
+                    if run.presence is not None and run.presence.away:
+                        for ticket in in_play.values():  # claimed before they left; never begun
+                            self.roster.give_up_waiting(str(ticket.match_id), run.presence.away)
                     if allowed > 0:
                         # Counted: a bot in two matches already is the last to get a third.
                         busy = Counter(
@@ -305,8 +308,11 @@ class LeagueRunner:
             unheld = await fill()
             while True:
                 while in_play:
-                    # Held back: look again soon, for the lag may fall before any match ends.
+                    # Held back: look again soon, for the lag may fall before any match ends. A
+                    # ladder looks again at who is here while its matches play (``presence``).
                     timeout = None if unheld else ADMISSION_RECHECK_S
+                    if run.presence is not None:
+                        timeout = min(timeout or PRESENCE_RECHECK_S, PRESENCE_RECHECK_S)
                     done, _ = await asyncio.wait(
                         in_play, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
                     )

@@ -3,8 +3,9 @@
 
 A remote bot is *connected* while it has an open stream, of its own, that offered the league's
 game. Its matches are claimed only while it is connected; one that has had no such stream for
-``AWAY_GRACE_S`` is *away*: the league store cancels its waiting matches and plans none for it
-until it connects again (a bot restarting, or a network blip, keeps its place). The grace runs from
+``AWAY_GRACE_S`` is *away*: the league store cancels its waiting matches (and the scheduler
+those claimed before it left whose seats it never took: ``Roster.give_up_waiting``) and plans none
+for it until it connects again (a bot restarting, or a network blip, keeps its place). The grace runs from
 the last moment it was seen connected, or from the start of the league's run for a bot not
 already away. Managed bots are never away: the server starts them itself.
 """

@@ -22,6 +22,8 @@ Who is to blame when a seat stays empty: a remote bot with no stream for the gam
 ``connect_timeout`` did not show up (its fault: NEVER_CONNECTED); a bot that was connected but
 busy in its other matches until ``busy_timeout``, or a command the server could not start, is
 the server's failure to fill the seat (``Lease.server_fault``: the match is void, not the bot's).
+A ladder's remote bot may be away (``presence``): the ladder gives up waiting for it
+(``give_up_waiting``) once it is, and its match, told to nobody yet, is cancelled (``SeatAway``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import asyncio
 import dataclasses
 import secrets
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +103,15 @@ class Lease:
         return self.process.exit_description()
 
 
+class SeatAway(Exception):
+    """A match's wait for its remote seats was given up: these bots are away (``presence``).
+    The match never began, so it is cancelled, not played or faulted."""
+
+    def __init__(self, bots: list[str]) -> None:
+        super().__init__(", ".join(bots))
+        self.bots = bots
+
+
 @dataclass(frozen=True)
 class SeatOutput:
     """What a managed bot left behind in one match, read when the match let it go."""
@@ -147,6 +159,20 @@ class Roster:
     _reaper: asyncio.Task[None] | None = field(default=None, repr=False)
     _stopping: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
     """Processes made room for, stopping (the match that made room does not wait for them)."""
+    _waiting: dict[str, dict[int, str]] = field(default_factory=dict, repr=False)
+    """The matches waiting for remote seats: match id -> the bots waited for (id -> name)."""
+    _given_up: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    """The waits given up (``give_up_waiting``): match id -> the away bots' names."""
+
+    def give_up_waiting(self, match_id: str, away: Collection[int]) -> None:
+        """If the match still waits for a seat of one of these bots, which are away, stop waiting:
+        its ``lease_all`` raises ``SeatAway``. A match whose seats are taken is not touched: a bot
+        that leaves once its match has begun is faulted for it."""
+        waited = self._waiting.get(match_id, {})
+        gone = sorted(name for bot_id, name in waited.items() if bot_id in away)
+        if gone:
+            self._given_up[match_id] = gone
+            self.pool.notify()
 
     async def lease_all(self, entrants: list[Entrant], game: str, match_id: str) -> list[Lease]:
         """A lease per seat: the remote seats all at once, then the managed bots (concurrently)."""
@@ -374,30 +400,37 @@ class Roster:
         leases: dict[int, Lease] = {}
         waiting = dict(entrants)
         absent_since: dict[int, float] = {}
-        while waiting:
-            free = self._free_sessions(waiting, game)
-            if len(free) == len(waiting):
-                for seat, session in free.items():
-                    session.matches.add(match_id)
-                    leases[seat] = Lease(waiting[seat], session)
-                break
-            now = loop.time()
-            for seat, entrant in list(waiting.items()):
-                if any(s.plays(game) for s in self._streams(entrant)):
-                    absent_since.pop(seat, None)
-                elif now - absent_since.setdefault(seat, now) >= self.connect_timeout:
-                    text = f"the bot had no connection offering {game} for {self.connect_timeout:g} s"
-                    leases[seat] = Lease(entrant, failure=text)
-                    del waiting[seat]
-            if waiting and now - started >= self.busy_timeout:
-                for seat, entrant in waiting.items():
-                    text = f"the bot stayed busy in its other matches for {self.busy_timeout:g} s"
-                    leases[seat] = Lease(entrant, failure=text, server_fault=True)
-                break
-            if any(seat not in free for seat in waiting):
-                deadlines = [since + self.connect_timeout for since in absent_since.values()]
-                wake = min([started + self.busy_timeout, *deadlines])
-                await self.pool.wait_for_change(wake - now)
+        try:
+            while waiting:
+                free = self._free_sessions(waiting, game)
+                if len(free) == len(waiting):
+                    for seat, session in free.items():
+                        session.matches.add(match_id)
+                        leases[seat] = Lease(waiting[seat], session)
+                    break
+                if match_id in self._given_up:  # (a bot back in time still takes its seat, above)
+                    raise SeatAway(self._given_up[match_id])
+                self._waiting[match_id] = {e.bot_id: e.name for e in waiting.values() if e.bot_id is not None}
+                now = loop.time()
+                for seat, entrant in list(waiting.items()):
+                    if any(s.plays(game) for s in self._streams(entrant)):
+                        absent_since.pop(seat, None)
+                    elif now - absent_since.setdefault(seat, now) >= self.connect_timeout:
+                        text = f"the bot had no connection offering {game} for {self.connect_timeout:g} s"
+                        leases[seat] = Lease(entrant, failure=text)
+                        del waiting[seat]
+                if waiting and now - started >= self.busy_timeout:
+                    for seat, entrant in waiting.items():
+                        text = f"the bot stayed busy in its other matches for {self.busy_timeout:g} s"
+                        leases[seat] = Lease(entrant, failure=text, server_fault=True)
+                    break
+                if any(seat not in free for seat in waiting):
+                    deadlines = [since + self.connect_timeout for since in absent_since.values()]
+                    wake = min([started + self.busy_timeout, *deadlines])
+                    await self.pool.wait_for_change(wake - now)
+        finally:
+            self._waiting.pop(match_id, None)
+            self._given_up.pop(match_id, None)
         return leases
 
     def _streams(self, entrant: Entrant) -> list[BotSession]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from kingmaker.server.seats.roster import Entrant, Roster
+import pytest
+
+from kingmaker.server.seats.roster import Entrant, Roster, SeatAway
 from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 X = Entrant(name="x", bot_id=1)
@@ -117,5 +119,29 @@ def test_remote_seats_are_given_back_when_the_match_is_cancelled_while_launching
         await asyncio.gather(leasing, return_exceptions=True)
         assert x.matches == set()
         await roster.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_wait_given_up_for_an_away_bot_names_it_and_a_begun_match_is_left_alone() -> None:
+    """The ladder gives up a match's wait for a bot that went away (``give_up_waiting``): the wait
+    ends naming that bot; a match whose seats are taken already is not touched by it."""
+
+    async def scenario() -> None:
+        pool = SessionPool()
+        roster = Roster(pool, "unused", connect_timeout=30, busy_timeout=30)
+        connect(pool, Y)
+        begun = await roster.lease_all([Y], "kingdoms", "begun")
+        waiting = asyncio.create_task(roster.lease_all([X, Y], "kingdoms", "waiting"))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        roster.give_up_waiting("begun", {Y.bot_id or 0})  # its seat is taken: nothing happens
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        roster.give_up_waiting("waiting", {X.bot_id or 0})
+        with pytest.raises(SeatAway) as away:
+            await asyncio.wait_for(waiting, 5)
+        assert away.value.bots == ["x"]
+        assert begun[0].session is not None and begun[0].session.matches == {"begun"}
 
     asyncio.run(scenario())
