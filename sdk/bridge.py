@@ -57,7 +57,7 @@ import os
 import signal
 import sys
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -74,6 +74,7 @@ from kingmaker.sdk.client import (
     ConnectionRefused,
     server_address,
 )
+from kingmaker.sdk.outbox import Outbox
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc
 
 EXIT_WAIT_SECONDS = 2.0
@@ -121,7 +122,7 @@ class _Bridge:
     on_program_exit: Callable[[int], None] | None = None
     compact: bool = False
     """Action requests in the compact form (``bridge_compact``)."""
-    outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
+    outbox: Outbox = field(default_factory=Outbox)
     draining: bool = False
     stopping: bool = False
     """The stream is over and the bridge is stopping the program: its exit is not a crash."""
@@ -133,6 +134,7 @@ class _Bridge:
     ends_unseen: OrderedDict[str, None] = field(default_factory=OrderedDict)
 
     async def send_to_program(self, message: arena_pb2.ServerMessage) -> None:
+        self.outbox.heard(message)
         kind = message.WhichOneof("message")
         written = await self._write(message)
         if kind == "match_end":
@@ -177,7 +179,7 @@ class _Bridge:
 
     def _seen(self, match_id: str) -> None:
         seen = arena_pb2.MatchEndSeen(match_id=match_id)
-        self.outbox.put_nowait(arena_pb2.BotMessage(match_end_seen=seen))
+        self.outbox.put(arena_pb2.BotMessage(match_end_seen=seen))
 
     def _on_end_seen(self, match_id: str, line: bytes) -> None:
         """The program acknowledged a match's end: the one it names, or its oldest unacknowledged."""
@@ -218,7 +220,7 @@ class _Bridge:
             self.open.pop(reply.request_id, None)
         if reply.WhichOneof("choice") == "malformed":
             _say(f"request {reply.request_id}: {reply.malformed}")
-        self.outbox.put_nowait(arena_pb2.BotMessage(reply=reply))
+        self.outbox.put(arena_pb2.BotMessage(reply=reply))
 
     async def read_program(self) -> None:
         """Forward the program's lines until it closes stdout; then the stream closes too."""
@@ -232,7 +234,7 @@ class _Bridge:
         else:
             await self._end_with_program()
         finally:
-            self.outbox.put_nowait(None)
+            self.outbox.put(None)
 
     async def _end_with_program(self) -> None:
         """The program closed its stdout: if it exited, end as it did, before the stream closes,
@@ -247,15 +249,11 @@ class _Bridge:
         """SIGTERM: take no new match, finish the one in play (a second SIGTERM: stop now)."""
         if self.draining:
             print("kingmaker bridge: stopping now", file=sys.stderr, flush=True)
-            self.outbox.put_nowait(None)
+            self.outbox.put(None)
             return
         self.draining = True
         print("kingmaker bridge: leaving after the match in play (SIGTERM again: now)", file=sys.stderr)
-        self.outbox.put_nowait(arena_pb2.BotMessage(goodbye=arena_pb2.Goodbye()))
-
-    async def outgoing(self) -> AsyncIterator[arena_pb2.BotMessage]:
-        while (message := await self.outbox.get()) is not None:
-            yield message
+        self.outbox.put(arena_pb2.BotMessage(goodbye=arena_pb2.Goodbye()))
 
 
 async def bridge(
@@ -292,7 +290,7 @@ async def bridge(
         limit=LINE_LIMIT_BYTES,
     )
     state = _Bridge(program, on_program_exit, compact)
-    state.outbox.put_nowait(arena_pb2.BotMessage(hello=hello))
+    state.outbox.put(arena_pb2.BotMessage(hello=hello))
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform or thread
         loop.add_signal_handler(signal.SIGTERM, state.drain)
@@ -304,7 +302,7 @@ async def bridge(
     try:
         async with grpc.aio.insecure_channel(address, options=options) as channel:
             stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]  # generated
-            call = stub.Play(state.outgoing())
+            call = stub.Play(state.outbox.messages())
             try:
                 async for message in call:
                     await state.send_to_program(message)
@@ -317,7 +315,7 @@ async def bridge(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(signal.SIGTERM)
         state.stopping = True
-        state.outbox.put_nowait(None)
+        state.outbox.put(None)
         await _stop(program)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -20,6 +20,7 @@ import grpc
 from kingmaker.games.api import Result
 from kingmaker.sdk.bot import Bot, MatchEnd, MatchStart, Reply, Request, as_bot
 from kingmaker.sdk.codec import GameCodec, codec_for, options_from_proto
+from kingmaker.sdk.outbox import Outbox
 from kingmaker.v1 import arena_pb2, arena_pb2_grpc, common_pb2
 
 PROTOCOL_VERSION = 1
@@ -54,7 +55,7 @@ class _Match:
 @dataclass
 class _Connection:
     bot: Bot
-    outbox: asyncio.Queue[arena_pb2.BotMessage | None] = field(default_factory=asyncio.Queue)
+    outbox: Outbox = field(default_factory=Outbox)
     matches: dict[str, _Match] = field(default_factory=dict)
 
 
@@ -94,7 +95,7 @@ async def play(
         protocol_version=PROTOCOL_VERSION,
         acknowledges_match_end=True,
     )
-    await connection.outbox.put(arena_pb2.BotMessage(hello=hello))
+    connection.outbox.put(arena_pb2.BotMessage(hello=hello))
     options = [
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -106,7 +107,7 @@ async def play(
         channel = grpc.aio.secure_channel(address, credentials, options=options)
     async with channel:
         stub = arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]  # generated, untyped
-        call = stub.Play(_outgoing(connection))
+        call = stub.Play(connection.outbox.messages())
         try:
             async for message in call:
                 _handle(connection, message)
@@ -115,7 +116,7 @@ async def play(
                 raise ConnectionRefused(error.details() or "the server refused the token") from None
             raise
         finally:
-            await connection.outbox.put(None)
+            connection.outbox.put(None)
 
 
 def run(
@@ -136,12 +137,8 @@ def run(
         pass
 
 
-async def _outgoing(connection: _Connection) -> AsyncIterator[arena_pb2.BotMessage]:
-    while (message := await connection.outbox.get()) is not None:
-        yield message
-
-
 def _handle(connection: _Connection, message: arena_pb2.ServerMessage) -> None:
+    connection.outbox.heard(message)
     kind = message.WhichOneof("message")
     if kind == "welcome":
         log.info("connected as %s (session %s)", message.welcome.bot, message.welcome.session_id)
@@ -149,7 +146,7 @@ def _handle(connection: _Connection, message: arena_pb2.ServerMessage) -> None:
         _on_start(connection, message.match_start)
     elif kind == "action_request":
         reply = _answer(connection, message.action_request)
-        connection.outbox.put_nowait(arena_pb2.BotMessage(reply=reply))
+        connection.outbox.put(arena_pb2.BotMessage(reply=reply))
     elif kind == "match_end":
         _on_end(connection, message.match_end)
     elif kind == "error":
@@ -212,4 +209,4 @@ def _on_end(connection: _Connection, end: arena_pb2.MatchEnd) -> None:
     finally:  # what it printed meanwhile is that match's (the server waits for this)
         sys.stderr.flush()
         seen = arena_pb2.MatchEndSeen(match_id=end.match_id)
-        connection.outbox.put_nowait(arena_pb2.BotMessage(match_end_seen=seen))
+        connection.outbox.put(arena_pb2.BotMessage(match_end_seen=seen))

@@ -135,10 +135,47 @@ def test_the_bridge_acknowledges_for_a_program_only_until_it_promises() -> None:
         program.stdin.close()
         await program.wait()
         said = []
-        while not state.outbox.empty():
-            message = state.outbox.get_nowait()
+        while not state.outbox.queue.empty():
+            message = state.outbox.queue.get_nowait()
             assert message is not None and message.WhichOneof("message") == "match_end_seen"
             said.append(message.match_end_seen.match_id)
         return said
 
     assert asyncio.run(scenario()) == ["m1", "m3", "m2"]
+
+
+def test_nothing_is_sent_once_the_server_closes_the_stream_for_flooding() -> None:
+    """After ``FLOODING`` the server reads nothing more, sends the match's end and ends the call:
+    the bridge's acknowledgement of that end, written as the call ended, made gRPC's asyncio
+    client report ``INTERNAL: Internal error from Core`` in place of the server's
+    ``RESOURCE_EXHAUSTED`` (a full run's misbehaviour conformance test, under load). Nothing is
+    sent after the error, the program's replies and the acknowledgement included."""
+
+    async def scenario() -> list[str]:
+        program = await asyncio.create_subprocess_exec(
+            "cat", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL
+        )
+        state = _Bridge(program)
+        sent: list[str] = []
+
+        async def send() -> None:  # as gRPC takes the call's requests: each as soon as it is put
+            async for message in state.outbox.messages():
+                sent.append(str(message.WhichOneof("message")))
+
+        sending = asyncio.ensure_future(send())
+        request = arena_pb2.ActionRequest(match_id="m1", request_id=3)
+        await state.send_to_program(arena_pb2.ServerMessage(action_request=request))
+        state.on_line(b'{"legalActionIndex": 0}\n')  # sent: the stream is open
+        await asyncio.sleep(0.05)
+        flooding = arena_pb2.Error(code=arena_pb2.ERROR_CODE_FLOODING, match_id="m1")
+        await state.send_to_program(arena_pb2.ServerMessage(error=flooding))
+        state.on_line(b'{"legalActionIndex": 0}\n')  # after it: dropped
+        await state.send_to_program(arena_pb2.ServerMessage(match_end=arena_pb2.MatchEnd(match_id="m1")))
+        state.outbox.put(None)
+        await asyncio.wait_for(sending, 60)
+        assert program.stdin is not None
+        program.stdin.close()
+        await program.wait()
+        return sent
+
+    assert asyncio.run(scenario()) == ["reply"]
