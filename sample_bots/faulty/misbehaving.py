@@ -8,6 +8,8 @@ action, then misbehaves as the row KEY says on every later one. Every ``Error`` 
 to stderr as ``kingmaker: CODE: message``, every match end as ``kingmaker: match_end: REASON``, and
 a gRPC stream's end as ``kingmaker: stream ended: STATUS``; it exits 1 after a stream end that is
 not OK. The conformance suite (tests/protocol/test_misbehaviour_conformance.py) reads those lines.
+Behind the bridge it says ``READY`` on stderr once it reads requests: the bridge says hello to the
+server as it starts the program, so a match could ask the program before it is running.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ FLOOD = 25
 """Messages sent at once by the flooding rows: more than the 20 a match allows."""
 UNDECODABLE = b"\xff\xff\xff\xff not a BotMessage"
 OTHER_GAME_ACTION = "type.googleapis.com/kingmaker.kings_road.v1.Action"
+READY = "kingmaker: reading requests"
 
 
 def burn_cpu(seconds: float) -> None:
@@ -166,6 +169,7 @@ def json_lines(key: str) -> None:
             print(text, flush=True)
 
     bot = Misbehaving(key, answer, send_raw, output)
+    print(READY, file=sys.stderr, flush=True)
     for line in sys.stdin:
         message = json.loads(line)
         report(message)

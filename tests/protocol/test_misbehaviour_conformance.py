@@ -22,6 +22,7 @@ import pytest
 from protocol_support import kingmaker_command
 
 from kingmaker.ladder.bots import bots
+from kingmaker.sample_bots.faulty.misbehaving import READY
 from kingmaker.server.app import ServerConfig
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.refereeing import misbehaviour
@@ -91,6 +92,15 @@ def play_remote(
     reader = threading.Thread(target=lambda: lines.extend(iter(bot.stderr.readline, "")))  # type: ignore[union-attr]
     reader.start()
     try:
+        if transport == "bridge":
+            # A remote bot is charged wall time from its first request on: under load (12 busy
+            # processes on 2 cores) the bridge said hello, and got that request, over a second
+            # before its program had started, and was struck for it. An author starts the bridge
+            # before their bot plays; here the match waits for the program likewise.
+            deadline = time.monotonic() + 120
+            while READY not in "".join(lines) and bot.poll() is None:
+                assert time.monotonic() < deadline, "the bridged program never started"
+                time.sleep(0.05)
         report = play(server, [Entrant(name, bot_id=info.id), SOUND], f"{name}-remote")
         # Still connected, waiting for a match (a bridge whose program hung up ends by itself).
         if row.stream in ("", "OK") and not row.process and (row.key, transport) != ("hangs-up", "bridge"):
