@@ -138,9 +138,10 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         self._engines = _Engines()
         self._recall: list[str] = [str(seat) for seat in range(game.players)]
         """Per seat, the digest chained over what it has seen and done, up to ``_recalled``."""
-        """The steps since ``_engines.recalled``, where ``_recall`` stops: digests are taken only
-        when an information state is asked for, so rollouts never pay for them."""
-        self._unrecalled: list[tuple[dict[Seat, Action], dict[Seat, int]]] = []
+        self._unrecalled: list[tuple[dict[Seat, Action] | None, dict[Seat, int]]] = []
+        """The steps since ``_engines.recalled``, where ``_recall`` stops, each a joint action and
+        its slots (a None joint: the start, nothing applied): digests are taken only when an
+        information state is asked for, so rollouts never pay for them."""
 
     @property
     def engine(self) -> GameState | None:
@@ -224,8 +225,10 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
     def _start_recall(self) -> None:
         assert self.engine is not None
         self._recalled = self.engine.clone()
-        self._unrecalled = []
-        self._fold({})
+        # What the seats see at the start is folded when an information state is first asked for,
+        # as every step is: its repr and digests at each game's start cost a game played without
+        # information states 4% of Kingdoms' engine work (5.7k instructions a step of 140k).
+        self._unrecalled = [(None, {})]
 
     def _fold(self, slots: dict[Seat, int]) -> None:
         assert self._recalled is not None
@@ -239,7 +242,8 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         """``seat``'s information state: the chain over all it has seen and done until now."""
         if self._recalled is not None:
             for joint, slots in self._unrecalled:
-                self._recalled.apply(joint)
+                if joint is not None:
+                    self._recalled.apply(joint)
                 self._fold(slots)
             self._unrecalled = []
         return self._recall[seat]
