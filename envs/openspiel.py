@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from kingmaker.envs.requirements import require
+from kingmaker.envs.shapes import SHAPES
 from kingmaker.envs.table import Encoder, encoder_for, pairwise_rewards
 from kingmaker.games import serial
 from kingmaker.games.api import Action, Game, GameState, Seat
@@ -51,6 +52,8 @@ SEED_BYTES = 4
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
+SLOT_LISTS = [list(range(count)) for count in range(max(shape.slots for shape in SHAPES.values()) + 1)]
+"""For each number of legal actions, the list of their slots, copied for ``legal_actions``."""
 
 
 def short_name(game_name: str) -> str:
@@ -149,7 +152,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
 
     @engine.setter
     def engine(self, engine: GameState | None) -> None:
-        self._engines.engine = engine
+        self._engines.start(engine)
 
     @property
     def _recalled(self) -> GameState | None:
@@ -160,22 +163,22 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         self._engines.recalled = engine
 
     def current_player(self) -> int:
-        return self._engines.current()
+        return self._engines.current
 
     # The next four are pyspiel's own, answered here when called from Python: through pyspiel
     # each is a round trip into C++ and back into ``current_player`` or ``_legal_actions`` (a
     # few µs each, a step's engine work is tens). Callers in C++ still take pyspiel's.
     def is_chance_node(self) -> bool:
-        return self._engines.current() == CHANCE
+        return self._engines.current == CHANCE
 
     def is_simultaneous_node(self) -> bool:
-        return self._engines.current() == SIMULTANEOUS
+        return self._engines.current == SIMULTANEOUS
 
     def is_player_node(self) -> bool:
-        return self._engines.current() >= 0
+        return self._engines.current >= 0
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        current = self._engines.current()
+        current = self._engines.current
         if current == CHANCE:
             return list(range(256))  # the seed's bytes
         if player is None:
@@ -192,35 +195,36 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         return self._engines.legal(seat)
 
     def _legal_actions(self, player: int) -> list[int]:
-        assert self.engine is not None
-        count = len(self.legal(player))
-        if count == 0 and len(self.engine.to_act()) > 1:
+        engines = self._engines
+        count = len(engines.legal(player))
+        if count == 0 and len(engines.acting) > 1:
             return [0]  # not deciding at a simultaneous node: the one action that does nothing
-        return list(range(count))
+        return SLOT_LISTS[count][:]  # a copy of a list kept: a third of building it anew
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return [(outcome, 1 / 256) for outcome in range(256)]
 
     def _apply_action(self, action: int) -> None:
-        if self.engine is None:
+        engines = self._engines
+        if engines.engine is None:
             self._seed_bytes.append(action)
             if len(self._seed_bytes) == SEED_BYTES:
                 seed = int.from_bytes(bytes(self._seed_bytes), "big")
                 self.engine = self._game.engine.new(self._game.players, seed, self._game.options)
                 self._start_recall()
             return
-        seat = self._engines.current()
-        self._apply_joint({seat: self.legal(seat)[action]}, {seat: action})
+        seat = engines.current
+        joint = {seat: engines.legal(seat)[action]}
+        engines.apply(joint)
+        self._unrecalled.append((joint, {seat: action}))
 
     def _apply_actions(self, actions: list[int]) -> None:
-        assert self.engine is not None
-        acting = self.engine.to_act()
-        joint = {seat: self.legal(seat)[actions[seat]] for seat in acting}
-        self._apply_joint(joint, {seat: actions[seat] for seat in acting})
-
-    def _apply_joint(self, joint: dict[Seat, Action], slots: dict[Seat, int]) -> None:
-        self._engines.apply(joint)
-        self._unrecalled.append((joint, slots))
+        engines = self._engines
+        acting = engines.acting
+        legal = engines.legal
+        joint = {seat: legal(seat)[actions[seat]] for seat in acting}
+        engines.apply(joint)
+        self._unrecalled.append((joint, {seat: actions[seat] for seat in acting}))
 
     def _start_recall(self) -> None:
         assert self.engine is not None
@@ -255,7 +259,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         return repr(legal[action]) if 0 <= action < len(legal) else f"slot {action}"
 
     def is_terminal(self) -> bool:
-        return self._engines.current() == TERMINAL
+        return self._engines.current == TERMINAL
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -290,59 +294,59 @@ class _Engines:
     """The engine states of a ``KingmakerState``. OpenSpiel clones a state by deep copy: this
     copies them with the engines' own ``clone()``, many times faster than a generic deep copy.
 
-    Who acts and each seat's legal actions are kept until the engine changes, which it does only
-    through ``apply`` here or a new engine set (the state's methods; nothing else applies to it):
-    OpenSpiel and its callers ask for the current player several times a node."""
+    Who acts is found as the engine changes, and each seat's legal actions when first asked for,
+    kept until the engine changes, which it does only through ``apply`` here or ``start`` (the
+    state's methods; nothing else applies to it): OpenSpiel and its callers ask for the current
+    player several times a node, each a call from C++ or Python, and a plain attribute read is
+    the cheapest answer. A copy keeps them: the same position has the same answers."""
+
+    engine: GameState | None
+    recalled: GameState | None
+    current: int
+    """The current player as OpenSpiel numbers it: a seat, chance, terminal or simultaneous."""
+    acting: tuple[Seat, ...]
+    """The seats deciding now (none at chance or at the end)."""
 
     def __init__(self, engine: GameState | None = None, recalled: GameState | None = None) -> None:
-        self._engine = engine
         self.recalled = recalled
+        self.start(engine)
+
+    def start(self, engine: GameState | None) -> None:
+        self.engine = engine
         self._legal: dict[Seat, tuple[Action, ...]] = {}
-        self._current: int | None = None
+        if engine is None:
+            self.acting, self.current = (), CHANCE
+        else:
+            self._found(engine)
 
-    @property
-    def engine(self) -> GameState | None:
-        return self._engine
-
-    @engine.setter
-    def engine(self, engine: GameState | None) -> None:
-        self._engine = engine
-        self._legal = {}
-        self._current = None
-
-    def current(self) -> int:
-        """The current player as OpenSpiel numbers it: a seat, chance, terminal or simultaneous."""
-        current = self._current
-        if current is None:
-            engine = self._engine
-            if engine is None:
-                current = CHANCE
-            elif engine.is_over():
-                current = TERMINAL
-            else:
-                acting = engine.to_act()
-                current = acting[0] if len(acting) == 1 else SIMULTANEOUS
-            self._current = current
-        return current
+    def _found(self, engine: GameState) -> None:
+        if engine.is_over():
+            self.acting, self.current = (), TERMINAL
+        else:
+            acting = self.acting = engine.to_act()
+            self.current = acting[0] if len(acting) == 1 else SIMULTANEOUS
 
     def legal(self, seat: Seat) -> tuple[Action, ...]:
         legal = self._legal.get(seat)
         if legal is None:
-            assert self._engine is not None
-            legal = self._legal[seat] = self._engine.legal_actions(seat)
+            assert self.engine is not None
+            legal = self._legal[seat] = self.engine.legal_actions(seat)
         return legal
 
     def apply(self, joint: dict[Seat, Action]) -> None:
-        assert self._engine is not None
-        self._engine.apply(joint)
+        engine = self.engine
+        assert engine is not None
+        engine.apply(joint)
         self._legal = {}
-        self._current = None
+        self._found(engine)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engines:
+        copy = _Engines.__new__(_Engines)
         engine, recalled = self.engine, self.recalled
-        return _Engines(
-            engine.clone() if engine is not None else None, recalled.clone() if recalled is not None else None
-        )
+        copy.engine = engine.clone() if engine is not None else None
+        copy.recalled = recalled.clone() if recalled is not None else None
+        copy.acting, copy.current, copy._legal = self.acting, self.current, dict(self._legal)
+        return copy
 
 
 def state_from_request(game: KingmakerGame, request: Any, seed: int) -> KingmakerState:
@@ -374,10 +378,11 @@ class KingmakerObserver:
     def set_from(self, state: KingmakerState, player: int) -> None:
         if self.perfect_recall:
             return
-        if state.engine is None:
+        engine = state.engine
+        if engine is None:
             self.tensor.fill(0)
             return
-        self._bytes[:] = self.encoder.buffer(state.engine.observation(player), state.legal(player))
+        self._bytes[:] = self.encoder.buffer(engine.observation(player), state.legal(player))
 
     def string_from(self, state: KingmakerState, player: int) -> str:
         if self.perfect_recall:

@@ -180,7 +180,7 @@ class Table:
             return ()
         legal = self._legal.get(seat)
         if legal is None:
-            legal = self._legal[seat] = self.state.legal_actions(seat)
+            legal = self._legal[seat] = self._state.legal_actions(seat)
         return legal
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray]:
@@ -189,7 +189,7 @@ class Table:
         legal = self.legal(seat)
         encoder = self.encoder
         return {
-            "observation": encoder.array(self.state.observation(seat), legal),
+            "observation": encoder.array(self._state.observation(seat), legal),
             "action_mask": encoder.mask(len(legal)),
         }
 
@@ -213,7 +213,7 @@ class Table:
         return True
 
     def is_over(self) -> bool:
-        return self.state.is_over()
+        return self._state.is_over()  # not through ``state``: asked at every step
 
     def result(self) -> Result:
         return self.state.result()
