@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from proc_stat import NICE, stat_field
 
 from kingmaker.server.building.build_clock import BUILD_SHARE, build_weight
 from kingmaker.server.building.build_store import BuildStore
@@ -18,11 +19,6 @@ from kingmaker.server.building.submission_limits import BUILD_LIMITS, BuildLimit
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.jail.launcher import BotProcess, nice_for_weight
 from kingmaker.server.jail.sandbox import Limits, SandboxPolicy, bubblewrap
-
-
-def niceness(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[16])  # the 19th field of /proc/PID/stat; two are before the ")"
 
 
 @pytest.mark.skipif("cpu" not in cgroup_support().controllers, reason="no usable cpu controller here")
@@ -38,7 +34,7 @@ def test_a_low_weight_is_written_to_the_process_cgroup_and_no_nice_is_added(tmp_
                 if "cpu" in tree.controllers:
                     name = "cpu.weight" if tree.version == 2 else "cpu.shares"
                     written[name] = (folder / name).read_text().strip()
-            return written, niceness(process.process.pid)
+            return written, int(stat_field(process.process.pid, NICE))
         finally:
             await process.stop(grace=0)
 

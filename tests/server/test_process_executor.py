@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
+from proc_stat import alive
 from typer.testing import CliRunner
 
 from kingmaker.ladder.bots import bots
@@ -145,17 +146,9 @@ def test_stopping_the_server_stops_its_workers(tmp_path: Path, monkeypatch: pyte
     pids = workers_of(server).pids()
     server.stop()
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_alive(pid) for pid in pids)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    assert not any(alive(pid) for pid in pids)
 
 
 def test_admission_control_sees_a_worker_that_falls_behind(workers_server: BackgroundServer) -> None:
@@ -214,9 +207,9 @@ def test_serve_with_worker_processes_says_so_and_its_workers_end_with_it(tmp_pat
         if ending == "SIGTERM":
             assert "refereed in 2 worker processes" in output
         deadline = time.monotonic() + 30
-        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not any(_alive(pid) for pid in workers)
+        assert not any(alive(pid) for pid in workers)
     finally:
         server.kill()
 

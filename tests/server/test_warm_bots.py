@@ -7,7 +7,6 @@ its name and pid to a file as it starts."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from proc_stat import alive
 
 from kingmaker.ladder.bots import bots
 from kingmaker.ladder.leagues import leagues
@@ -81,14 +81,6 @@ def launches(log: Path) -> list[tuple[str, int]]:
     """Every bot process started so far: (bot, pid)."""
     lines = log.read_text().split("\n") if log.exists() else []
     return [(name, int(pid)) for name, pid in (line.split() for line in lines if line)]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except (ProcessLookupError, FileNotFoundError):
-        return False
 
 
 def running(log: Path) -> list[tuple[str, int]]:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from proc_stat import PARENT, START_TIME, stat_field
 from submission_bots import sample_bot
 from typer.testing import CliRunner
 
@@ -34,7 +35,7 @@ class Starts:
         self.arguments = [argument.encode() for argument in arguments]
         self.ancestor = os.getpid()
         self.running = self._scan()
-        self.seen: set[tuple[int, bytes]] = set()  # (pid, its start time): pids are reused
+        self.seen: set[tuple[int, str]] = set()  # (pid, its start time): pids are reused
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
@@ -50,7 +51,7 @@ class Starts:
         while not self._stop.wait(0.02):
             self.seen |= self._scan()
 
-    def _scan(self) -> set[tuple[int, bytes]]:
+    def _scan(self) -> set[tuple[int, str]]:
         found = set()
         for proc in Path("/proc").iterdir():
             if proc.name.isdigit():
@@ -59,7 +60,7 @@ class Starts:
                     python = argv[0].endswith((b"python3", b"python"))
                     ours = argv[1 : 1 + len(self.arguments)] == self.arguments
                     if python and ours and self._descends_from_us(int(proc.name)):
-                        found.add((int(proc.name), _stat(int(proc.name))[21]))
+                        found.add((int(proc.name), stat_field(int(proc.name), START_TIME)))
                 except OSError:  # gone meanwhile
                     continue
         return found
@@ -68,15 +69,8 @@ class Starts:
         while pid > 1:
             if pid == self.ancestor:
                 return True
-            pid = int(_stat(pid)[3])
+            pid = int(stat_field(pid, PARENT))
         return False
-
-
-def _stat(pid: int) -> list[bytes]:
-    """/proc/PID/stat's fields after the command name, which may hold spaces, renumbered as
-    proc(5) numbers them from 0 (so [3] is the parent's pid, [21] the start time)."""
-    raw = Path(f"/proc/{pid}/stat").read_bytes()
-    return [b"", b"", *raw[raw.rindex(b")") + 2 :].split()]
 
 
 @contextmanager
