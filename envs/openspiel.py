@@ -214,17 +214,17 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
                 self._start_recall()
             return
         seat = engines.current
-        joint = {seat: engines.legal(seat)[action]}
-        engines.apply(joint)
-        self._unrecalled.append((joint, {seat: action}))
+        self._apply_joint({seat: engines.legal(seat)[action]}, {seat: action})
 
     def _apply_actions(self, actions: list[int]) -> None:
         engines = self._engines
         acting = engines.acting
-        legal = engines.legal
-        joint = {seat: legal(seat)[actions[seat]] for seat in acting}
-        engines.apply(joint)
-        self._unrecalled.append((joint, {seat: actions[seat] for seat in acting}))
+        joint = {seat: engines.legal(seat)[actions[seat]] for seat in acting}
+        self._apply_joint(joint, {seat: actions[seat] for seat in acting})
+
+    def _apply_joint(self, joint: dict[Seat, Action], slots: dict[Seat, int]) -> None:
+        self._engines.apply(joint)
+        self._unrecalled.append((joint, slots))
 
     def _start_recall(self) -> None:
         assert self.engine is not None
