@@ -52,6 +52,11 @@ less than this long before a reply was read are the server's time. Earlier ones 
 the loop ran after them and read whatever had come (a stall while the bot held the request did
 not keep it from replying)."""
 
+LAST_WORD_WAIT_S = 5.0
+"""How long a leaving stream whose hello promised ``MatchEndSeen`` stays open after its last
+match's end, for that acknowledgment. Ending the call as the bot writes it fails the write, and
+gRPC's client then reports INTERNAL in place of the OK the server sent (grpc/grpc#36066)."""
+
 RUNNABLE_RECHECK_S = 0.05
 """How soon to look again at a bot past its wait whose threads are ready to run but not running."""
 
@@ -149,6 +154,8 @@ class BotSession:
     """The hello promised a ``MatchEndSeen`` for every ``MatchEnd`` (``match_end_seen``)."""
     _ends_unseen: dict[str, asyncio.Future[None]] = field(default_factory=dict)
     """The matches whose end was sent and not yet acknowledged, by id (``acknowledges_match_end``)."""
+    _last_end: tuple[str, bool] = ("", True)
+    """The last match end sent, and whether no ``MatchEndSeen`` is owed for it (``LAST_WORD_WAIT_S``)."""
 
     @property
     def bot(self) -> str:
@@ -169,8 +176,8 @@ class BotSession:
         return self.takes_matches and len(self.matches) < self.capacity
 
     def drain(self, code: arena_pb2.ErrorCode = arena_pb2.ERROR_CODE_UNSPECIFIED, why: str = "") -> None:
-        """Offer this stream no new match, and end it (status OK) once the matches it is in are
-        over: the bot said ``Goodbye``, or (``why``, sent as an error first) it was suspended."""
+        """Offer no new match; end the stream (OK) once its matches are over and their last end is
+        acknowledged, if promised: the bot said ``Goodbye``, or (``why``, sent first) was suspended."""
         self.draining = True
         if why and not self._farewell:
             self._farewell = (code, why)
@@ -203,9 +210,11 @@ class BotSession:
 
     def send(self, message: arena_pb2.ServerMessage) -> None:
         if not self._ended:
-            if self.waits_for_ends and message.WhichOneof("message") == "match_end":
-                loop = asyncio.get_running_loop()
-                self._ends_unseen.setdefault(message.match_end.match_id, loop.create_future())
+            if message.WhichOneof("message") == "match_end":
+                match_id = message.match_end.match_id
+                self._last_end = (match_id, not self.acknowledges_match_end)
+                if self.waits_for_ends:
+                    self._ends_unseen.setdefault(match_id, asyncio.get_running_loop().create_future())
             self.outbox.put_nowait(message)
 
     async def match_end_seen(self, match_id: str, timeout: float) -> bool:
@@ -233,6 +242,10 @@ class BotSession:
         future = self._ends_unseen.get(match_id)
         if future is not None and not future.done():
             future.set_result(None)
+        if self._last_end[0] == match_id:
+            self._last_end = (match_id, True)
+            if self.draining and not self.matches:  # its last word: the stream may end now
+                self._leave()
 
     def error(self, code: arena_pb2.ErrorCode, text: str, match_id: str = "", request_id: int = 0) -> None:
         error = arena_pb2.Error(code=code, message=text, match_id=match_id, request_id=request_id)
@@ -356,7 +369,10 @@ class BotSession:
         if self.closed.is_set() and not self.matches:
             self._end()
         elif self.draining and not self.matches:
-            self._leave()
+            if self._last_end == (match_id, False):  # its MatchEndSeen is owed: end once it comes
+                asyncio.get_running_loop().call_later(LAST_WORD_WAIT_S, self._leave)
+            else:
+                self._leave()
 
     def _end(self) -> None:
         if not self._ended:

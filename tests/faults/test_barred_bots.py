@@ -6,6 +6,7 @@ now hears why on its open stream too, once its matches in play are over."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from kingmaker.ladder.bots import bots
 from kingmaker.ladder.storage.models import Bot
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.cli import app
+from kingmaker.server.seats import sessions
 from kingmaker.server.seats.sessions import BotSession, Identity
 from kingmaker.v1 import arena_pb2
 
@@ -76,6 +78,45 @@ def test_a_goodbye_drains_the_stream() -> None:
     assert not session.has_room and session.outbox.empty()
     session.end_match("m1")
     assert session.outbox.get_nowait() is None
+
+
+def leaving_after_one_match(acknowledges: bool) -> BotSession:
+    """A stream that said goodbye in its match, which has just sent that match's end."""
+    session = BotSession(Identity("leaving", bot_id=1), (), 1, acknowledges_match_end=acknowledges)
+    session.matches.add("m1")
+    session.drain()
+    session.send(arena_pb2.ServerMessage(match_end=arena_pb2.MatchEnd(match_id="m1")))
+    session.end_match("m1")
+    assert session.outbox.get_nowait().WhichOneof("message") == "match_end"  # type: ignore[union-attr]
+    return session
+
+
+def test_a_leaving_stream_that_promised_acknowledgments_ends_after_its_last_one() -> None:
+    # Ending the call as the bot writes its MatchEndSeen failed that write, and gRPC's client then
+    # reported INTERNAL in place of OK (CI: a bridge drained cleanly yet exited 1).
+    async def scene() -> None:
+        session = leaving_after_one_match(acknowledges=True)
+        await asyncio.sleep(0.05)
+        assert session.outbox.empty(), "the stream waits for the bot's last word"
+        session.on_message(arena_pb2.BotMessage(match_end_seen=arena_pb2.MatchEndSeen(match_id="m2")))
+        assert session.outbox.empty(), "an acknowledgment of another match is not it"
+        session.on_message(arena_pb2.BotMessage(match_end_seen=arena_pb2.MatchEndSeen(match_id="m1")))
+        assert session.outbox.get_nowait() is None, "then the stream ends"
+
+    asyncio.run(scene())
+
+
+def test_a_leaving_stream_waits_for_a_promised_acknowledgment_only_so_long(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sessions, "LAST_WORD_WAIT_S", 0.05)
+
+    async def scene() -> None:
+        session = leaving_after_one_match(acknowledges=True)
+        assert await asyncio.wait_for(session.outbox.get(), 30) is None
+
+    asyncio.run(scene())
+    assert leaving_after_one_match(acknowledges=False).outbox.get_nowait() is None, "none promised: at once"
 
 
 def test_a_bot_suspended_while_connected_hears_why_on_its_stream(server: BackgroundServer) -> None:
