@@ -6,11 +6,14 @@ closing stdin leaves the table and loses the seat."""
 
 from __future__ import annotations
 
+import os
 import queue
 import random
 import re
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -29,9 +32,13 @@ class Terminal:
     def __init__(self, table: Table, game: str, *bots: str) -> None:
         args = [sys.executable, "-m", "kingmaker", "play", game, "--server", table.server.address]
         args += ["--token", table.ann, "--seed", "11", *(f"--bot={bot}" for bot in bots)]
+        # stderr to a file, not a pipe nobody reads (a full pipe would stop the command); with
+        # faulthandler on, so a command that does not exit can be made to show where it is stuck.
+        self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115  # closed by stop()
         self.process = subprocess.Popen(
-            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
+            args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        )  # fmt: skip
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -60,10 +67,25 @@ class Terminal:
         self.process.stdin.write(text + "\n")
         self.process.stdin.flush()
 
+    def stderr(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read()
+
+    def exit_code(self) -> int:
+        """The command's exit status once it ends; a command still running after ``WAIT`` fails
+        the test with every thread's stack (SIGABRT: faulthandler prints them to stderr)."""
+        try:
+            return self.process.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGABRT)
+            self.process.wait(timeout=WAIT)
+            pytest.fail(f"kingmaker play did not exit; where it was:\n{self.stderr()}")
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(timeout=WAIT)
+        self._stderr.close()
 
 
 @pytest.fixture
@@ -94,7 +116,7 @@ def test_a_full_match_typed_in_the_terminal(table: Table, terminals: list[Termin
             assert terminal.next_line() == refusal
             assert terminal.next_line() == prompt[0]
         terminal.type(str(rng.randrange(count)))
-    assert terminal.process.wait(timeout=WAIT) == 0
+    assert terminal.exit_code() == 0
     output = "\n".join(terminal.seen)
     assert "the match is over (finished for you):" in output
     assert re.search(r"^  seat 0 person:ann \(you\): rank \d, score -?\d+ \(finished\)$", output, re.M)
@@ -116,7 +138,7 @@ def test_closing_stdin_leaves_the_table_and_loses_the_seat(table: Table, termina
     assert terminal.process.stdin is not None
     terminal.process.stdin.close()
     assert terminal.until(re.compile(r"^stdin closed: you leave the table")) is not None
-    assert terminal.process.wait(timeout=WAIT) == 1
+    assert terminal.exit_code() == 1
     match = stored(table, started[1])
     assert match.reasons == ["disconnected", "finished", "finished"]
 
@@ -125,7 +147,6 @@ def test_a_table_the_server_refuses_fails_with_its_reason(table: Table, terminal
     terminal = Terminal(table, "chess", "rando")
     terminals.append(terminal)
     deadline = time.monotonic() + WAIT
-    assert terminal.process.wait(timeout=WAIT) == 1 and time.monotonic() < deadline
-    assert terminal.process.stderr is not None
-    error = terminal.process.stderr.read().strip()
+    assert terminal.exit_code() == 1 and time.monotonic() < deadline
+    error = terminal.stderr().strip()
     assert error.startswith("error:") and "chess" in error and len(error.splitlines()) == 1
