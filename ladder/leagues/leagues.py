@@ -226,23 +226,34 @@ def claim_in(
     """``claim_matches`` in the caller's transaction, ``league`` locked by it already."""
     if league.paused or league.finished:
         return []
-    _plan_ahead(session, league, limit)
-    waiting, seated = free_first(session, league, limit, busy, absent)
-    claimed = []
-    for match in waiting:
-        blocked = _inactive_seat(session, match)
-        if blocked is not None:
-            mark_claimed(match, MatchStatus.CANCELLED, blocked, match.started_at)
-        else:
-            mark_claimed(match, MatchStatus.RUNNING, match.status_reason, utc_now())
-            if league.started_at is None:  # set only then: setting it at all has the flush look at it
-                league.started_at = match.started_at
-            claimed.append(match)
-    session.flush()  # the league's start, if this is its first claim
-    write_claimed(session, waiting)
+    claimed: list[Match] = []
+    seats: dict[int, tuple[int, ...]] = {}
+    # A claim that took none of the matches it chose (each cancelled here for a disabled or
+    # suspended bot, or by a withdrawal committed since the window was read) looks again: the
+    # scheduler takes an empty claim with nothing in play as a planned league having nothing left
+    # (a ladder, which plans as it goes, waits for its bots and claims again instead).
+    while not claimed:
+        _plan_ahead(session, league, limit)
+        waiting, seated = free_first(session, league, limit, busy, absent)
+        if not seated:  # no match waits in the window
+            break
+        seats.update(seated)
+        for match in waiting:
+            blocked = _inactive_seat(session, match)
+            if blocked is not None:
+                mark_claimed(match, MatchStatus.CANCELLED, blocked, match.started_at)
+            else:
+                mark_claimed(match, MatchStatus.RUNNING, match.status_reason, utc_now())
+                if league.started_at is None:  # set only then: setting it at all has the flush look at it
+                    league.started_at = match.started_at
+                claimed.append(match)
+        session.flush()  # the league's start, if this is its first claim
+        write_claimed(session, waiting)
+        if league.format == "ladder":
+            break
     if not claimed:
         _close_if_done(session, league)
-    return [ticket(session, match, seated.get(match.id or 0)) for match in claimed]
+    return [ticket(session, match, seats.get(match.id or 0)) for match in claimed]
 
 
 _bots, _seats = core_table(Bot), core_table(MatchSeat)

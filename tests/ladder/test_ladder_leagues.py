@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from ladder_support import TEST_GAME, make_bots, snapshot
+from sqlalchemy import text
 
 from kingmaker.games.serial import action_from_data
 from kingmaker.ladder.bots.bots import register_bot, set_enabled
@@ -156,6 +157,28 @@ def test_a_disabled_bot_leaves_the_ladder_pool(db: Database) -> None:
     bot2 = league.bot_ids[2]
     assert tickets
     assert all(bot2 not in t.bot_ids for t in tickets)
+
+
+def test_a_claim_whose_matches_are_all_cancelled_looks_past_them(db: Database) -> None:
+    """A claim cancels a match it chose whose bot may no longer play. When it cancelled every
+    match it chose and claimed none, the scheduler, with nothing in play, took the league as
+    played out and stopped it with matches left unplayed (the scheduler's chaos test on
+    PostgreSQL, a bot disabled for a moment). Here the bot is disabled in the database alone, as
+    a disable committed after the claim read its window looks to the claim: its matches are still
+    waiting."""
+    bots = make_bots(db, 4)
+    league = create_league(db, "rr", TEST_GAME, [bot.name for bot in bots], seed=1)
+    first_match = "SELECT s.bot_id FROM matchseat s JOIN match m ON m.id = s.match_id WHERE m.ordinal = 0"
+    with db.engine.begin() as connection:
+        gone = connection.execute(text(first_match)).scalars().first()
+        connection.execute(text("UPDATE bot SET enabled = false WHERE id = :bot"), {"bot": gone})
+    claimed = claim_matches(db, league.id, 1)  # the first in plan order has the disabled bot
+    assert len(claimed) == 1 and gone not in claimed[0].bot_ids
+    finish(db, claimed[0])
+    assert run_all(db, league.id) == 2
+    assert get_league(db, "rr").finished
+    progress = league_progress(db, league.id)
+    assert (progress[MatchStatus.FINISHED], progress[MatchStatus.CANCELLED]) == (3, 3)
 
 
 @pytest.mark.parametrize(
