@@ -145,7 +145,11 @@ class HomeLock:
             holder, connection = self._database
             self._database = None
             with contextlib.suppress(SQLAlchemyError):
-                connection.close()  # ending the session drops its advisory lock
+                # Unlocked by a statement: the session's end drops the lock too, but the backend
+                # ends it after the close has returned, and a server started next could be refused.
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": DATABASE_LOCK_KEY})
+            with contextlib.suppress(SQLAlchemyError):
+                connection.close()
             holder.dispose()
 
 

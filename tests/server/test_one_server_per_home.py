@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,29 @@ def test_a_home_taken_early_is_the_servers_once_it_starts_or_free_if_it_does_not
     finally:
         lock.release()
     assert not server_coming_up("127.0.0.1:5000")
+
+
+def test_a_released_database_is_free_before_its_session_ends(tmp_path: Path, postgres_url: str) -> None:
+    # PostgreSQL ends a closed connection's session in its backend, after the client has gone on:
+    # a lock left for the session's end was still held when the next server asked (a full run).
+    # Here the session outlives the release outright (its close is held back until the end).
+    first = HomeLock(tmp_path / "one", postgres_url)
+    first.acquire()
+    engine = create_engine(postgres_url)
+    held_back: list[Callable[[], None]] = []
+    try:
+        first.hold_database(engine)
+        assert first._database is not None
+        connection = first._database[1]
+        held_back.append(connection.close)
+        connection.close = lambda: None  # type: ignore[method-assign]
+        first.release()
+        second = HomeLock(tmp_path / "two", postgres_url)
+        second.acquire()
+        second.hold_database(engine)  # free though the first session lives on
+        second.release()
+    finally:
+        first.release()
+        for close in held_back:
+            close()
+        engine.dispose()
