@@ -261,15 +261,13 @@ class BotSession:
         """Send a request and wait for its reply, at most ``wait_seconds`` of the bot's own time:
         the server's share (``servers_share``) and, where ``waits`` can see the bot's processes,
         the time the machine kept them waiting for a CPU extend the wait. ``message``, if given, is the
-        ``ServerMessage`` that holds ``request`` already (sent as it is, not copied).
-
-        One future per request, settled by whichever comes first: the reply, a timer, or the
-        stream closing (``close`` settles every open request); no task is made per request."""
+        ``ServerMessage`` that holds ``request`` already (sent as it is, not copied). One future per
+        request, settled by the reply, a timer or the stream closing (``close``); no task per request."""
         loop = asyncio.get_running_loop()
         request.request_id = next(self._ids)
         future: asyncio.Future[tuple[arena_pb2.ActionReply | None, float]] = loop.create_future()
         sent_at = loop.time()
-        lag_at_send = self.lag.reading(sent_at) if self.lag is not None else 0.0
+        lag_at_send = self.lag.hold(sent_at) if self.lag is not None else 0.0  # released once settled
         heard_before = self.heard
         pending = _Open(request.match_id, future, sent_at, lag_at_send)
         self._open[request.request_id] = pending
@@ -282,6 +280,8 @@ class BotSession:
         finally:
             timer.cancel()  # the first timer; one re-armed by _expire finds the future done
             self._forget(request.request_id, answered=False)  # a reply has forgotten it already
+            if self.lag is not None:
+                self.lag.release()
         elapsed = (settled_at - sent_at) * 1000
         lag = self.servers_share(pending, settled_at) * 1000
         starved = 0.0

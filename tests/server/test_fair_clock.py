@@ -15,7 +15,10 @@ import threading
 import time
 from collections.abc import Callable
 
+import pytest
+
 from kingmaker.ladder.bots import bots
+from kingmaker.server import loop_lag
 from kingmaker.server.background import BackgroundServer
 from kingmaker.server.jail.bot_cpu import cpu_clock
 from kingmaker.server.loop_lag import LoopLag
@@ -89,6 +92,46 @@ def test_the_loop_lag_meter_sees_a_blocked_loop() -> None:
         # stretch both, so no fixed upper bound).
         assert 0.09 <= after - before <= ended - started
         assert lag.recent_ms() >= 0
+
+    asyncio.run(scenario())
+
+
+def test_the_lag_meter_sleeps_while_no_request_is_open_and_ticks_while_one_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An idle server's ticker woke 200 times a second for nothing; it now sleeps once no request
+    has been open for ``IDLE_S``, and a request wakes it for as long as it stays open."""
+    monkeypatch.setattr(loop_lag, "IDLE_S", 0.05)
+
+    async def settles(check: Callable[[], bool]) -> bool:
+        for _ in range(500):
+            if check():
+                return True
+            await asyncio.sleep(0.01)
+        return check()
+
+    async def scenario() -> None:
+        lag = LoopLag()
+        lag.start()
+        loop = asyncio.get_running_loop()
+        time.sleep(0.03)  # a stall while nothing waits: seen, then forgotten once asleep
+        assert await settles(lambda: not lag.ticking), "asleep with no request open"
+        assert lag.recent_ms() == 0.0, "a loop nobody waits on has no recent lag"
+        asleep_total = lag.total_s
+        await asyncio.sleep(0.2)
+        assert lag.reading(loop.time()) == asleep_total, "no lateness piles up while asleep"
+
+        before = lag.hold(loop.time())
+        assert lag.ticking, "a request wakes it"
+        await asyncio.sleep(0.3)  # six times IDLE_S: a request held this long keeps it awake
+        assert lag.ticking
+        time.sleep(0.1)  # the loop is blocked while the request is open
+        await asyncio.sleep(0.01)  # the tick that ends the block has run
+        assert lag.reading(loop.time()) - before >= 0.09
+        assert lag.recent_ms() >= 90.0
+        lag.release()
+        assert await settles(lambda: not lag.ticking), "asleep again once released"
+        lag.stop()
 
     asyncio.run(scenario())
 
@@ -207,14 +250,19 @@ def test_the_cpu_clock_counts_the_whole_process_tree_and_not_its_sleep() -> None
         parent.wait(10)
 
 
-def _ask_through_a_stall(stall_at: float, stall_s: float, reply_at: float, wait_s: float) -> Answer:
+def _ask_through_a_stall(
+    stall_at: float, stall_s: float, reply_at: float, wait_s: float, asleep_first: bool = False
+) -> Answer:
     """A request on a session with the loop's lag meter, taken by a stand-in for the stream (as
     ``Arena.Play`` does); the loop blocked ``stall_s`` from ``stall_at`` s on, the reply sent at
-    ``reply_at`` s (it waits for the loop if that falls in the stall)."""
+    ``reply_at`` s (it waits for the loop if that falls in the stall). ``asleep_first``: the
+    request goes out once the meter has gone to sleep."""
 
     async def scenario() -> Answer:
         lag = LoopLag()
         lag.start()
+        while asleep_first and lag.ticking:
+            await asyncio.sleep(0.01)
         session = BotSession(Identity("remote"), (), 1, lag=lag)
 
         async def stream() -> None:
@@ -255,5 +303,19 @@ def test_a_reply_that_waited_through_a_stall_is_not_late() -> None:
     and that wait is the server's."""
     clock = SeatClock(TimeControl(decision_ms=250))
     answer = _ask_through_a_stall(stall_at=0.01, stall_s=0.8, reply_at=0.02, wait_s=clock.wait_seconds())
+    assert answer.reply is not None, answer
+    assert clock.charge(answer.elapsed_ms - answer.server_lag_ms), answer
+
+
+@pytest.mark.parametrize(("stall_at", "decision_ms"), [(0.01, 250), (0.3, 1000)])
+def test_a_request_sent_while_the_meter_slept_still_leaves_a_stall_out(
+    monkeypatch: pytest.MonkeyPatch, stall_at: float, decision_ms: float
+) -> None:
+    """The request wakes the meter, which stays awake while it is open, even far past ``IDLE_S``:
+    a reply that waited through a stall, early or late in the wait, is not charged for it."""
+    monkeypatch.setattr(loop_lag, "IDLE_S", 0.05)
+    clock = SeatClock(TimeControl(decision_ms=decision_ms))
+    wait_s = clock.wait_seconds()
+    answer = _ask_through_a_stall(stall_at, 0.8, reply_at=stall_at + 0.01, wait_s=wait_s, asleep_first=True)
     assert answer.reply is not None, answer
     assert clock.charge(answer.elapsed_ms - answer.server_lag_ms), answer
