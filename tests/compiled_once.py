@@ -8,7 +8,13 @@ bots in and out of the jail), and each one compiled kingmaker's modules again (i
 server took 2.0 s of CPU so, 1.4 from bytecode). Python still reads bytecode that exists; only
 the writing is off. So the controlling process (not each xdist worker) compiles the project's
 folders into their ``__pycache__`` first, as ``pip install`` does for a package that is not
-editable. Nothing changes where Python may write bytecode itself."""
+editable. Nothing changes where Python may write bytecode itself.
+
+pytest's own cache of the test modules with their asserts rewritten is not written either, for
+the same reason, so every xdist worker rewrote all of them (13 CPU-s each; 9 of a worker's
+13 s of collection), and so did every pytest a test starts. The controlling process writes that
+cache once too, with pytest's own rewriting, which its workers then read as they would have read
+their own."""
 
 from __future__ import annotations
 
@@ -17,8 +23,10 @@ import os
 import py_compile
 import sys
 from importlib.util import cache_from_source
+from pathlib import Path
 
 import pytest
+from _pytest.assertion import rewrite
 
 from support import REPO
 
@@ -36,6 +44,12 @@ def pytest_configure(config: pytest.Config) -> None:
         for name in files:
             if name.endswith(".py"):
                 _compile(os.path.join(folder, name))
+    if config.getoption("assertmode") == "rewrite":
+        for folder, folders, files in os.walk(os.path.join(REPO, "tests")):
+            folders[:] = [name for name in folders if name not in SKIPPED]
+            for name in files:
+                if name == "conftest.py" or (name.startswith("test_") and name.endswith(".py")):
+                    _rewrite(config, Path(folder, name))
 
 
 def _compile(source: str) -> None:
@@ -48,3 +62,16 @@ def _compile(source: str) -> None:
         pass
     with contextlib.suppress(py_compile.PyCompileError, OSError):  # (said when it is imported)
         py_compile.compile(source, cfile=compiled, doraise=True)
+
+
+def _rewrite(config: pytest.Config, source: Path) -> None:
+    """Write pytest's rewritten ``source`` where its import looks first, unless it is there and
+    current (pytest checks the source's time and size)."""
+    # pytest's private helpers (pinned below 9.2): should they change, a worker rewrites as before.
+    with contextlib.suppress(OSError, SyntaxError, AttributeError, TypeError):
+        cached = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
+        if rewrite._read_pyc(source, cached) is not None:
+            return
+        cached.parent.mkdir(exist_ok=True)
+        stat, code = rewrite._rewrite_test(source, config)
+        rewrite._write_pyc(config.stash[rewrite.assertstate_key], code, stat, cached)

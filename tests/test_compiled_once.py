@@ -1,0 +1,16 @@
+"""The test modules' rewritten asserts are kept where every worker reads them, even where the
+environment forbids Python to write bytecode (``compiled_once``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _pytest.assertion import rewrite
+
+
+def test_this_module_was_read_from_pytests_cache_of_rewritten_modules() -> None:
+    source = Path(__file__)
+    cached = rewrite.get_cache_dir(source) / (source.name[:-3] + rewrite.PYC_TAIL)
+    code = rewrite._read_pyc(source, cached)
+    assert code is not None, f"no current {cached}: each worker rewrote the test modules itself"
+    assert "@pytest_ar" in code.co_names, "the cached code has pytest's asserts"
