@@ -39,8 +39,9 @@ def site(table: Table) -> Iterator[str]:
         web.stop()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium for the module (2 CPU-s a start); each test signs in on a site of its own."""
     driver = start_chromium()
     try:
         yield driver
