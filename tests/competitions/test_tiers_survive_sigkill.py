@@ -40,7 +40,8 @@ def test_tiers_survive_sigkill_before_and_after_a_promotion(tmp_path: Path, cloc
     database = f"sqlite:///{tmp_path / 'ladder.db'}"
 
     def start() -> ServerProcess:
-        return ServerProcess(home, socket, database, TOKEN, ["--concurrency", "2"])
+        # (in one process, as test_competition_survives_sigkill: the state killed is the main one's)
+        return ServerProcess(home, socket, database, TOKEN, ["--concurrency", "2", "--executor", "local"])
 
     server = start()
     try:
