@@ -32,7 +32,7 @@ pytestmark = [
 
 TOKEN = "test-admin-token"
 START_S = 300.0
-"""A server start on a loaded machine (it starts a worker process per core first)."""
+"""A server start on a loaded machine."""
 OPTIONS = ["--concurrency", "2", "--executor", "local"]
 """Matches refereed in the server's own process: what is killed here is the competition's state,
 kept in the main process; a worker process per core at each of the 25 starts cost a fifth of the
