@@ -22,6 +22,7 @@ import contextlib
 import os
 import py_compile
 import sys
+from fnmatch import fnmatch
 from importlib.util import cache_from_source
 from pathlib import Path
 
@@ -39,16 +40,17 @@ folder), and bytecode's own: not walked into."""
 def pytest_configure(config: pytest.Config) -> None:
     if not sys.dont_write_bytecode or hasattr(config, "workerinput"):
         return
+    # What pytest rewrites: the test modules (its ``python_files`` patterns) and conftests, in tests/.
+    patterns = [*config.getini("python_files"), "conftest.py"]
+    rewriting = config.getoption("assertmode") == "rewrite"
+    tests = os.path.join(REPO, "tests")
     for folder, folders, files in os.walk(REPO):
         folders[:] = [name for name in folders if name not in SKIPPED]
+        in_tests = rewriting and (folder == tests or folder.startswith(tests + os.sep))
         for name in files:
             if name.endswith(".py"):
                 _compile(os.path.join(folder, name))
-    if config.getoption("assertmode") == "rewrite":
-        for folder, folders, files in os.walk(os.path.join(REPO, "tests")):
-            folders[:] = [name for name in folders if name not in SKIPPED]
-            for name in files:
-                if name == "conftest.py" or (name.startswith("test_") and name.endswith(".py")):
+                if in_tests and any(fnmatch(name, pattern) for pattern in patterns):
                     _rewrite(config, Path(folder, name))
 
 
