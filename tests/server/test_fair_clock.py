@@ -96,19 +96,21 @@ def test_the_loop_lag_meter_sees_a_blocked_loop() -> None:
     asyncio.run(scenario())
 
 
+async def settles(check: Callable[[], bool]) -> bool:
+    """Whether ``check()`` comes true within a few seconds, the loop running meanwhile."""
+    for _ in range(500):
+        if check():
+            return True
+        await asyncio.sleep(0.01)
+    return check()
+
+
 def test_the_lag_meter_sleeps_while_no_request_is_open_and_ticks_while_one_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """An idle server's ticker woke 200 times a second for nothing; it now sleeps once no request
     has been open for ``IDLE_S``, and a request wakes it for as long as it stays open."""
     monkeypatch.setattr(loop_lag, "IDLE_S", 0.05)
-
-    async def settles(check: Callable[[], bool]) -> bool:
-        for _ in range(500):
-            if check():
-                return True
-            await asyncio.sleep(0.01)
-        return check()
 
     async def scenario() -> None:
         lag = LoopLag()
@@ -261,8 +263,8 @@ def _ask_through_a_stall(
     async def scenario() -> Answer:
         lag = LoopLag()
         lag.start()
-        while asleep_first and lag.ticking:
-            await asyncio.sleep(0.01)
+        if asleep_first:
+            assert await settles(lambda: not lag.ticking), "the meter went to sleep"
         session = BotSession(Identity("remote"), (), 1, lag=lag)
 
         async def stream() -> None:
