@@ -1,4 +1,4 @@
-"""What the website tests share: one headless Chromium per test module, and a server that
+"""What the website tests share: one headless Chromium per test process, and a server that
 referees in a worker process with its website inside."""
 
 from __future__ import annotations
@@ -12,13 +12,24 @@ from test_live_boards import Site
 from web_support import start_chromium
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One Chromium per test process: a start costs 2-3 CPU-s (its browser, GPU and renderer
+    processes), and a dozen modules here use one."""
     driver = start_chromium()
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Any) -> Any:
+    """The shared Chromium, on a blank page with no cookie of the last module's site (each site
+    is a server of its own, on a port an earlier one may have had)."""
+    chromium.get("about:blank")
+    chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})  # every site's, not the page's
+    return chromium
 
 
 @pytest.fixture
