@@ -332,7 +332,6 @@ async def _serve(
     from kingmaker.server.app import KingmakerServer, ListenError
     from kingmaker.server.execution.executors import ExecutorError
     from kingmaker.server.execution.process_executor import ProcessExecutor
-    from kingmaker.server.web.serve import bound_port, embedded_web_server
 
     server = KingmakerServer(config)
     # Before starting: a SIGTERM that comes while the server starts (its workers, its leagues)
@@ -363,6 +362,9 @@ async def _serve(
     preparing = await _toolchain_caches(server, prepare_toolchains)
     site, site_task = None, None
     if site_socket is not None:
+        # (imported only here: the website's modules are a tenth of a second of every start)
+        from kingmaker.server.web.serve import bound_port, embedded_web_server
+
         port = site_socket.getsockname()[1]
         site = embedded_web_server(server.db, web_host, port, server.live, address, people_delay_s)
         site_task = asyncio.create_task(site.serve(sockets=[site_socket]))
