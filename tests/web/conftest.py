@@ -14,8 +14,8 @@ from web_support import start_chromium
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
-    """One Chromium per test process: a start costs 2-3 CPU-s (its browser, GPU and renderer
-    processes), and a dozen modules here use one."""
+    """One Chromium per test process: a start costs about 2 CPU-s (its browser, GPU and renderer
+    processes), and some ten modules here use one."""
     driver = start_chromium()
     try:
         yield driver
