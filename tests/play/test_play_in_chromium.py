@@ -110,6 +110,21 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
     raise AssertionError("the match did not end")
 
 
+def answered_by_clicking(driver: Any, button: Any, request: str) -> dict[str, str]:
+    """Click ``button``, wait until ``request`` is answered (a new one open, or the match over)
+    with no refusal shown, and return the page's state then."""
+    from selenium.webdriver.common.by import By
+
+    def answered(d: Any) -> dict[str, str] | None:
+        state = page_state(d)
+        return state if state["request"] != request or state["over"] else None
+
+    button.click()
+    after: dict[str, str] = wait_for(driver, answered)
+    assert not driver.find_element(By.ID, "play-refusal").is_displayed()
+    return after
+
+
 def save_screenshot(driver: Any, name: str, at: str = "", height: int = 1400) -> None:
     """The page from its top, or from element ``at`` (an id) when given."""
     folder = os.environ.get("KINGMAKER_PLAY_SCREENSHOTS")
@@ -159,9 +174,7 @@ def test_a_board_click_narrows_the_choices_to_what_it_touches(
         mark not in b.get_attribute("data-marks").split(" ")
         for b in browser.find_elements(By.CSS_SELECTOR, ".play-action")
     )
-    shown[0].click()
-    wait_for(browser, lambda d: page_state(d)["request"] != state["request"] or page_state(d)["over"])
-    assert not browser.find_element(By.ID, "play-refusal").is_displayed()
+    answered_by_clicking(browser, shown[0], state["request"])
 
 
 def test_an_illegal_action_posted_by_hand_is_refused(table: Table, site: str, browser: Any) -> None:
@@ -188,10 +201,9 @@ def test_an_illegal_action_posted_by_hand_is_refused(table: Table, site: str, br
     # (A whole match after it cost 15 CPU-s and showed no more: the full matches above play one.)
     from selenium.webdriver.common.by import By
 
-    browser.find_elements(By.CSS_SELECTOR, ".play-action:not([disabled])")[0].click()
-    wait_for(browser, lambda d: page_state(d)["request"] != state["request"] or page_state(d)["over"])
-    assert not browser.find_element(By.ID, "play-refusal").is_displayed()
-    assert int(page_state(browser)["step"]) > int(state["step"])
+    legal = browser.find_elements(By.CSS_SELECTOR, ".play-action:not([disabled])")[0]
+    after_click = answered_by_clicking(browser, legal, state["request"])
+    assert int(after_click["step"]) > int(state["step"])
 
 
 def test_a_closed_tab_loses_the_seat_after_its_clock(table: Table, site: str, browser: Any) -> None:
