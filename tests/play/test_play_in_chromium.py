@@ -112,16 +112,21 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
 
 def answered_by_clicking(driver: Any, button: Any, request: str) -> dict[str, str]:
     """Click ``button``, wait until ``request`` is answered (a new one open, or the match over)
-    with no refusal shown, and return the page's state then."""
+    with no refusal shown, and return the page's state then. The page clears its request as the
+    click goes out, before the server's next view comes: no request is not yet an answer."""
     from selenium.webdriver.common.by import By
+
+    def refused(d: Any) -> bool:
+        return bool(d.find_element(By.ID, "play-refusal").is_displayed())
 
     def answered(d: Any) -> dict[str, str] | None:
         state = page_state(d)
-        return state if state["request"] != request or state["over"] else None
+        moved_on = state["request"] not in ("", request) or state["over"]
+        return state if moved_on or refused(d) else None
 
     button.click()
     after: dict[str, str] = wait_for(driver, answered)
-    assert not driver.find_element(By.ID, "play-refusal").is_displayed()
+    assert not refused(driver), driver.find_element(By.ID, "play-refusal").text
     return after
 
 
