@@ -46,6 +46,7 @@ from kingmaker.server.building.submission_archive import ArchiveRefused
 from kingmaker.server.building.submission_limits import ArchiveLimits, BuildLimits
 from kingmaker.server.building.toolchain_caches import (
     KIT_NAME,
+    KIT_STUBS,
     SEEDS,
     PreparedCache,
     ToolchainCaches,
@@ -292,6 +293,11 @@ def write_cache_kit(work: Path, language: str) -> tuple[Path, str]:
     """The kit a preparation of ``language``'s cache builds, written in ``work``, and its key (its
     hash: the cache a build starts from is the one prepared from the kit written now)."""
     kit = write_kit(work / KIT_NAME, language, (), KIT_NAME)
+    for name, text in KIT_STUBS.get(language, {}).items():
+        if text is None:
+            (kit / name).unlink()
+        else:
+            (kit / name).write_text(text)
     return kit, tree_hash(kit)
 
 

@@ -53,6 +53,14 @@ KIT_OWN: dict[str, tuple[str, ...]] = {
     )
 }
 """What the prepared kit built of itself, removed from its seed: an author's bot is built anew."""
+KIT_STUBS: dict[str, dict[str, str | None]] = {
+    "rust": {"src/main.rs": "fn main() {}\n", "src/games.rs": None},
+}
+"""Per language, files of the prepared kit replaced before it is built (None: removed), so that
+the preparation compiles the libraries and not the kit's own code, which ``KIT_OWN`` throws away:
+the Rust kit's crate (serde's derives for every game's types) cost more CPU than serde, serde_json
+and rand together (about 24 CPU-s against 20 on two cores), so a server's first Rust build
+compiled it twice. Cargo builds a crate's dependencies the same whatever its own code."""
 ENVIRONMENT = "KINGMAKER_TOOLCHAIN_CACHES"
 """Names the folder of prepared caches in place of ``HOME/toolchain-caches`` (machines whose
 servers, benches or tests share one), or ``off``: no cache is prepared or used."""

@@ -31,6 +31,9 @@ def test_a_kit_is_submitted_as_written_built_offline_and_validated(
     assert submission.active_version == 1
     if lang in SEEDS:  # (built from the cache its kit prepared, in this run or an earlier one)
         assert f"starts from the server's prepared {lang} toolchain cache" in record.build_log
+    if lang == "rust":  # its libraries came out of the prepared target folder: only its crate compiled
+        compiled = [line.split()[1] for line in record.build_log.splitlines() if "Compiling " in line]
+        assert len(compiled) == 1 and not {"rand", "serde", "serde_json"} & set(compiled), compiled
     if lang == "cpp":  # the generated gRPC code came out of the prepared ccache, not the compiler
         assert submission.built is not None
         stats = subprocess.run(
