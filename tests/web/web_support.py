@@ -139,6 +139,7 @@ def start_chromium(
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    profile = tempfile.mkdtemp(prefix="km-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     logs = {"performance": "ALL"} if network_log else {}
@@ -155,11 +156,25 @@ def start_chromium(
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='km-chromium-')}",
+        f"--user-data-dir={profile}",
         f"--window-size={width},{height}",
     ):
         options.add_argument(flag)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    except BaseException:
+        shutil.rmtree(profile, ignore_errors=True)
+        raise
+    quit_only = driver.quit
+
+    def quit_and_remove_profile() -> None:  # (each run left some 16 profiles, 3-7 MB each, in /tmp)
+        try:
+            quit_only()
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    driver.quit = quit_and_remove_profile
+    return driver
 
 
 BROWSER_WAIT_S = 300.0
