@@ -11,8 +11,12 @@ ladder refuses) are raised at once.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import logging
+import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -25,14 +29,32 @@ T = TypeVar("T")
 FIRST_PAUSE_S = 0.2
 LONGEST_PAUSE_S = 10.0
 
+_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ThreadPoolExecutor] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _writer() -> ThreadPoolExecutor:
+    """The running loop's one thread for database writes. In asyncio's default executor a claim
+    and a result batch ran in up to four threads at once, each wanting the GIL while the others
+    and the loop ran, and each paid for it: the served referee's main process spent 13 ms of CPU
+    a match against 10-12 in one thread (docs/scaling.md). SQLite takes one writer at a time
+    anyway. A loop of its own each (a test process runs many servers): the thread goes with it."""
+    loop = asyncio.get_running_loop()
+    writer = _writers.get(loop)
+    if writer is None:
+        writer = _writers[loop] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="database-writes")
+    return writer
+
 
 async def until_stored(write: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """Run the blocking ``write`` in a worker thread until the database takes it."""
+    """Run the blocking ``write`` in the loop's database thread until the database takes it."""
     pause = FIRST_PAUSE_S
     attempt = 1
     while True:
         try:
-            return await asyncio.to_thread(write, *args, **kwargs)
+            call = functools.partial(contextvars.copy_context().run, write, *args, **kwargs)
+            return await asyncio.get_running_loop().run_in_executor(_writer(), call)
         except (OperationalError, DBAPIError) as error:
             if not isinstance(error, OperationalError) and not error.connection_invalidated:
                 raise
