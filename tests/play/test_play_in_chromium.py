@@ -112,8 +112,9 @@ def click_until_the_end(driver: Any, rng: random.Random, shot: str | None = None
 
 def answered_by_clicking(driver: Any, button: Any, request: str) -> dict[str, str]:
     """Click ``button``, wait until ``request`` is answered (a new one open, or the match over)
-    with no refusal shown, and return the page's state then. The page clears its request as the
-    click goes out, before the server's next view comes: no request is not yet an answer."""
+    with no refusal shown, and return the page's state then. Between the answer and the next
+    request the server's view has no request open, at the same step: no request is not yet an
+    answer."""
     from selenium.webdriver.common.by import By
 
     def refused(d: Any) -> bool:
