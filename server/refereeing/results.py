@@ -38,7 +38,7 @@ def _writer() -> ThreadPoolExecutor:
     """The running loop's one thread for database writes. In asyncio's default executor a claim
     and a result batch ran in up to four threads at once, each wanting the GIL while the others
     and the loop ran, and each paid for it: the served referee's main process spent 13 ms of CPU
-    a match against 10-12 in one thread (docs/scaling.md). SQLite takes one writer at a time
+    a match against 9.75-12 in one thread (docs/scaling.md). SQLite takes one writer at a time
     anyway. One per event loop (a test process runs many servers, each on a loop of its own):
     the thread goes when its loop does."""
     loop = asyncio.get_running_loop()
