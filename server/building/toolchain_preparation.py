@@ -47,8 +47,11 @@ def cache_languages() -> list[str]:
     return list(SEEDS)
 
 
-def cache_states(store_root: Path, languages: Sequence[str] | None = None) -> list[CacheState]:
-    """Each language's cache beside the built folders in ``store_root``: ready or why not."""
+def cache_states(
+    store_root: Path, languages: Sequence[str] | None = None, temp_root: Path | None = None
+) -> list[CacheState]:
+    """Each language's cache beside the built folders in ``store_root``: ready or why not (each
+    kit whose key is read is written in ``temp_root``, see ``kit_key``)."""
     caches = caches_beside(store_root)
     states = []
     for language in cache_languages() if languages is None else languages:
@@ -56,16 +59,18 @@ def cache_states(store_root: Path, languages: Sequence[str] | None = None) -> li
             states.append(CacheState(language, False, f"off ({ENVIRONMENT}=off)"))
         elif language in caches.failed:
             states.append(CacheState(language, False, f"failed: {caches.failed[language]}"))
-        elif caches.prepared(language, kit_key(language)) is not None:
+        elif caches.prepared(language, kit_key(language, temp_root)) is not None:
             states.append(CacheState(language, True, "ready"))
         else:
             states.append(CacheState(language, False, NOT_PREPARED))
     return states
 
 
-def kit_key(language: str) -> str:
-    """The key of the cache a build of ``language`` starts from now: its kit's hash."""
-    with tempfile.TemporaryDirectory(prefix="kingmaker-cache-") as work:
+def kit_key(language: str, temp_root: Path | None = None) -> str:
+    """The key of the cache a build of ``language`` starts from now: its kit's hash. The kit is
+    written in ``temp_root`` (a server's run folder: one killed meanwhile leaves it where the next
+    server's start clears it; ``None``: the temporary folder)."""
+    with tempfile.TemporaryDirectory(prefix="kingmaker-cache-", dir=temp_root) as work:
         return builds.write_cache_kit(Path(work), language)[1]
 
 
@@ -87,7 +92,7 @@ async def prepare_ahead(
 ) -> None:
     """Prepare each language's cache that is not ready and whose toolchain is installed, one after
     the other, saying how each went (one line each); a failure is said and leaves the others."""
-    for state in await asyncio.to_thread(cache_states, store.root, languages):
+    for state in await asyncio.to_thread(cache_states, store.root, languages, temp_root):
         if state.words != NOT_PREPARED:  # (ready, off, or failed in this process: not tried again)
             continue
         missing = await asyncio.to_thread(installed, state.language)

@@ -307,7 +307,8 @@ async def _toolchain_caches(
 
     pipeline = server.submissions
     prepare = prepare and pipeline is not None
-    say(states_line(await asyncio.to_thread(cache_states, server.builds.root), preparing=prepare))
+    states = await asyncio.to_thread(cache_states, server.builds.root, None, server.run_folder)
+    say(states_line(states, preparing=prepare))
     if not prepare or pipeline is None:
         return None
     return asyncio.create_task(prepare_ahead(pipeline.builds, pipeline.sandbox, pipeline.temp_root, say))

@@ -92,10 +92,22 @@ def test_serve_says_the_caches_state_and_prepares_them_without_waiting(
     kingmaker_home: Path,
     tmp_path: Path,
 ) -> None:
-    """What `kingmaker serve --prepare-toolchains` runs once the server has started."""
+    """What `kingmaker serve --prepare-toolchains` runs once the server has started. Every kit it
+    writes (to read its key, to prepare its cache) is written in the server's run folder, which
+    the next server's start clears if this one is killed meanwhile (each SIGKILL at start-up left
+    one in /tmp before)."""
     monkeypatch.setattr(toolchain_preparation, "cache_languages", lambda: ["slowc"])
+    written_in: list[Path] = []
+    write_cache_kit = builds.write_cache_kit
+
+    def noted(work: Path, language: str) -> tuple[Path, str]:
+        written_in.append(work.parent)
+        return write_cache_kit(work, language)
+
+    monkeypatch.setattr(builds, "write_cache_kit", noted)
     config = ServerConfig(address="127.0.0.1:0", database_url=f"sqlite:///{tmp_path / 'k.db'}")
     server = BackgroundServer(config)
+    run_folder = server.server.run_folder
     said: list[str] = []
 
     async def start_preparing() -> list[str]:
@@ -112,6 +124,8 @@ def test_serve_says_the_caches_state_and_prepares_them_without_waiting(
     assert at_once[0] == "toolchain caches: slowc not prepared (preparing them in the background)"
     assert "slowc toolchain cache: ready" not in " ".join(at_once)
     assert said[-1].startswith("slowc toolchain cache: ready ("), said
+    assert len(written_in) >= 2 and run_folder is not None, written_in  # (a key read, a preparation)
+    assert set(written_in) == {run_folder}, written_in
 
 
 def test_the_doctor_says_whether_a_cache_is_ready_in_this_home(
