@@ -17,8 +17,16 @@ from kingmaker.server.seats.deadlines import TimeControl
 # prerequisites: what a run lacks, said at its start, and each skip's fix at its end;
 # cpu_per_test: what each test costs in CPU, when asked for (KINGMAKER_TEST_CPU);
 # migrated_once: a new SQLite database gets the schema migrated once per test process, copied;
-# kept_processes: the ``keeping_server`` fixture, a server that keeps a bot's process.
-pytest_plugins = ["prerequisites", "compiled_once", "cpu_per_test", "migrated_once", "kept_processes"]
+# kept_processes: the ``keeping_server`` fixture, a server that keeps a bot's process;
+# suite_order: the tests that only compute are handed out last, to keep both cores busy to the end.
+pytest_plugins = [
+    "prerequisites",
+    "compiled_once",
+    "cpu_per_test",
+    "migrated_once",
+    "kept_processes",
+    "suite_order",
+]
 
 # Property tests search at random on a developer's machine (and in bench/), but CI must not fail
 # at random on a submission that did not touch a game: there every run tries the same examples
