@@ -12,12 +12,14 @@ chosen, so in a simultaneous decision no seat's choice shows before all have cho
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any, cast
+import dataclasses
+import operator
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeAlias
 
 import numpy as np
 
-from kingmaker.envs.encoding import BoundError, Numbers, layout_of, new_numbers, union_layout
+from kingmaker.envs.encoding import BoundError, Pieces, layout_of, union_layout
 from kingmaker.envs.shapes import SHAPES
 from kingmaker.games.api import Action, GameState, OptionValue, Result, Seat
 from kingmaker.games.registry import get_game
@@ -31,6 +33,23 @@ ROWS_KEPT = 100_000
 """Encoded actions kept at most; past it they are encoded again (a long run meets new ones)."""
 LEGAL_KEPT = 1024
 """Tuples of legal actions remembered at most; a tuple met twice keeps its slots' numbers too."""
+LEGAL_TRIES = 256
+"""Requests in a row with no tuple met again, after which tuples are no longer remembered: some
+engines hand out a new tuple every time (Kingdoms), and remembering cost them 1-2% of a step."""
+
+_frombuffer = np.frombuffer
+_FLOAT32 = np.dtype(np.float32)
+"""Given as a dtype, not a type, and not by keyword: numpy then takes 0.25 µs, not 0.9."""
+
+
+_Kept: TypeAlias = tuple[Action, bytes]
+
+
+def _value_key(kind: type) -> Callable[[Action], Hashable]:
+    """What tells two actions of type ``kind`` apart, as dataclass equality does: their fields
+    (the type itself for a type with none)."""
+    names = [field.name for field in dataclasses.fields(kind)]
+    return operator.attrgetter(*names) if names else type
 
 
 class Encoder:
@@ -39,7 +58,10 @@ class Encoder:
     Engines hand out the same action objects, and often the same tuple of them, again and again:
     each action's numbers are kept by identity (an entry keeps its object alive, so the id stays
     its own), and a tuple met again as the same object keeps its slots' numbers as one block. A
-    request's array is then its observation's numbers and a few copies of memory."""
+    request's array is then its observation's numbers and a few copies of memory. Other engines
+    build their actions afresh: those are found by value, by a key of their fields read at C
+    speed (a dataclass's ``__hash__`` and ``__eq__`` are Python methods), and only the first
+    object of each value is kept by identity (the others are not met again)."""
 
     def __init__(self, game_name: str) -> None:
         game = get_game(game_name)
@@ -51,76 +73,89 @@ class Encoder:
         self.observation_width = self._observation.width
         self.action_width = self._action.width
         self.width = self.observation_width + self.slots * self.action_width
-        self._paddings = tuple(
-            new_numbers((0.0,) * (self.action_width * missing)) for missing in range(self.slots + 1)
-        )
+        self.nbytes = 4 * self.width
+        self._write_observation = self._observation.write
         self._masks = tuple(
             np.array([1] * n + [0] * (self.slots - n), dtype=np.int8) for n in range(self.slots + 1)
         )
-        self._action_numbers: dict[int, Numbers] = {}
-        self._actions_held: list[Action] = []
-        """The actions ``_action_numbers`` knows, kept alive so that their ids stay theirs."""
-        self._of_value: dict[Action, Numbers] = {}
-        self._legal_met: dict[int, tuple[tuple[Action, ...], bytes | None]] = {}
+        self._action_numbers: dict[int, bytes] = {}
+        """By id, the actions ``_of_value`` keeps alive (so that their ids stay theirs)."""
+        self._of_value: dict[type, tuple[Callable[[Action], Hashable], dict[Hashable, _Kept]]] = {
+            kind: (_value_key(kind), {}) for kind in spec.action_types
+        }
+        """Per action type, its key and the actions met, by key (an action and its numbers)."""
+        self._values = 0
+        self._legal_met: dict[int, tuple[Action, ...]] = {}
+        """Tuples of legal actions met lately, by id (kept alive so that their ids stay theirs)."""
+        self._blocks: dict[int, bytes] = {}
+        """The slots' numbers of the tuples in ``_legal_met`` met more than once, in one block."""
+        self._legal_tries = LEGAL_TRIES
 
     def array(self, observation: Any, legal: tuple[Action, ...]) -> np.ndarray:
-        # A bytearray, so the array is writable; numpy reads it in place and nothing else holds it.
-        return np.frombuffer(self.buffer(observation, legal), dtype=np.float32)
+        # Widened with zeros by ljust, which writes them (memset) rather than copying them from a
+        # block of zeros, tens of KB read a request. A bytearray, so the array is writable; numpy
+        # reads it in place and nothing else holds it.
+        return _frombuffer(self.head(observation, legal).ljust(self.nbytes, b"\0"), _FLOAT32)
 
-    def buffer(self, observation: Any, legal: tuple[Action, ...]) -> bytearray:
-        """The array's float32 numbers as bytes."""
-        count = len(legal)
-        if count > self.slots:
-            raise BoundError(f"{count} legal actions, past the game's {self.slots} slots")
-        observed = new_numbers()
-        self._observation.encode(observation, observed)
-        met = self._legal_met.get(id(legal))
-        if met is not None and met[0] is legal:
-            block = met[1]
+    def arrays(self, observation: Any, legal: tuple[Action, ...]) -> dict[str, np.ndarray]:
+        """The observation array and the action mask, as an environment hands them out: new
+        arrays each time, as a caller may write into what it is given (``array`` and ``mask`` in
+        one call, an environment's every step)."""
+        numbers = self.head(observation, legal).ljust(self.nbytes, b"\0")
+        return {"observation": _frombuffer(numbers, _FLOAT32), "action_mask": self._masks[len(legal)].copy()}
+
+    def head(self, observation: Any, legal: tuple[Action, ...]) -> bytearray:
+        """The array's leading float32 numbers as bytes: the observation's, then each legal
+        action's. The rest of the array, the empty slots, is zeros."""
+        if len(legal) > self.slots:
+            raise BoundError(f"{len(legal)} legal actions, past the game's {self.slots} slots")
+        pieces: Pieces = []
+        self._write_observation(observation, pieces)
+        if self._legal_tries and self._legal_met.get(id(legal)) is legal:
+            self._legal_tries = LEGAL_TRIES
+            block = self._blocks.get(id(legal))
             if block is None:  # met again: worth keeping as one block
-                block = b"".join(self._slots(legal))
-                self._legal_met[id(legal)] = (legal, block)
-            pieces: list[Numbers | bytes] = [observed, block]
+                found = [*map(self._action_numbers.get, map(id, legal))]
+                block = self._blocks[id(legal)] = b"".join(self._slots(legal, found))
+            pieces.append(block)
         else:
-            if len(self._legal_met) >= LEGAL_KEPT:
-                self._legal_met.clear()
-            self._legal_met[id(legal)] = (legal, None)
-            # At C speed: most are met again. A None (an action not met lately as this object) is
-            # not bytes, and join says so.
-            kept = cast("Iterator[Numbers]", map(self._action_numbers.get, map(id, legal)))
-            try:
-                return bytearray().join([observed, *kept, self._paddings[self.slots - count]])
-            except TypeError:
-                pieces = [observed, *self._slots(legal)]
-        # One allocation of the array's size, every piece copied into it at C speed: appending
-        # piece by piece to an array.array grew and moved it several times (4x slower in
-        # Kingsburg, whose empty slots alone are 44 KB).
+            if self._legal_tries:
+                self._legal_tries -= 1
+                if len(self._legal_met) >= LEGAL_KEPT or not self._legal_tries:
+                    self._legal_met.clear()
+                    self._blocks.clear()
+                if self._legal_tries:
+                    self._legal_met[id(legal)] = legal
+            # At C speed: most actions are met again as the same objects. A None is one that was
+            # not (numbers are never empty, so ``all`` finds it without comparing).
+            found = [*map(self._action_numbers.get, map(id, legal))]
+            pieces += found if all(found) else self._slots(legal, found)
+        # One allocation, every piece copied into it once, at C speed.
         return bytearray().join(pieces)
 
-    def _slots(self, legal: tuple[Action, ...]) -> list[Numbers]:
-        """The numbers of each slot: each action's, then zeros for the empty slots."""
-        found = list(map(self._action_numbers.get, map(id, legal)))  # at C speed: most are met again
-        if None in found:
-            pairs = zip(legal, found, strict=True)
-            slots = [self._numbers(action) if kept is None else kept for action, kept in pairs]
-        else:
-            slots = cast("list[Numbers]", found)
-        slots.append(self._paddings[self.slots - len(legal)])
-        return slots
+    def _slots(self, legal: tuple[Action, ...], found: list[bytes | None]) -> list[bytes]:
+        """The numbers of each legal action, in order, given those ``found`` by identity."""
+        numbers = self._numbers
+        return [numbers(action) if kept is None else kept for action, kept in zip(legal, found, strict=True)]
 
-    def _numbers(self, action: Action) -> Numbers:
+    def _numbers(self, action: Action) -> bytes:
         """The numbers of an action not met as this object lately: found by value, or encoded."""
-        if len(self._action_numbers) >= ROWS_KEPT:
+        key, kept = self._of_value[type(action)]
+        value = key(action)
+        found = kept.get(value)
+        if found is not None:
+            return found[1]
+        if self._values >= ROWS_KEPT:
+            self._values = 0
             self._action_numbers.clear()
-            self._actions_held.clear()
-        if len(self._of_value) >= ROWS_KEPT:
-            self._of_value.clear()
-        numbers = self._of_value.get(action)
-        if numbers is None:
-            numbers = self._of_value[action] = new_numbers()
-            self._action.encode(action, numbers)
+            for _, values in self._of_value.values():
+                values.clear()
+        pieces: Pieces = []
+        self._action.write(action, pieces)
+        numbers = b"".join(pieces)
+        kept[value] = (action, numbers)
         self._action_numbers[id(action)] = numbers
-        self._actions_held.append(action)
+        self._values += 1
         return numbers
 
     def mask(self, legal_count: int) -> np.ndarray:
@@ -184,14 +219,10 @@ class Table:
         return legal
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray]:
-        # New arrays each time, as a caller may write into what it is given: an environment
-        # observes a seat about once a step, so keeping them to copy would cost more.
+        # New arrays each time (``Encoder.arrays``): an environment observes a seat about once a
+        # step, so keeping them to copy would cost more.
         legal = self.legal(seat)
-        encoder = self.encoder
-        return {
-            "observation": encoder.array(self._state.observation(seat), legal),
-            "action_mask": encoder.mask(len(legal)),
-        }
+        return self.encoder.arrays(self._state.observation(seat), legal)
 
     def choose(self, seat: Seat, slot: int) -> bool:
         """Record ``seat``'s choice; once every acting seat has chosen, apply them and say True."""
