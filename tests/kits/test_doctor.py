@@ -3,11 +3,15 @@ build and a ready toolchain are told apart, and the install line names what is m
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
-from kingmaker.kits.languages import Language, Probe, check, install_line, install_lines
+import pytest
+
+from kingmaker.kits import languages
+from kingmaker.kits.languages import Language, Probe, check, install_line, install_lines, language
 
 KINGMAKER = str(Path(sys.executable).with_name("kingmaker"))
 
@@ -71,3 +75,32 @@ def test_the_doctor_refuses_an_unknown_language() -> None:
     )
     assert done.returncode == 2
     assert "unknown language 'cobol'" in done.stderr
+
+
+def test_the_go_probe_builds_in_gos_own_cache_or_its_folders_when_go_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probe compiles all of grpc-go: in Go's own build cache a second doctor run (and CI's
+    suite after its install step's check) finds it built. A `go` stand-in records the cache each
+    build was given; `go env GOCACHE` says "off" where Go has no home for one."""
+    seen = tmp_path / "seen"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "go").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = env ]; then echo "$FAKE_GOCACHE"; exit 0; fi\n'
+        f'echo "$GOCACHE" >> {seen}\n'
+        'printf "#!/bin/sh\\n" > probe; chmod +x probe\n'
+    )
+    (fake / "go").chmod(0o755)
+    monkeypatch.setattr(languages, "BUILD_PATH", f"{fake}:{languages.BUILD_PATH}")
+    go = dataclasses.replace(language("go"), programs=("go",))
+
+    monkeypatch.setenv("FAKE_GOCACHE", str(tmp_path / "home-cache"))
+    assert check(go).ready
+    monkeypatch.setenv("FAKE_GOCACHE", "off")
+    assert check(go).ready
+
+    own, fallback = seen.read_text().splitlines()
+    assert own == str(tmp_path / "home-cache")
+    assert fallback.endswith("/cache") and Path(fallback).parent.name.startswith("kingmaker-probe-")
