@@ -181,8 +181,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         return self._engines.current >= 0
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        engines = self._engines
-        current = engines.current
+        current = self._engines.current
         if current == CHANCE:
             return list(range(256))  # the seed's bytes
         if player is None:
@@ -191,11 +190,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
                 return list(super().legal_actions())  # the flat joint actions, as pyspiel gives
         if current == TERMINAL or player < 0:
             return []
-        # ``_legal_actions``, written out: this is asked at every step.
-        count = len(engines.legal(player))
-        if count == 0 and len(engines.acting) > 1:
-            return [0]
-        return SLOT_LISTS[count][:]
+        return self._legal_actions(player)
 
     def legal(self, seat: Seat) -> tuple[Action, ...]:
         """``seat``'s legal actions in the engine now: asked of the engine once per node, as an
@@ -222,9 +217,7 @@ class KingmakerState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
                 self._start_recall(seed)
             return
         seat = engines.current
-        joint = {seat: engines.legal(seat)[action]}
-        engines.apply(joint)  # ``_apply_joint``, written out: this is every step
-        self._unrecalled.append((joint, {seat: action}))
+        self._apply_joint({seat: engines.legal(seat)[action]}, {seat: action})
 
     def _apply_actions(self, actions: list[int]) -> None:
         engines = self._engines
@@ -356,12 +349,7 @@ class _Engines:
         assert engine is not None
         engine.apply(joint)
         self._legal = {}
-        # ``_found``, written out: this is every step.
-        if engine.is_over():
-            self.acting, self.current = (), TERMINAL
-        else:
-            acting = self.acting = engine.to_act()
-            self.current = acting[0] if len(acting) == 1 else SIMULTANEOUS
+        self._found(engine)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engines:
         copy = _Engines.__new__(_Engines)

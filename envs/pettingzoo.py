@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from kingmaker.envs.requirements import require
-from kingmaker.envs.table import Table, pairwise_rewards
-from kingmaker.games.api import OptionValue, Result, Seat
+from kingmaker.envs.table import Table
+from kingmaker.games.api import OptionValue, Seat
 
 require("pettingzoo")
 require("gymnasium")
@@ -105,7 +105,8 @@ class _Spaces:
     def close(self) -> None:
         pass
 
-    def _final_infos(self, result: Result) -> dict[str, dict[str, Any]]:
+    def _final_infos(self) -> dict[str, dict[str, Any]]:
+        result = self.table.result()
         return {
             agent_name(seat): {"scores": result.scores, "ranks": result.ranks, "rank": result.ranks[seat]}
             for seat in range(self.table.players)
@@ -140,11 +141,10 @@ class KingmakerEnv(_Spaces, AECEnv):  # type: ignore[misc]
         table = self.table
         table.choose(self._seats[agent], int(action))
         if table.is_over():
-            result = table.result()  # once, for the rewards and the infos
-            for other, reward in zip(self.possible_agents, pairwise_rewards(result.ranks), strict=True):
+            for other, reward in zip(self.possible_agents, table.rewards(), strict=True):
                 self.rewards[other] = reward
                 self.terminations[other] = True
-            self.infos = self._final_infos(result)
+            self.infos = self._final_infos()
             self.agent_selection = self.agents[0]
             self._accumulate_rewards()
         else:
@@ -183,9 +183,7 @@ class KingmakerParallelEnv(_Spaces, ParallelEnv):  # type: ignore[misc]
         rewards = dict(zip(self.possible_agents, self.table.rewards(), strict=True))
         terminations = dict.fromkeys(self.possible_agents, over)
         truncations = dict.fromkeys(self.possible_agents, False)
-        infos = (
-            self._final_infos(self.table.result()) if over else {agent: {} for agent in self.possible_agents}
-        )
+        infos = self._final_infos() if over else {agent: {} for agent in self.possible_agents}
         if over:
             self.agents = []
         return observations, rewards, terminations, truncations, infos

@@ -99,10 +99,8 @@ class Encoder:
 
     def arrays(self, observation: Any, legal: tuple[Action, ...]) -> dict[str, np.ndarray]:
         """The observation array and the action mask, as an environment hands them out: new
-        arrays each time, as a caller may write into what it is given (``array`` and ``mask`` in
-        one call, an environment's every step)."""
-        numbers = self.head(observation, legal).ljust(self.nbytes, b"\0")
-        return {"observation": _frombuffer(numbers, _FLOAT32), "action_mask": self._masks[len(legal)].copy()}
+        arrays each time, as a caller may write into what it is given."""
+        return {"observation": self.array(observation, legal), "action_mask": self.mask(len(legal))}
 
     def head(self, observation: Any, legal: tuple[Action, ...]) -> bytearray:
         """The array's leading float32 numbers as bytes: the observation's, then each legal
