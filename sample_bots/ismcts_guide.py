@@ -7,7 +7,9 @@ the weight at each rank) and judges a leaf by the search bot's rollout from it
 the prior's order, a new one only once it has been visited enough (1 + sqrt(visits) moves), where
 OpenSpiel's tries every legal move once, in random order, before it uses what it learned; and
 worlds are drawn with the bot's own seeded random numbers (OpenSpiel's default sampler is seeded
-from the system), so a search is repeatable.
+from the system), so a search is repeatable. With ``ties_to_prior`` (for PUCT, where visits
+follow the prior while the values cannot tell moves apart), the move played is the most visited
+one and, of several visited alike, the prior's favourite, where OpenSpiel draws one at random.
 """
 
 from __future__ import annotations
@@ -27,10 +29,19 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
         self._guide = guide_for(game)
         self._search = guided_search_bot(game, seed=seed)
         self._random = random.Random(seed)
+        self._start: object = None
+        """The stage of the decision searched (``search_from``): every rollout stops where it ends."""
+
+    def search_from(self, state: Any) -> None:
+        """Note the searched decision's stage. A leaf already past it (a Kingdoms move deeper in
+        the tree that ended the epoch) is judged where it stands, not after a whole further epoch:
+        its siblings' rollouts stop at the same epoch's end, and their values must be comparable."""
+        stage = self._guide.stage
+        self._start = stage(state.engine) if stage is not None and state.engine is not None else None
 
     def evaluate(self, state: Any) -> list[float]:
         engine = state.engine.clone()  # a KingmakerState's world: the rollout plays on a copy
-        start = self._guide.stage(engine) if self._guide.stage is not None else None
+        start = self._start
         pending = getattr(state, "pending", None)  # a simultaneous node taken one seat at a time
         if pending:  # (envs/turn_based.py): the seats yet to choose choose as the rollout would
             engine.apply(
@@ -55,9 +66,22 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
 
 
 class WideningISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, ties_to_prior: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._ties_to_prior = ties_to_prior
         self.set_resampler(lambda state, player: state.resample_from_infostate(player, self._draw))
+
+    def run_search(self, state: Any) -> Any:
+        self._evaluator.search_from(state)
+        return super().run_search(state)
+
+    def get_final_policy(self, state: Any, node: Any) -> list[tuple[int, float]]:
+        if not self._ties_to_prior:
+            return list(super().get_final_policy(state, node))
+        most = max(child.visits for child in node.child_info.values())
+        tied = [action for action, child in node.child_info.items() if child.visits == most]
+        chosen = max(tied, key=lambda action: node.prior_map.get(action, 0.0))
+        return [(action, 1.0 if action == chosen else 0.0) for action in state.legal_actions()]
 
     def _draw(self) -> float:
         return float(self._random_state.random_sample())

@@ -46,3 +46,54 @@ def test_worlds_alike_to_the_seat_get_the_same_move(name: str) -> None:
     moves = [guided_factory(game, seat, simulations=6).step(world) for world in worlds]
     assert moves[0] == moves[1]
     assert 0 <= moves[0] < len(legal)
+
+
+def test_a_leaf_past_the_searched_epoch_is_judged_where_it_stands() -> None:
+    """A Kingdoms rollout stops where the searched decision's epoch is scored. A leaf one move
+    deeper that already ended that epoch is judged as it stands, like its siblings at the same
+    epoch's end; it used to be rolled out through the whole next epoch, so the tree compared
+    gold at two different times (and the guided ISMCTS lost to its own heuristic)."""
+    from kingmaker.sample_bots.search_bot import kingdoms_evaluation
+
+    state = get_game("kingdoms").new(2, 5)
+    chooser = random.Random(5)
+    while True:
+        before = state.clone()
+        state.apply({seat: chooser.choice(state.legal_actions(seat)) for seat in state.to_act()})
+        if state.epoch != before.epoch:  # (a KingdomsState)
+            break
+    assert not state.is_over()
+    seat = before.to_act()[0]
+    game = load_game("kingdoms", {"players": 2})
+    request = SimpleNamespace(observation=before.observation(seat), legal_actions=before.legal_actions(seat))
+    bot = guided_factory(game, seat, simulations=4)
+    bot.run_search(state_from_request(game, request, 3))  # the decision that ends the epoch
+    leaf = state.clone()
+    judged = bot._evaluator.evaluate(SimpleNamespace(engine=leaf))
+    assert judged == [2 * value - 1 for value in kingdoms_evaluation(state)]
+    assert [leaf.observation(seat) for seat in (0, 1)] == [state.observation(seat) for seat in (0, 1)]
+
+
+def test_of_moves_visited_alike_the_prior_led_search_plays_the_priors_favourite() -> None:
+    """OpenSpiel draws among the most visited moves; a prior-led search (Kingdoms') plays the
+    heuristic's favourite of them, and explores by the prior (PUCT)."""
+    from open_spiel.python.algorithms import ismcts
+
+    from kingmaker.sample_bots.ismcts_bot import PRIOR_LED
+
+    node = ismcts.ISMCTSNode()
+    node.total_visits = 13
+    node.prior_map = {0: 0.2, 1: 0.5, 2: 0.3}
+    node.child_info = {
+        slot: ismcts.ChildInfo(visits, 0.0, node.prior_map[slot]) for slot, visits in enumerate((5, 5, 3))
+    }
+    state = SimpleNamespace(legal_actions=lambda: [0, 1, 2, 3])
+    game = load_game("kingdoms", {"players": 2})
+    assert "kingdoms" in PRIOR_LED and "kingsville" not in PRIOR_LED
+    led = guided_factory(game, 0, simulations=4)
+    assert led._child_selection_policy == ismcts.ChildSelectionPolicy.PUCT
+    assert led.get_final_policy(state, node) == [(0, 0.0), (1, 1.0), (2, 0.0), (3, 0.0)]
+    plain = guided_factory(load_game("kingsville", {"players": 2}), 0, simulations=4)
+    assert plain._child_selection_policy == ismcts.ChildSelectionPolicy.UCT
+    drawn = dict(plain.get_final_policy(state, node))
+    assert drawn[0] == drawn[1] == 0.5  # (OpenSpiel's: one of the two, at random)
