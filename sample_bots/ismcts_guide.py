@@ -42,6 +42,8 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
     def evaluate(self, state: Any) -> list[float]:
         engine = state.engine.clone()  # a KingmakerState's world: the rollout plays on a copy
         start = self._start
+        if start is None and self._guide.stage is not None:  # (a caller that never said what it searches)
+            start = self._guide.stage(engine)
         pending = getattr(state, "pending", None)  # a simultaneous node taken one seat at a time
         if pending:  # (envs/turn_based.py): the seats yet to choose choose as the rollout would
             engine.apply(
