@@ -36,14 +36,16 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
         """Note the searched decision's stage. A leaf already past it (a Kingdoms move deeper in
         the tree that ended the epoch) is judged where it stands, not after a whole further epoch:
         its siblings' rollouts stop at the same epoch's end, and their values must be comparable."""
+        self._start = self._stage_of(state.engine) if state.engine is not None else None
+
+    def _stage_of(self, engine: Any) -> object:
         stage = self._guide.stage
-        self._start = stage(state.engine) if stage is not None and state.engine is not None else None
+        return stage(engine) if stage is not None else None
 
     def evaluate(self, state: Any) -> list[float]:
         engine = state.engine.clone()  # a KingmakerState's world: the rollout plays on a copy
-        start = self._start
-        if start is None and self._guide.stage is not None:  # (a caller that never said what it searches)
-            start = self._guide.stage(engine)
+        # (a caller that never said what it searches: the leaf's own stage)
+        start = self._start if self._start is not None else self._stage_of(engine)
         pending = getattr(state, "pending", None)  # a simultaneous node taken one seat at a time
         if pending:  # (envs/turn_based.py): the seats yet to choose choose as the rollout would
             engine.apply(
