@@ -191,12 +191,28 @@ def unpack_timings(blob: bytes) -> dict[str, Any]:
     return _timings_from(_inflate(stored.StoredTimings, blob))
 
 
-def _timings_from(message: stored.StoredTimings) -> dict[str, Any]:
-    times = message.decisions
+def unpack_think_times(blob: bytes) -> list[list[float]] | None:
+    """Of packed timings, only what ``unpack_timings`` gives under ``THINK_KEY`` (None where they
+    hold none), without building every decision's record: a list of matches reads only these."""
+    message = _inflate(stored.StoredTimings, blob)
+    _check_decisions(message.decisions)
+    if message.HasField("think_seats"):
+        return _think_from(message.decisions, message.think_seats)
+    if message.extra_json:
+        think: list[list[float]] | None = json.loads(message.extra_json).get(THINK_KEY)
+        return think
+    return None
+
+
+def _check_decisions(times: stored.DecisionTimes) -> None:
     timed = sum(len(_seats(mask)) for mask in times.seat_masks)
     if not timed == len(times.charged) == len(times.sources):
         counts = f"{timed} timed seats, {len(times.charged)} times, {len(times.sources)} sources"
         raise CompactLogError(f"the timings do not decode: {counts}")
+
+
+def _timings_from(message: stored.StoredTimings) -> dict[str, Any]:
+    _check_decisions(message.decisions)
     timings: dict[str, Any] = {}
     if message.HasField("duration_ms"):
         timings[DURATION_KEY] = message.duration_ms / 1000

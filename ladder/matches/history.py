@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,7 +13,7 @@ from sqlmodel import Session, col, select
 from kingmaker.games.api import OptionValue
 from kingmaker.ladder.bots import persons
 from kingmaker.ladder.errors import NotFoundError
-from kingmaker.ladder.matches.compact_logs import unpack_timings
+from kingmaker.ladder.matches.compact_logs import unpack_think_times
 from kingmaker.ladder.matches.match_filter import MatchFilter
 from kingmaker.ladder.matches.match_reads import SeatRecord, seat_record
 from kingmaker.ladder.matches.think_times import THINK_KEY, ThinkTime, seat_samples, summarise
@@ -86,21 +87,46 @@ def list_matches(
             )
             query = query.where(col(Match.id).in_(seated))
         query = only.applied(session, query)
-        return [_summary(session, match) for match in session.exec(query).all()]
+        return _summaries(session, session.exec(query).all())
 
 
 def _summary(session: Session, match: Match) -> MatchSummary:
-    assert match.id is not None
-    rows = session.exec(
-        select(MatchSeat, Bot.name)
-        .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
-        .where(MatchSeat.match_id == match.id)
-        .order_by(col(MatchSeat.seat))
-    ).all()
-    league = session.get(League, match.league_id) if match.league_id is not None else None
-    packed = session.exec(select(MatchLog.timings).where(MatchLog.match_id == match.id)).first()
-    timings = unpack_timings(packed) if packed is not None else None
-    return summary_of(match, league.name if league is not None else None, list(rows), timings)
+    return _summaries(session, [match])[0]
+
+
+def _summaries(session: Session, matches: Sequence[Match]) -> list[MatchSummary]:
+    """The matches' summaries from three reads for all of them (their seats, leagues and think
+    times), not three a match: a list of a thousand matches was three thousand reads."""
+    found: list[MatchSummary] = []
+    for start in range(0, len(matches), _AT_ONCE):
+        some = matches[start : start + _AT_ONCE]
+        ids = [match.id for match in some]
+        seats: dict[int, list[tuple[MatchSeat, str]]] = defaultdict(list)
+        for seat, name in session.exec(
+            select(MatchSeat, Bot.name)
+            .join(Bot, col(Bot.id) == col(MatchSeat.bot_id))
+            .where(col(MatchSeat.match_id).in_(ids))
+            .order_by(col(MatchSeat.match_id), col(MatchSeat.seat))
+        ):
+            seats[seat.match_id].append((seat, name))
+        league_ids = {match.league_id for match in some if match.league_id is not None}
+        named = select(League.id, League.name).where(col(League.id).in_(league_ids))
+        leagues: dict[int | None, str] = dict(session.exec(named).all())
+        logs = select(MatchLog.match_id, MatchLog.timings).where(col(MatchLog.match_id).in_(ids))
+        packed: dict[int, bytes | None] = dict(session.exec(logs).all())
+        for match in some:
+            assert match.id is not None
+            blob = packed.get(match.id)
+            think = unpack_think_times(blob) if blob is not None else None
+            # (of a log's timings, a summary reads only the think times)
+            timings = {THINK_KEY: think} if think is not None else None
+            league = leagues.get(match.league_id) if match.league_id is not None else None
+            found.append(summary_of(match, league, seats[match.id], timings))
+    return found
+
+
+_AT_ONCE = 500
+"""Matches summarised per round of reads (the ids of each go into one ``IN``)."""
 
 
 def summary_of(

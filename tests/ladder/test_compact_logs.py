@@ -26,6 +26,7 @@ from kingmaker.ladder.matches.compact_logs import (
     pack_timings,
     unpack_actions,
     unpack_digests,
+    unpack_think_times,
     unpack_timings,
 )
 from kingmaker.sdk.codec import GameCodec, codec_for
@@ -44,6 +45,7 @@ def test_a_real_log_of_every_game_reads_back(game: str, forfeit_at: int | None) 
     log = played_log(game, spec.max_players, seed=3, forfeit_at=forfeit_at)
     assert same_json(unpack_actions(game, pack_actions(game, log.actions)), log.actions)
     assert same_json(unpack_timings(pack_timings(log.timings)), log.timings)
+    assert same_json(unpack_think_times(pack_timings(log.timings)), log.timings["think_ms"])
     digests = unpack_digests(pack_digests(log.digests))
     assert digests == [[d[: 1 + 2 * DIGEST_BYTES] for d in seat] for seat in log.digests]
 
@@ -118,6 +120,8 @@ def test_old_digests_of_json_values_are_shortened_too() -> None:
 )
 def test_timings_read_back_exactly_whatever_they_hold(timings: dict[str, Any]) -> None:
     assert same_json(unpack_timings(pack_timings(timings)), timings)
+    # (a list of matches reads only the think times: the same, whichever way they were packed)
+    assert same_json(unpack_think_times(pack_timings(timings)), timings.get("think_ms"))
 
 
 ms = st.one_of(st.none(), st.integers(0, 10**7).map(lambda n: n / 10), st.floats(allow_nan=False))
@@ -146,10 +150,12 @@ def test_any_timings_read_back_exactly(
                 think[int(seat)].append(value)
     timings = {**extra, "duration_s": duration, "think_ms": think, "decisions": decisions}
     assert same_json(unpack_timings(pack_timings(timings)), timings)
+    assert same_json(unpack_think_times(pack_timings(timings)), think)
 
 
 @pytest.mark.parametrize(
-    "unpack", [unpack_timings, unpack_digests, lambda blob: unpack_actions("kingdoms", blob)]
+    "unpack",
+    [unpack_timings, unpack_think_times, unpack_digests, lambda blob: unpack_actions("kingdoms", blob)],
 )
 def test_a_damaged_blob_is_refused_in_one_line(unpack: Any) -> None:
     with pytest.raises(CompactLogError) as refused:
@@ -173,8 +179,11 @@ def pack_action(codec: GameCodec, action: Action) -> bytes:
 def test_packed_timings_that_do_not_match_their_seats_are_refused() -> None:
     times = stored.DecisionTimes(seat_masks=[0b11], charged=[5], sources=[stored.DECISION_SOURCE_BOT] * 2)
     blob = zlib.compress(stored.StoredTimings(decisions=times).SerializeToString(), wbits=-15)
-    with pytest.raises(CompactLogError, match="the timings do not decode: 2 timed seats, 1 times, 2 sources"):
-        unpack_timings(blob)
+    for unpack in (unpack_timings, unpack_think_times):
+        with pytest.raises(
+            CompactLogError, match="the timings do not decode: 2 timed seats, 1 times, 2 sources"
+        ):
+            unpack(blob)
 
 
 @pytest.mark.parametrize("game", sorted(game.spec.name for game in all_games()))
