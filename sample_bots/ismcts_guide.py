@@ -64,6 +64,10 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
         legal = state.engine.legal_actions(seat)
         values = self._guide.values(state.engine.observation(seat), legal)
         ranked = sorted(range(len(legal)), key=values.__getitem__, reverse=True)
+        # The best of each kind of move next after the best (Kingdoms: castle, draw, starting
+        # tile), as the search bot's candidates: a tree that widens in this order asks whether
+        # to draw at all, where the heuristic's top few are often all castles.
+        ranked = self._search.candidates(legal, ranked, len(ranked))
         weights = [0.5**rank for rank in range(len(ranked))]
         total = sum(weights)
         return [(slot, weight / total) for slot, weight in zip(ranked, weights, strict=True)]

@@ -365,7 +365,7 @@ class SearchBot(Bot):
         ranked = sorted(range(len(legal)), key=lambda index: -worth[index])
         default = ranked[0]
         width = min(self.width, max(2, total // 2)) if stop is None else self.width
-        active = self._candidates(legal, ranked, width)
+        active = self.candidates(legal, ranked, width)
         rewards: dict[int, list[float]] = {index: [] for index in active}
         done = 0
         samples = 0
@@ -417,7 +417,7 @@ class SearchBot(Bot):
         # (An infinite caution never leaves the heuristic: inf * 0 is nan and compares false.)
         return best if mean > 0 and mean > self.caution * spread else default
 
-    def _candidates(self, legal: tuple[Action, ...], ranked: list[int], width: int) -> list[int]:
+    def candidates(self, legal: tuple[Action, ...], ranked: list[int], width: int) -> list[int]:
         """The indices of the actions to search: the heuristic's best first (``ranked`` is by
         its worth), the best of each ``kind`` next, then the next best, ``width`` in all."""
         if self.kind is None:

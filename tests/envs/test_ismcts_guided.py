@@ -97,3 +97,31 @@ def test_of_moves_visited_alike_the_prior_led_search_plays_the_priors_favourite(
     assert plain._child_selection_policy == ismcts.ChildSelectionPolicy.UCT
     drawn = dict(plain.get_final_policy(state, node))
     assert drawn[0] == drawn[1] == 0.5  # (OpenSpiel's: one of the two, at random)
+
+
+def test_the_kingdoms_prior_puts_the_best_move_of_each_kind_right_after_the_best() -> None:
+    """The tree widens in the prior's order, a few moves at first: as in the search bot's
+    candidates, the heuristic's best move comes first and its best of each other kind (castle,
+    draw, starting tile) next, so a search asks whether to draw at all where the heuristic's
+    top few are all castles."""
+    from kingmaker.sample_bots.search_bot import guide_for
+
+    game = load_game("kingdoms", {"players": 2})
+    values = guide_for("kingdoms").values
+    bot = guided_factory(game, 0, simulations=4)
+    state = get_game("kingdoms").new(2, 5)
+    chooser = random.Random(7)
+    by_value_lacked_a_kind = 0
+    while not state.is_over():
+        seat = state.to_act()[0]
+        legal = state.legal_actions(seat)
+        kinds = {type(action) for action in legal}
+        prior = bot._evaluator.prior(SimpleNamespace(current_player=lambda seat=seat: seat, engine=state))
+        order = [slot for slot, _ in sorted(prior, key=lambda item: -item[1])]
+        worth = values(state.observation(seat), legal)
+        assert worth[order[0]] == max(worth)
+        assert {type(legal[slot]) for slot in order[: len(kinds)]} == kinds
+        by_value = sorted(range(len(legal)), key=worth.__getitem__, reverse=True)
+        by_value_lacked_a_kind += {type(legal[slot]) for slot in by_value[: len(kinds)]} != kinds
+        state.apply({seat: chooser.choice(legal)})
+    assert by_value_lacked_a_kind > 0  # (else this game never shows the difference)
