@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import grpc
 import pytest
-from leagues.test_trustworthy_results import connected_bot, quick_server  # noqa: F401 (a fixture)
+from leagues.test_trustworthy_results import connected_bot, patient_server  # noqa: F401 (a fixture)
 
 from kingmaker.ladder.bots import authors, bots
 from kingmaker.ladder.leagues.leagues import create_league, next_matches
@@ -51,10 +51,12 @@ DECISION_MS = 60_000
 
 @pytest.mark.parametrize("action", list(ACTIONS))
 def test_an_authors_action_mid_match_leaves_the_result_to_the_game(
-    quick_server: BackgroundServer,  # noqa: F811 (the fixture imported above)
+    patient_server: BackgroundServer,  # noqa: F811 (the fixture imported above)
     action: str,
 ) -> None:
-    db = quick_server.server.db
+    # A patient server: the launched opponent has a minute to say hello. With 3 s, a loaded
+    # machine's slow start of it ended its seat NEVER_CONNECTED, which is not what is tested here.
+    db = patient_server.server.db
     ann, token = authors.add_author(db, "ann")
     bots.register_bot(db, "steady", ["kingdoms"], author_id=ann.id)
     random_bot = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
@@ -62,13 +64,13 @@ def test_an_authors_action_mid_match_leaves_the_result_to_the_game(
     league = create_league(db, "ladder", "kingdoms", ["steady", "other"], format="ladder", seed=4)
     (ticket,) = next_matches(db, league.id, 1)
     method, request, ends_stream = ACTIONS[action]
-    with connected_bot(quick_server, "steady", [], pause=0.05) as process:
-        pool = quick_server.server.pool
+    with connected_bot(patient_server, "steady", [], pause=0.05) as process:
+        pool = patient_server.server.pool
         (stream,) = [s for s in list(pool.sessions) if s.bot == "steady"]
         ticket = mark_running(db, ticket.match_id)
         playing = asyncio.run_coroutine_threadsafe(
-            play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=DECISION_MS)),
-            quick_server.loop,
+            play_ticket(db, patient_server.server.roster, ticket, TimeControl(decision_ms=DECISION_MS)),
+            patient_server.loop,
         )
         deadline = time.monotonic() + 30
         while not stream.matches:
@@ -78,7 +80,7 @@ def test_an_authors_action_mid_match_leaves_the_result_to_the_game(
         # call returns, however slowly a loaded machine answers it (the decision limit outlasts it).
         os.kill(process.pid, signal.SIGSTOP)
         try:
-            with grpc.insecure_channel(quick_server.address) as channel:  # as the author, mid-match
+            with grpc.insecure_channel(patient_server.address) as channel:  # as the author, mid-match
                 getattr(admin_pb2_grpc.AdminStub(channel), method)(
                     request(), metadata=(("authorization", f"Bearer {token}"),)
                 )
