@@ -151,9 +151,12 @@ def test_bots_whose_command_cannot_start_are_not_rated_as_winners(server: Backgr
 
 def test_a_stream_plays_only_the_games_its_hello_offered(quick_server: BackgroundServer) -> None:
     db = quick_server.server.db
-    random_bot = [sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
-    bots.register_bot(db, "other", ["kingdoms"], command=random_bot)
-    with remote_bot(quick_server, "roads", ["kingdoms", "kings_road"], capacity=4, offers=["kings_road"]):
+    # The opponent is connected before the match: the server's 3 s are for the absent stream, and
+    # a launched opponent's start could take longer than that on a loaded machine.
+    with (
+        remote_bot(quick_server, "other", ["kingdoms"]),
+        remote_bot(quick_server, "roads", ["kingdoms", "kings_road"], capacity=4, offers=["kings_road"]),
+    ):
         ticket = mark_running(db, create_match(db, "kingdoms", ["roads", "other"], seed=3).match_id)
         quick_server.run(play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=1000)))
     seats = match_summary(db, ticket.match_id).seats
@@ -183,24 +186,27 @@ def test_a_server_restart_voids_the_one_off_matches_it_left_running(
     assert "server stopped" in (summary.status_reason or "")
 
 
-def test_a_bot_disabled_mid_match_is_not_blamed_and_the_match_is_void(quick_server: BackgroundServer) -> None:
-    db = quick_server.server.db
+def test_a_bot_disabled_mid_match_is_not_blamed_and_the_match_is_void(
+    patient_server: BackgroundServer,
+) -> None:
+    # (patient: the launched opponent may take more than 3 s to say hello on a loaded machine)
+    db = patient_server.server.db
     bots.register_bot(db, "steady", ["kingdoms"])
     bots.register_bot(
         db, "other", ["kingdoms"], command=[sys.executable, "-m", "kingmaker.sample_bots.random_bot"]
     )
-    with connected_bot(quick_server, "steady", [], pause=0.05):
+    with connected_bot(patient_server, "steady", [], pause=0.05):
         ticket = mark_running(db, create_match(db, "kingdoms", ["steady", "other"], seed=4).match_id)
         playing = asyncio.run_coroutine_threadsafe(
-            play_ticket(db, quick_server.server.roster, ticket, TimeControl(decision_ms=1000)),
-            quick_server.loop,
+            play_ticket(db, patient_server.server.roster, ticket, TimeControl(decision_ms=1000)),
+            patient_server.loop,
         )
         deadline = time.monotonic() + 20
-        while not any(s.matches for s in list(quick_server.server.pool.sessions) if s.bot == "steady"):
+        while not any(s.matches for s in list(patient_server.server.pool.sessions) if s.bot == "steady"):
             assert time.monotonic() < deadline, "the match did not start"
             time.sleep(0.05)
-        metadata = (("authorization", f"Bearer {quick_server.admin_token}"),)
-        with grpc.insecure_channel(quick_server.address) as channel:
+        metadata = (("authorization", f"Bearer {patient_server.admin_token}"),)
+        with grpc.insecure_channel(patient_server.address) as channel:
             admin = admin_pb2_grpc.AdminStub(channel)
             request = admin_pb2.SetBotEnabledRequest(name="steady", enabled=False)
             admin.SetBotEnabled(request, metadata=metadata)
