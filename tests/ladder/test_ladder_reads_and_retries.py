@@ -117,3 +117,37 @@ def test_a_result_is_retried_until_the_database_takes_it(tmp_path: Path) -> None
     assert sorted(row.matches for row in standings(db, TEST_GAME)) == [1, 1], "counted once"
     assert len(list_matches(db)) == 1
     db.close()
+
+
+def test_a_list_of_matches_reads_each_as_its_own_summary_does(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The list summarises its matches in rounds of reads for many at once (``_summaries``): each
+    summary is the one read for its match alone, in every round, with or without a log."""
+    from kingmaker.ladder.matches import history
+
+    monkeypatch.setattr(history, "_AT_ONCE", 2)  # (500 a round: five matches make three rounds)
+    db = open_database(database_url)
+    make_bots(db, 3)
+    for seed in range(5):
+        names = ["bot0", "bot1"] if seed % 2 else ["bot2", "bot0"]
+        ticket = mark_running(db, create_match(db, TEST_GAME, names, seed=seed).match_id)
+        if seed == 3:
+            continue  # still running: no log
+        seats = tuple(
+            SeatOutcome(seat, bot, score=seat + seed, rank=2 - seat)
+            for seat, bot in enumerate(ticket.bot_ids)
+        )
+        think = [[1.5 * seed, 2.0], [0.5]]
+        finish_match(db, MatchOutcome(ticket.match_id, seats, "t", timings={"think_ms": think}))
+    listed = list_matches(db)
+    assert [summary.match_id for summary in listed] == sorted((s.match_id for s in listed), reverse=True)
+    assert len(listed) == 5
+    assert listed == [history.match_summary(db, summary.match_id) for summary in listed]
+    assert [summary.bots for summary in listed] == [
+        ("bot0", "bot1") if seed % 2 else ("bot2", "bot0") for seed in reversed(range(5))
+    ]
+    finished = [summary for summary in listed if summary.status == MatchStatus.FINISHED]
+    assert [summary.think[0].decisions for summary in finished] == [2, 2, 2, 2]
+    assert [summary.think for summary in listed if summary.status != MatchStatus.FINISHED] == [()]
+    db.close()
