@@ -35,6 +35,7 @@ The live boards' rows are in ``referee_live.py``.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import functools
@@ -387,21 +388,39 @@ def transport_rows(quick: bool, games: list[str] | None = None) -> list[Row]:
     return found
 
 
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """The bench's options; a word it does not know is refused (it once ran the whole bench for
+    ``--help``, which it ignored)."""
+    parser = argparse.ArgumentParser(
+        prog="bench/referee.py", description=__doc__.split("\n\n")[0] if __doc__ else None
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--live", action="store_true", help="the live hub's rows only")
+    which.add_argument("--split", action="store_true", help="CPU per decision, process by process")
+    which.add_argument("--transport", action="store_true", help="the rows beside the transport only")
+    parser.add_argument("games", nargs="*", help="with --transport: only these games' rows")
+    arguments = parser.parse_args(argv)
+    if arguments.games and not arguments.transport:
+        parser.error("games are chosen only with --transport")
+    return arguments
+
+
 if __name__ == "__main__":
     from table import print_rows
 
-    quick = "--quick" in sys.argv
-    if "--live" in sys.argv:
+    arguments = parse_arguments(sys.argv[1:])
+    quick = arguments.quick
+    if arguments.live:
         from referee_live import live_rows
 
         measured = live_rows(quick)
-    elif "--split" in sys.argv:
+    elif arguments.split:
         from referee_split import split_rows
 
         measured = split_rows(quick)
-    elif "--transport" in sys.argv:  # --transport [GAME ...]: only the rows beside the transport
-        chosen = [word for word in sys.argv[1:] if not word.startswith("--")]
-        measured = transport_rows(quick, chosen or None)
+    elif arguments.transport:
+        measured = transport_rows(quick, arguments.games or None)
     else:
         measured = rows(quick)
     print_rows(measured, "referee against the transport")
