@@ -62,7 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _rewritten_imports() -> list[Path]:
     """The modules this process imported through pytest's rewriting besides the test modules: the
-    plugins this file's ``pytest_plugins`` name, and every module of an installed pytest plugin
+    plugins that conftest.py's ``pytest_plugins`` names, and every module of an installed plugin
     (pytest rewrites a plugin's whole distribution: all of Hypothesis, anyio, xdist), which every
     worker imports again."""
     return [
