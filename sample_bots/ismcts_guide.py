@@ -1,7 +1,8 @@
 """What lets OpenSpiel's ISMCTS use a game's heuristic: an evaluator and a widening tree policy.
 
-``GuidedEvaluator`` gives a new node's prior (the heuristic bot's ranking of the moves, halving
-the weight at each rank) and judges a leaf by the search bot's rollout from it
+``GuidedEvaluator`` gives a new node's prior (the heuristic bot's ranking of the moves, its best
+of each kind right after its best as in the search bot's candidates, halving the weight at each
+rank) and judges a leaf by the search bot's rollout from it
 (``SearchBot.play_out``: the heuristic plays every seat on the engine's own copy of the state).
 ``WideningISMCTSBot`` is OpenSpiel's ``ISMCTSBot`` with two changes: a node tries its moves in
 the prior's order, a new one only once it has been visited enough (1 + sqrt(visits) moves), where
