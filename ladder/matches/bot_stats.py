@@ -12,8 +12,8 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from kingmaker.ladder.bots.bots import find_bot
-from kingmaker.ladder.matches.compact_logs import unpack_timings
-from kingmaker.ladder.matches.think_times import ThinkTime, seat_samples, summarise
+from kingmaker.ladder.matches.compact_logs import unpack_think_times
+from kingmaker.ladder.matches.think_times import ThinkTime, samples_of, summarise
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.ladder.ratings.standings import position_in, size_in
 from kingmaker.ladder.storage.db import Database
@@ -96,7 +96,7 @@ def bot_record(db: Database, name: str, think_matches: int = THINK_MATCHES) -> B
             .order_by(col(MatchSeat.match_id).desc())
             .limit(think_matches)
         ).all()
-    per_match = [seat_samples(unpack_timings(packed), seat) for seat, packed in logs]
+    per_match = [samples_of(unpack_think_times(packed), seat) for seat, packed in logs]
     samples = [value for seat_values in per_match for value in seat_values]
     timed = sum(1 for seat_values in per_match if seat_values)
     return BotRecord(

@@ -37,7 +37,12 @@ def rounded(samples: Sequence[Sequence[float]]) -> list[list[float]]:
 
 def seat_samples(timings: Mapping[str, Any], seat: int) -> list[float]:
     """One seat's samples from a match log's timings; empty where none were recorded."""
-    per_seat = timings.get(THINK_KEY) or []
+    return samples_of(timings.get(THINK_KEY), seat)
+
+
+def samples_of(per_seat: Sequence[Sequence[float]] | None, seat: int) -> list[float]:
+    """One seat's samples from the timings' think times alone (``compact_logs.unpack_think_times``)."""
+    per_seat = per_seat or []
     return [float(value) for value in per_seat[seat]] if seat < len(per_seat) else []
 
 
