@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import dataclasses
 import logging
 import os
 import shutil
@@ -39,7 +38,7 @@ from kingmaker.server.live import LiveFrame, LiveHub, Subscription
 from kingmaker.server.loop_lag import LoopLag
 from kingmaker.server.refereeing.matches import play_match
 from kingmaker.server.refereeing.referee import MatchReport
-from kingmaker.server.refereeing.report_log import packed_log
+from kingmaker.server.refereeing.report_log import as_sent
 from kingmaker.server.seats.arena import ArenaService
 from kingmaker.server.seats.deadlines import KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
 from kingmaker.server.seats.roster import Entrant, Roster
@@ -141,7 +140,7 @@ class MatchHost:
         report = await play_match(self.roster, game, entrants, seed, options, control, match_id)
         self.played += 1
         # Packed here, where the actions are at hand: the central server stores it as it comes.
-        return dataclasses.replace(report, packed_log=packed_log(report))
+        return as_sent(report)
 
     def watch(self, match_id: str, on: bool) -> None:
         """Send match ``match_id``'s frames to ``on_frame`` (or keep them for ``take_frames``) from

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kingmaker.games.api import OptionValue
+from kingmaker.ladder.matches.compact_logs import unpack_actions, unpack_digests
 from kingmaker.ladder.outcomes import EndReason
 from kingmaker.server.cli import app
 from kingmaker.server.execution.executors import ExecutorError, LocalExecutor
@@ -46,7 +47,10 @@ def test_a_match_host_referees_launched_bots_and_keeps_them_warm() -> None:
     reports, kept, played, folder = asyncio.run(scenario())
     for report in reports:
         assert [seat.end_reason for seat in report.seats] == [EndReason.FINISHED] * 2
-        assert report.decisions and all(report.observation_digests)
+        # What a host sends the server: the log packed, its actions and digests in it alone.
+        assert report.packed_log is not None and not report.decisions
+        assert unpack_actions(report.game, report.packed_log.actions)
+        assert all(unpack_digests(report.packed_log.digests))
     assert kept == 2, "both bots were kept for the next match"
     assert played == 2
     assert not folder.exists(), "closing the host removes its socket and bot folders"

@@ -23,7 +23,7 @@ from kingmaker.ladder.result_batch import StoredResult, finish_matches
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.ladder.storage.models import MatchLog
 from kingmaker.server.refereeing.referee import Decision, MatchReport, SeatReport
-from kingmaker.server.refereeing.report_log import log_digests, log_timings, packed_log
+from kingmaker.server.refereeing.report_log import as_sent, log_digests, log_timings, packed_log
 from kingmaker.server.scheduling.rated import outcome
 
 
@@ -86,7 +86,10 @@ def test_a_log_packed_by_the_worker_is_stored_as_the_server_would_store_it(tmp_p
     (tmp_path / "server").mkdir()
     (tmp_path / "worker").mkdir()
     by_server = stored(tmp_path / "server", report)
-    by_worker = stored(tmp_path / "worker", dataclasses.replace(report, packed_log=packed_log(report)))
+    sent = as_sent(report)
+    assert sent.packed_log == packed_log(report)
+    assert sent.decisions == () and sent.observation_digests == (), "the log holds them: sent once"
+    by_worker = stored(tmp_path / "worker", sent)
     assert by_worker[0] == by_server[0], "the same three blobs"
     assert by_worker[1] == by_server[1], "the same log read back"
     assert by_worker[2].summary is not None and by_server[2].summary is not None
