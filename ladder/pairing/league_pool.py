@@ -30,9 +30,6 @@ from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating
 from kingmaker.ladder.storage.tables import core_table
 
-UPSERT_ROWS = 1_000
-"""Pair rows per INSERT (SQLite allows 32,766 parameters in one statement)."""
-
 
 SEATABLE = (col(Bot.enabled).is_(True), col(Bot.suspended_reason).is_(None), col(Bot.retired_at).is_(None))
 """What a bot must be for any schedule to seat it (joined with its ``bot`` row)."""
@@ -108,8 +105,7 @@ def note_planned(session: Session, league_id: int, plan: Sequence[PlannedMatch])
         | {"planned": n, "last_group": last[a, b], "played": 0}
         for (a, b), n in sorted(meetings.items())
     ]
-    for start in range(0, len(rows), UPSERT_ROWS):
-        _upsert_pairs(session, rows[start : start + UPSERT_ROWS])
+    _upsert_pairs(session, rows)
 
 
 def note_rated(session: Session, league_id: int | None, changes: Sequence[RatingChange]) -> None:
@@ -219,21 +215,31 @@ _COPY_RATINGS = (
 )
 
 
+def _pairs_upsert(dialect: str) -> Any:
+    """Add a planned meeting to its pair row, creating it if it does not exist yet: one statement,
+    built once and run once per row (executemany), rather than one built anew with every row's
+    values in it (compiling that cost more than running it)."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(_pairs)
+    return statement.on_conflict_do_update(
+        index_elements=["league_id", "bot_id", "other_id"],
+        set_={
+            "planned": _pairs.c.planned + statement.excluded.planned,
+            "last_group": statement.excluded.last_group,
+        },
+    )
+
+
+_pairs = core_table(LeaguePair)
+_UPSERT_PAIRS = {dialect: _pairs_upsert(dialect) for dialect in ("postgresql", "sqlite")}
+
+
 def _upsert_pairs(session: Session, rows: list[dict[str, int]]) -> None:
     """Add planned meetings to pair rows, creating those that do not exist yet."""
-    dialect = session.get_bind().dialect.name
-    if dialect in ("postgresql", "sqlite"):
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        statement = insert(LeaguePair).values(rows)
-        session.execute(
-            statement.on_conflict_do_update(
-                index_elements=["league_id", "bot_id", "other_id"],
-                set_={
-                    "planned": col(LeaguePair.planned) + statement.excluded.planned,
-                    "last_group": statement.excluded.last_group,
-                },
-            )
-        )
+    statement = _UPSERT_PAIRS.get(session.get_bind().dialect.name)
+    if statement is not None:
+        session.flush()  # on the session's connection, past the session: nothing of it may be pending
+        session.connection().execute(statement, rows)
         return
     for row in rows:  # any other database: read, then write
         key = (row["league_id"], row["bot_id"], row["other_id"])
