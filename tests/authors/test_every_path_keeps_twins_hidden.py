@@ -24,7 +24,7 @@ import grpc
 import pytest
 from starlette import applications
 from starlette.routing import Mount, Route
-from web.web_support import play_and_record
+from web_support import play_and_record
 
 from kingmaker.ladder.bots import authors
 from kingmaker.ladder.bots.bots import register_bot

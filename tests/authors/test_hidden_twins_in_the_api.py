@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 import pytest
-from web.web_support import play_and_record
+from web_support import play_and_record
 
 from kingmaker.ladder.bots.bots import register_bot
 from kingmaker.ladder.leagues.leagues import create_league, next_matches

@@ -13,7 +13,7 @@ from pathlib import Path
 import grpc
 import pytest
 from test_league_on_ray import METADATA, ClusterServer, rows
-from web.web_support import spectator_views
+from web_support import spectator_views
 
 from kingmaker.ladder.storage.db import open_database
 from kingmaker.server.execution.ray_cluster import LocalRayCluster
