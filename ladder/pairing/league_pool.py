@@ -30,7 +30,6 @@ from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating
 from kingmaker.ladder.storage.tables import core_table
 
-
 SEATABLE = (col(Bot.enabled).is_(True), col(Bot.suspended_reason).is_(None), col(Bot.retired_at).is_(None))
 """What a bot must be for any schedule to seat it (joined with its ``bot`` row)."""
 
