@@ -214,6 +214,9 @@ _COPY_RATINGS = (
 )
 
 
+_pairs = core_table(LeaguePair)
+
+
 def _pairs_upsert(dialect: str) -> Any:
     """Add a planned meeting to its pair row, creating it if it does not exist yet: one statement,
     built once and run once per row (executemany), rather than one built anew with every row's
@@ -229,7 +232,6 @@ def _pairs_upsert(dialect: str) -> Any:
     )
 
 
-_pairs = core_table(LeaguePair)
 _UPSERT_PAIRS = {dialect: _pairs_upsert(dialect) for dialect in ("postgresql", "sqlite")}
 
 
