@@ -19,7 +19,7 @@ from kingmaker.games.api import OptionValue
 from kingmaker.ladder.errors import InvalidRequestError
 from kingmaker.ladder.pairing.schedules.base import PlannedMatch
 from kingmaker.ladder.storage.models import Match, MatchSeat
-from kingmaker.ladder.storage.tables import core_table
+from kingmaker.ladder.storage.tables import core_table, run_core
 
 _matches, _seats = core_table(Match), core_table(MatchSeat)
 _NEW_MATCHES = insert(_matches).returning(_matches.c.id, sort_by_parameter_order=True)
@@ -39,8 +39,6 @@ def write_planned(
         raise InvalidRequestError("a bot may take only one seat in a match")
     if not plan:
         return []
-    session.flush()  # on the session's connection, past the session: nothing of it may be pending
-    connection = session.connection()
     rows = [
         {
             "league_id": league_id,
@@ -53,11 +51,11 @@ def write_planned(
         }
         for planned in plan
     ]
-    ids = connection.execute(_NEW_MATCHES, rows).scalars().all()
+    ids = run_core(session, _NEW_MATCHES, rows).scalars().all()
     seats = [
         {"match_id": match_id, "seat": seat, "bot_id": bot_id}
         for match_id, planned in zip(ids, plan, strict=True)
         for seat, bot_id in enumerate(planned.bots)
     ]
-    connection.execute(_NEW_SEATS, seats)
+    run_core(session, _NEW_SEATS, seats)
     return list(ids)

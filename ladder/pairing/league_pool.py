@@ -28,7 +28,7 @@ from kingmaker.ladder.ratings.ratings import settings_for
 from kingmaker.ladder.records import RatingChange
 from kingmaker.ladder.storage.db import Database
 from kingmaker.ladder.storage.models import Bot, League, LeagueBot, LeaguePair, Rating
-from kingmaker.ladder.storage.tables import core_table
+from kingmaker.ladder.storage.tables import core_table, run_core
 
 SEATABLE = (col(Bot.enabled).is_(True), col(Bot.suspended_reason).is_(None), col(Bot.retired_at).is_(None))
 """What a bot must be for any schedule to seat it (joined with its ``bot`` row)."""
@@ -239,8 +239,7 @@ def _upsert_pairs(session: Session, rows: list[dict[str, int]]) -> None:
     """Add planned meetings to pair rows, creating those that do not exist yet."""
     statement = _UPSERT_PAIRS.get(session.get_bind().dialect.name)
     if statement is not None:
-        session.flush()  # on the session's connection, past the session: nothing of it may be pending
-        session.connection().execute(statement, rows)
+        run_core(session, statement, rows)
         return
     for row in rows:  # any other database: read, then write
         key = (row["league_id"], row["bot_id"], row["other_id"])

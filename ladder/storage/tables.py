@@ -3,7 +3,7 @@ unit of work (a claim, a result: docs/scaling.md), and how such a statement read
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVarTuple, overload
 
 from sqlalchemy import CursorResult, Executable, Table
@@ -32,5 +32,14 @@ def read_rows(
 ) -> CursorResult[*tuple[Any, ...]]:
     """Run a Core read on the session's connection, in its transaction, without the ORM's handling
     of each row (its rows are columns, not objects)."""
-    session.flush()  # read on the connection, past the session: nothing of it may be pending
+    return run_core(session, statement, params)
+
+
+def run_core(
+    session: Session, statement: Executable, params: Mapping[str, Any] | Sequence[Mapping[str, Any]]
+) -> CursorResult[*tuple[Any, ...]]:
+    """Run a Core statement (a read, or a write of many rows at once: a list of parameters) on the
+    session's connection, in its transaction, after writing what the session holds pending: the
+    statement runs past the session, so nothing of it may be left unwritten."""
+    session.flush()
     return session.connection().execute(statement, params)
