@@ -77,7 +77,7 @@ class GreedyBot(Bot):
         estimate = Estimate(board, view.seat, len(view.players), outlook_of(view, board, unseen))
         return [self._value(view, estimate, action, unseen) for action in legal]
 
-    def _value(self, view: Observation, estimate: Estimate, action: object, unseen: Counter[Tile]) -> float:
+    def _value(self, view: Observation, estimate: Estimate, action: object, unseen: Unseen) -> float:
         if isinstance(action, PlaceCastle):
             gain = estimate.castle_gain(action.row * COLUMNS + action.column, action.rank)
             last_epoch = view.last_epoch != 0 and view.epoch >= view.last_epoch
@@ -90,16 +90,18 @@ class GreedyBot(Bot):
         if isinstance(action, ChooseTile):
             return estimate.best_placement(action.tile)
         if isinstance(action, DrawTile):
-            total = sum(unseen.values())
-            weighted = sum(count * estimate.best_placement(tile) for tile, count in unseen.items())
+            total = sum(count for _, count in unseen)
+            weighted = sum(count * estimate.best_placement(tile) for tile, count in unseen)
             return weighted / max(total, 1)
         return 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is several times slower
 class PartFacts:
     """What a placement in one part of a line needs to know about that part."""
 
+    number: int
+    """Its place in ``Estimate.parts``."""
     spaces: Line
     """The part's board indices."""
     lead_ranks: float
@@ -114,6 +116,8 @@ class PartFacts:
     """What one empty space of this part is expected to add (gold mine included)."""
     dragon: bool
     mine: bool
+    castles: bool
+    """Whether any castle stands in the part."""
 
 
 class Estimate:
@@ -129,18 +133,22 @@ class Estimate:
         self.seat = seat
         self.players = players
         self.outlook = outlook
-        self._best: dict[Tile, float] = {}
+        self._best: dict[str, float] = {}
+        """Each tile's best placement, by the tile's name (a str caches its hash; a Tile's is
+        computed anew each time, through its kind's)."""
         self._cuts: dict[Line, dict[int, float]] = {}
         self._lines: dict[TileKind, dict[int, tuple[float, float]]] = {}
+        self._specials: dict[TileKind, dict[int, float]] = {}
         self.boosted = beside_wizard(board)
         self.empty = [i for i, space in enumerate(board) if space is None]
+        self.parts: list[PartFacts] = []
         self.facts: dict[int, list[PartFacts]] = {}
         """The parts (row first, then column) through every space that is not a mountain."""
-        for line in ALL_LINES:
-            for part in parts(board, line):
-                facts = self._part_facts(part)
-                for i in part:
-                    self.facts.setdefault(i, []).append(facts)
+        for part in parts_of_every_line(board):
+            facts = self._part_facts(part)
+            self.parts.append(facts)
+            for i in part:
+                self.facts.setdefault(i, []).append(facts)
 
     def _part_facts(self, part: Line) -> PartFacts:
         piece = _Piece()
@@ -149,6 +157,7 @@ class Estimate:
         per_empty = self.outlook.per_empty_under_dragon if piece.dragon else self.outlook.per_empty
         double = 2 if piece.mine else 1
         return PartFacts(
+            number=len(self.parts),
             spaces=part,
             lead_ranks=piece.lead_ranks(self.players),
             base=piece.base(),
@@ -158,6 +167,7 @@ class Estimate:
             per_empty=per_empty * double,
             dragon=piece.dragon,
             mine=piece.mine,
+            castles=bool(piece.my_ranks or piece.other_ranks),
         )
 
     def castle_gain(self, index: int, rank: int) -> float:
@@ -178,12 +188,26 @@ class Estimate:
             return tile.value * slope - cost
         if kind is _MOUNTAIN:
             return self._mountain_gain(index)
-        gain = 0.0
-        for facts in self.facts[index]:
-            gain += (self._special_value(facts, kind) - facts.expected_value) * facts.lead_ranks
-        if kind is _WIZARD:
-            gain += self._wizard_bonus(index)
-        return gain
+        return self._special_gains(kind)[index]
+
+    def _special_gains(self, kind: TileKind) -> dict[int, float]:
+        """``tile_gain`` of the dragon, the gold mine or the wizard on every empty space. What
+        each part gains depends on the part alone, so it is worked out once per part."""
+        gains = self._specials.get(kind)
+        if gains is None:
+            terms = [
+                (self._special_value(facts, kind) - facts.expected_value) * facts.lead_ranks
+                for facts in self.parts
+            ]
+            gains = self._specials[kind] = {}
+            for index in self.empty:
+                gain = 0.0
+                for facts in self.facts[index]:
+                    gain += terms[facts.number]
+                if kind is _WIZARD:
+                    gain += self._wizard_bonus(index)
+                gains[index] = gain
+        return gains
 
     def _special_value(self, facts: PartFacts, kind: TileKind) -> float:
         """A part's expected value once a dragon, gold mine or wizard fills one of its empties."""
@@ -216,6 +240,8 @@ class Estimate:
         """A mountain cuts the row part and the column part through ``index`` in two each."""
         gain = 0.0
         for facts in self.facts[index]:
+            if not facts.castles:
+                continue  # nobody's lead changes where nobody has a castle: the term is 0
             cuts = self._cuts.get(facts.spaces)
             if cuts is None:
                 cuts = self._cuts[facts.spaces] = self._cut_worths(facts.spaces)
@@ -229,21 +255,24 @@ class Estimate:
         for order in (part, part[::-1]):
             piece = _Piece()
             for i in order:
-                if i in worths:
+                if i in worths and (piece.my_ranks or piece.other_ranks):  # (no castle: worth 0)
                     worths[i] += piece.worth(self.outlook, self.players)
                 piece.add(self.board[i], i in self.boosted, self.seat)
         return worths
 
     def best_placement(self, tile: Tile) -> float:
         """The gain of the best empty space for ``tile`` (kept: drawing asks it of every tile)."""
-        best = self._best.get(tile)
+        best = self._best.get(tile.name)
         if best is None:
-            if tile.kind is _RESOURCE or tile.kind is _HAZARD:
+            kind = tile.kind
+            if kind is _RESOURCE or kind is _HAZARD:
                 value = tile.value
-                best = max(value * slope - cost for slope, cost in self._gain_lines(tile.kind).values())
+                best = max(value * slope - cost for slope, cost in self._gain_lines(kind).values())
+            elif kind is _MOUNTAIN:
+                best = max(self._mountain_gain(i) for i in self.empty)
             else:
-                best = max(self.tile_gain(i, tile) for i in self.empty)
-            self._best[tile] = best
+                best = max(self._special_gains(kind).values())
+            self._best[tile.name] = best
         return best
 
     def _gain_lines(self, kind: TileKind) -> dict[int, tuple[float, float]]:
@@ -252,13 +281,16 @@ class Estimate:
         The tile takes an empty's expectation (cost) and counts in both parts (``_counted``)."""
         lines = self._lines.get(kind)
         if lines is None:
-            lines = self._lines[kind] = {
-                i: (
-                    sum(_counted(facts, kind) * facts.lead_ranks for facts in self.facts[i]),
-                    sum(facts.per_empty * facts.lead_ranks for facts in self.facts[i]),
+            # What each part adds depends on the part alone: worked out once per part.
+            slopes = [_counted(facts, kind) * facts.lead_ranks for facts in self.parts]
+            costs = [facts.per_empty * facts.lead_ranks for facts in self.parts]
+            lines = self._lines[kind] = {}
+            for i in self.empty:
+                row, column = self.facts[i]  # an empty space lies in one part of each
+                lines[i] = (
+                    0.0 + slopes[row.number] + slopes[column.number],
+                    0.0 + costs[row.number] + costs[column.number],
                 )
-                for i in self.empty
-            }
         return lines
 
 
@@ -313,28 +345,57 @@ class _Piece:
         return self.value(outlook) * self.lead_ranks(players)
 
 
+_PARTS_BY_MOUNTAINS: dict[tuple[int, ...], list[Line]] = {}
+
+
+def parts_of_every_line(board: Board) -> list[Line]:
+    """Every line's parts, in scoring order. They depend only on where the mountains stand (a
+    few hundred ways for two mountains), so each arrangement is cut once."""
+    mountains = tuple(
+        i for i, space in enumerate(board) if isinstance(space, Tile) and space.kind is _MOUNTAIN
+    )
+    found = _PARTS_BY_MOUNTAINS.get(mountains)
+    if found is None:
+        found = _PARTS_BY_MOUNTAINS[mountains] = [part for line in ALL_LINES for part in parts(board, line)]
+    return found
+
+
 def board_of(view: Observation) -> list[Space]:
     """The observation's board as the engine's flat list of spaces."""
     return [cell.castle or cell.tile for row in view.board for cell in row.cells]
 
 
-def unseen_tiles(view: Observation, board: Board) -> Counter[Tile]:
-    """Tiles that may still come out of the supply (exactly the supply in No Luck)."""
+Unseen = list[tuple[Tile, int]]
+"""Tiles not seen yet and how many of each, in the order they first appear in the supply."""
+
+_DISTINCT_TILES = tuple(dict.fromkeys(TILE_SET))
+_TILE_COUNTS = tuple(TILE_SET.count(tile) for tile in _DISTINCT_TILES)
+_SLOT_BY_NAME = {tile.name: slot for slot, tile in enumerate(_DISTINCT_TILES)}
+assert len(_SLOT_BY_NAME) == len(_DISTINCT_TILES), "each kind of tile has a name of its own"
+
+
+def unseen_tiles(view: Observation, board: Board) -> Unseen:
+    """Tiles that may still come out of the supply (exactly the supply in No Luck). Counted by
+    name (one per kind of tile): hashing a Tile costs more than the rest of the count."""
     if view.no_luck:
-        return Counter(view.face_up_supply)
-    unseen = Counter(TILE_SET)
-    unseen.subtract(space for space in board if isinstance(space, Tile))
-    unseen.subtract(tile for tile in (view.starting_tile, view.drawn_tile) if tile is not None)
-    return +unseen
+        return list(Counter(view.face_up_supply).items())
+    counts = list(_TILE_COUNTS)
+    for space in board:
+        if isinstance(space, Tile):
+            counts[_SLOT_BY_NAME[space.name]] -= 1
+    for tile in (view.starting_tile, view.drawn_tile):
+        if tile is not None:
+            counts[_SLOT_BY_NAME[tile.name]] -= 1
+    return [(tile, count) for tile, count in zip(_DISTINCT_TILES, counts, strict=True) if count > 0]
 
 
-def outlook_of(view: Observation, board: Board, unseen: Counter[Tile]) -> Outlook:
+def outlook_of(view: Observation, board: Board, unseen: Unseen) -> Outlook:
     empties = sum(1 for space in board if space is None)
     to_come = view.supply_size + sum(player.holds_starting_tile for player in view.players)
     fill = min(1.0, to_come / empties) if empties else 0.0
-    count = max(sum(unseen.values()), 1)
-    valued = sum(tile.value * n for tile, n in unseen.items() if tile.kind is TileKind.RESOURCE)
-    hazards = sum(tile.value * n for tile, n in unseen.items() if tile.kind is TileKind.HAZARD)
+    count = max(sum(n for _, n in unseen), 1)
+    valued = sum(tile.value * n for tile, n in unseen if tile.kind is TileKind.RESOURCE)
+    hazards = sum(tile.value * n for tile, n in unseen if tile.kind is TileKind.HAZARD)
     return Outlook(fill * (valued + hazards) / count, fill * hazards / count)
 
 
