@@ -2,37 +2,39 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import operator
 
 from kingmaker.games.kingsburg.table import KingsburgTable
-from kingmaker.games.kingsburg.views import AdvisorSpace, Decision, Observation, ProvinceView
+from kingmaker.games.kingsburg.views import AdvisorSpace, Decision, DiceGroup, Observation, ProvinceView
 
 
 def observe(state: KingsburgTable, seat: int) -> Observation:
     provinces = tuple(
-        _province_view(
-            seat=index,
-            gold=p.gold,
-            wood=p.wood,
-            stone=p.stone,
-            vp=p.vp,
-            soldiers=p.soldiers,
-            plus_two=p.plus_two,
-            buildings=tuple(sorted(p.buildings, key=lambda b: b.value)),
-            coloured_dice=tuple(p.coloured),
-            white_dice=tuple(p.white),
-            aid_die=p.aid_die,
-            passed=p.passed,
-            statue_used=p.statue_used,
-            chapel_used=p.chapel_used,
-            market_used=p.market_used,
-            town_hall_used=p.town_hall_used,
-            builds_this_season=p.builds,
-            peeked_this_year=p.peeked_year == state.year,
+        _province_view(  # positional, in ProvinceView's order: the cache's key is built faster
+            index,
+            p.gold,
+            p.wood,
+            p.stone,
+            p.vp,
+            p.soldiers,
+            p.plus_two,
+            tuple(sorted(p.buildings, key=_building_number)),
+            tuple(p.coloured),
+            tuple(p.white),
+            p.aid_die,
+            p.passed,
+            p.statue_used,
+            p.chapel_used,
+            p.market_used,
+            p.town_hall_used,
+            p.builds,
+            p.peeked_year == state.year,
         )
         for index, p in enumerate(state.provinces)
     )
-    court = tuple(_advisor_space(advisor, tuple(state.court[advisor])) for advisor in range(1, 19))
+    court = _court_view(tuple(map(tuple, state.court[1:19])))
     # The only secret: this year's enemy card, seen by the General's or Queen's guest.
     knows_enemy = state.revealed or state.provinces[seat].peeked_year == state.year
     return Observation(
@@ -58,3 +60,23 @@ def observe(state: KingsburgTable, seat: int) -> Observation:
 # by identity, where a new equal object would have to be hashed field by field first.
 _province_view = functools.lru_cache(maxsize=4096)(ProvinceView)
 _advisor_space = functools.lru_cache(maxsize=4096)(AdvisorSpace)
+
+
+@functools.lru_cache(maxsize=4096)
+def _court_view(groups: tuple[tuple[DiceGroup, ...], ...]) -> tuple[AdvisorSpace, ...]:
+    """The 18 advisors' spaces (Jester first): the court changes a few times a season, while
+    every decision observes it."""
+    return tuple(_advisor_space(advisor, placed) for advisor, placed in enumerate(groups, start=1))
+
+
+_building_number = operator.attrgetter("_value_")
+"""A building's number (its ``value``), read without the Enum's ``value`` property: it sorts
+every province's buildings for every observation."""
+
+# ``observe`` passes a province's fields by position: a reordered ProvinceView must fail here,
+# not swap two counts silently.
+assert [field.name for field in dataclasses.fields(ProvinceView)] == [
+    "seat", "gold", "wood", "stone", "vp", "soldiers", "plus_two", "buildings", "coloured_dice",
+    "white_dice", "aid_die", "passed", "statue_used", "chapel_used", "market_used",
+    "town_hall_used", "builds_this_season", "peeked_this_year",
+]  # fmt: skip
