@@ -19,12 +19,15 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kingmaker.envs.table import encoder_for
 from kingmaker.sdk.bot import Bot, MatchEnd, MatchStart, Request
+
+if TYPE_CHECKING:
+    from kingmaker.sdk.search import Budget
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 """``policy(observation, action_mask)`` -> the index of a slot the mask allows."""
@@ -57,7 +60,12 @@ class SpielBot(Bot):
     built from the request alone (the game's ``determinize``): it sees what the seat sees.
 
     With ``turn_based``, a simultaneous game's state is given one seat at a time
-    (``turn_based.py``), the requesting seat first, for a bot that takes sequential games only."""
+    (``turn_based.py``), the requesting seat first, for a bot that takes sequential games only.
+
+    A bot with ``set_time_limit(seconds)`` (the guided ISMCTS has it) is told before each request
+    how long to think: ``budget``'s share of the request's clock (the search bot's ``Budget``: 60%
+    of the decision's deadline and a twentieth of the bank), or None where the request has no
+    deadline (a local match), so that it searches as many simulations as it was made to."""
 
     def __init__(
         self,
@@ -66,13 +74,16 @@ class SpielBot(Bot):
         name: str | None = None,
         seed: int = 0,
         turn_based: bool = False,
+        budget: Budget | None = None,
     ) -> None:
         from kingmaker.envs import openspiel
+        from kingmaker.sdk.search import Budget  # here: a plain policy's bot needs none of it
 
         self.game = game
         self.factory = factory
         self.name = name or str(getattr(factory, "__name__", "openspiel"))
         self.turn_based = turn_based
+        self.budget = budget or Budget()
         self._openspiel = openspiel
         self._random = np.random.default_rng(seed)
         self._bots: dict[str, tuple[Any, Any, Any]] = {}
@@ -96,6 +107,9 @@ class SpielBot(Bot):
             from kingmaker.envs.turn_based import TurnBasedState
 
             state = TurnBasedState(state, request.seat, converted)
+        limit = getattr(bot, "set_time_limit", None)
+        if limit is not None:
+            limit(self.budget.seconds_for(request))
         slot = int(bot.step(state))
         if not 0 <= slot < len(request.legal_actions):
             raise ValueError(

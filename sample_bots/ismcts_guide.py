@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from typing import Any
 
 import pyspiel
@@ -74,15 +75,41 @@ class GuidedEvaluator(mcts.Evaluator):  # type: ignore[misc]  # open_spiel has n
         return [(slot, weight / total) for slot, weight in zip(ranked, weights, strict=True)]
 
 
+class _OutOfTime(Exception):
+    """A search's time is up: no more simulations."""
+
+
 class WideningISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
     def __init__(self, *args: Any, ties_to_prior: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._ties_to_prior = ties_to_prior
         self.set_resampler(lambda state, player: state.resample_from_infostate(player, self._draw))
+        self._time_limit: float | None = None
+        self._stop_at: float | None = None
+        self.simulations = 0
+        """How many simulations the last search ran."""
+
+    def set_time_limit(self, seconds: float | None) -> None:
+        """Stop each search once ``seconds`` of wall time have passed (None: run them all)."""
+        self._time_limit = seconds
 
     def run_search(self, state: Any) -> Any:
         self._evaluator.search_from(state)
-        return super().run_search(state)
+        self.simulations = 0
+        self._stop_at = None if self._time_limit is None else time.monotonic() + self._time_limit
+        try:
+            return super().run_search(state)
+        except _OutOfTime:  # OpenSpiel's loop left early: the policy it would have returned
+            assert not self._allow_inconsistent_action_sets  # (that would filter the root first)
+            return self.get_final_policy(state, self._root_node)
+
+    def sample_root_state(self, state: Any) -> Any:
+        """A world for the next simulation; out of time, none (two simulations at least: the
+        first only gives the root its prior, the second visits a move)."""
+        if self.simulations >= 2 and self._stop_at is not None and time.monotonic() >= self._stop_at:
+            raise _OutOfTime
+        self.simulations += 1
+        return super().sample_root_state(state)
 
     def get_final_policy(self, state: Any, node: Any) -> list[tuple[int, float]]:
         if not self._ties_to_prior:

@@ -19,6 +19,12 @@ def play_policy(
         "--openspiel",
         help="POLICY makes an OpenSpiel bot: factory(pyspiel game, player) -> pyspiel.Bot.",
     ),
+    turn_based: bool = typer.Option(
+        False,
+        "--turn-based",
+        help="With --openspiel: give a simultaneous game (King's Road, Kingsburg) to the bot one "
+        "seat at a time, for bots that take sequential games only, as OpenSpiel's ISMCTS and MCTS do.",
+    ),
     server: str = BotServerOption,
     token: str = BotTokenOption,
 ) -> None:
@@ -32,11 +38,13 @@ def play_policy(
         get_game(game)
     except UnknownGameError as error:
         fail(str(error))
+    if turn_based and not openspiel:
+        fail("--turn-based is for OpenSpiel bots (a factory of pyspiel.Bot): add --openspiel")
     try:
         from kingmaker.envs.policy_bot import PolicyBot, SpielBot, load_object
 
         chosen = load_object(policy)
-        bot = SpielBot(game, chosen) if openspiel else PolicyBot(game, chosen)
+        bot = SpielBot(game, chosen, turn_based=turn_based) if openspiel else PolicyBot(game, chosen)
     except (ImportError, ValueError) as error:
         fail(str(error))
     if not callable(chosen):

@@ -125,3 +125,46 @@ def test_the_kingdoms_prior_puts_the_best_move_of_each_kind_right_after_the_best
         by_value_lacked_a_kind += {type(legal[slot]) for slot in by_value[: len(kinds)]} != kinds
         state.apply({seat: chooser.choice(legal)})
     assert by_value_lacked_a_kind > 0  # (else this game never shows the difference)
+
+
+def _a_world(seed: int) -> tuple[object, object, int, int]:
+    """A Kingsville game, a world for the seat to choose in, the seat, and its legal moves."""
+    observation, legal, seat = _a_decision("kingsville", 1)
+    game = load_game("kingsville", {"players": 2})
+    request = SimpleNamespace(observation=observation, legal_actions=legal)
+    return game, state_from_request(game, request, seed), seat, len(legal)
+
+
+def test_without_a_time_limit_every_simulation_runs_and_with_one_the_search_stops() -> None:
+    game, world, seat, moves = _a_world(11)
+    assert moves > 1
+    bot = guided_factory(game, seat, simulations=5)
+    bot.step(world)
+    assert bot.simulations == 5
+    game, world, seat, _ = _a_world(11)
+    bot = guided_factory(game, seat, simulations=100_000)
+    bot.set_time_limit(0.0)  # out of time at once: the two a move needs, and no more
+    move = bot.step(world)
+    assert bot.simulations == 2
+    assert 0 <= move < moves
+
+
+def _simulations_of_one_request(deadline_ms: int, simulations: int) -> int:
+    """A SpielBot of the guided ISMCTS asked once with this clock: how many simulations its
+    search ran."""
+    from kingmaker.envs.policy_bot import SpielBot
+    from kingmaker.sdk.bot import MatchStart, Request
+
+    spiel = SpielBot("kingsville", lambda game, player: guided_factory(game, player, simulations))
+    observation, legal, seat = _a_decision("kingsville", 1)
+    spiel.on_match_start(MatchStart("m", "kingsville", seat, 2, {}, ("a", "b")))
+    spiel.act(Request("m", 1, "kingsville", seat, observation, legal, deadline_ms=deadline_ms))
+    return int(spiel._bots["m"][2].simulations)  # (the match's ISMCTS bot)
+
+
+def test_a_spiel_bot_thinks_within_the_requests_clock() -> None:
+    """The server's request carries a deadline: the ISMCTS stops within its share of it (the
+    search bot's ``Budget``), however many simulations it was made for; a local match's
+    request has none, and every simulation runs."""
+    assert 2 <= _simulations_of_one_request(deadline_ms=20, simulations=100_000) < 100_000
+    assert _simulations_of_one_request(deadline_ms=0, simulations=7) == 7

@@ -82,3 +82,31 @@ def test_bad_references_are_one_line_errors() -> None:
         text=True,
     )
     assert "unknown game 'chess'" in run.stderr
+
+
+def test_turn_based_gives_a_sequential_only_bot_a_simultaneous_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenSpiel's ISMCTS takes sequential games only: with ``--turn-based`` the one command
+    puts it on King's Road (``envs/turn_based.py``); the bot it connects plays a whole match."""
+    import kingmaker.sdk.client
+    from kingmaker.sample_bots.random_bot import RandomBot
+    from kingmaker.server.cli.play_policy import play_policy as command
+
+    connected = []
+    monkeypatch.setattr(kingmaker.sdk.client, "run", lambda bot, *args, **kwargs: connected.append(bot))
+    monkeypatch.setenv("KINGMAKER_ISMCTS_GUIDED_SIMULATIONS", "2")
+    guided = "kingmaker.sample_bots.ismcts_bot:guided_factory"
+    command("kings_road", guided, openspiel=True, turn_based=True, server="-", token="-")
+    match = play_local("kings_road", [RandomBot(1), connected[0]], seed=4)
+    assert match.result.ranks and len(match.log) > 2
+
+
+def test_turn_based_without_openspiel_is_refused() -> None:
+    import subprocess
+
+    run = subprocess.run(
+        [*kingmaker_command(), "play-policy", "kings_road", LINEAR, "--turn-based"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode != 0
+    assert "--turn-based is for OpenSpiel bots" in run.stderr
