@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -91,3 +92,26 @@ def test_greedy_beats_random_clearly(options: dict[str, bool]) -> None:
         if ranks[greedy_seat] == 1:
             wins += 0.5 if ranks[1 - greedy_seat] == 1 else 1.0
     assert wins >= 0.8 * games
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_unseen_tiles_are_the_set_less_what_the_seat_has_seen(seed: int) -> None:
+    """Counted by name for speed: the same counts, in the supply's order, as taking the board and
+    the seat's own tiles away from the whole set (and in No Luck, the face-up supply itself)."""
+    for options in ({}, {"no_luck": True}):
+        state = GAME.new(2 + seed % 3, seed, options)
+        chooser = random.Random(seed)
+        for _ in range(4 + 3 * seed):
+            seat = state.to_act()[0]
+            state.apply({seat: chooser.choice(state.legal_actions(seat))})
+        view = state.observation(state.to_act()[0])
+        board = board_of(view)
+        unseen = unseen_tiles(view, board)
+        if view.no_luck:
+            expected = Counter(view.face_up_supply)
+        else:
+            expected = Counter(TILE_SET)
+            expected.subtract(space for space in board if isinstance(space, Tile))
+            expected.subtract(tile for tile in (view.starting_tile, view.drawn_tile) if tile is not None)
+            expected = +expected
+        assert unseen == list(expected.items())
