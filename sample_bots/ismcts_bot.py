@@ -16,7 +16,7 @@ Kingdoms' epoch, or King's Road's horizon, judged by the engine). No rule is wri
 rollout runs the engine, the heuristic reads the seat's observation.
 
     kingmaker play-policy kingdoms kingmaker.sample_bots.ismcts_bot:factory --openspiel
-    python -m kingmaker.sample_bots.ismcts_bot GAME [--simulations N]
+    python -m kingmaker.sample_bots.ismcts_bot GAME [--guided] [--simulations N]
 """
 
 from __future__ import annotations
@@ -115,14 +115,19 @@ def main(arguments: list[str]) -> None:
     from kingmaker.sdk import run
 
     if not arguments or arguments[0] not in GAMES:
-        raise SystemExit(f"usage: ismcts_bot GAME [--simulations N] (GAME: {', '.join(GAMES)})")
+        raise SystemExit(f"usage: ismcts_bot GAME [--guided] [--simulations N] (GAME: {', '.join(GAMES)})")
+    guided = "--guided" in arguments
     simulations = (
-        int(arguments[arguments.index("--simulations") + 1]) if "--simulations" in arguments else SIMULATIONS
+        int(arguments[arguments.index("--simulations") + 1]) if "--simulations" in arguments else None
     )
-    bot = SpielBot(
-        arguments[0], lambda game, player: factory(game, player, simulations), name="ismcts", turn_based=True
-    )
-    run(bot, games=[arguments[0]])
+
+    def make(game: Any, player: int) -> Any:
+        if guided:
+            return guided_factory(game, player, simulations)
+        return factory(game, player, simulations or SIMULATIONS)
+
+    name = "ismcts-guided" if guided else "ismcts"
+    run(SpielBot(arguments[0], make, name=name, turn_based=True), games=[arguments[0]])
 
 
 if __name__ == "__main__":

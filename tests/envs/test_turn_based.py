@@ -79,3 +79,19 @@ def test_a_match_finishes_legally_with_the_guided_ismcts(name: str, monkeypatch:
     bot = getattr(ismcts_bot, "".join(word.title() for word in name.split("_")) + "GuidedIsmcts")()
     match = play_local(name, [RandomBot(1), bot], seed=4)
     assert match.result.ranks and len(match.log) > 2
+
+
+def test_the_modules_command_plays_the_guided_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m kingmaker.sample_bots.ismcts_bot kings_road --guided``: the bot it connects
+    is the guided search, given the simultaneous game one seat at a time, and plays a match."""
+    import kingmaker.sdk
+    from kingmaker.sample_bots.ismcts_guide import WideningISMCTSBot
+
+    connected = []
+    monkeypatch.setattr(kingmaker.sdk, "run", lambda bot, **kwargs: connected.append(bot))
+    ismcts_bot.main(["kings_road", "--guided", "--simulations", "2"])
+    bot = connected[0]
+    assert bot.name == "ismcts-guided" and bot.turn_based
+    assert isinstance(bot.factory(load_game("kings_road", {"players": 2}), 0), WideningISMCTSBot)
+    match = play_local("kings_road", [RandomBot(1), bot], seed=4)
+    assert match.result.ranks and len(match.log) > 2
