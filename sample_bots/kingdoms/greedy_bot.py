@@ -287,6 +287,7 @@ class Estimate:
             lines = self._lines[kind] = {}
             for i in self.empty:
                 row, column = self.facts[i]  # an empty space lies in one part of each
+                # (from 0.0 as the sums they replaced: the same values, the sign of a zero too)
                 lines[i] = (
                     0.0 + slopes[row.number] + slopes[column.number],
                     0.0 + costs[row.number] + costs[column.number],
