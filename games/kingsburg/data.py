@@ -93,6 +93,7 @@ BUILDING_FACTS: dict[Building, BuildingFacts] = {
 # thousands of times a search, and Enum's ``value`` property and ``Building(n)`` are slow calls.
 _BUILDINGS = (None, *Building)
 """The buildings by number (0 holds none)."""
+assert all(_BUILDINGS[building._value_] is building for building in Building), "numbered 1-20 in order"
 
 
 def row_of(building: Building) -> int:
