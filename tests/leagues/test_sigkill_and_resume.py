@@ -104,7 +104,12 @@ def test_a_league_survives_sigkill(paths: tuple[Path, Path, str]) -> None:
             "SELECT b.name, count(*) FROM matchseat s JOIN bot b ON b.id = s.bot_id GROUP BY b.name",
         )
     )
-    assert counters == played
+    unrated = rows(
+        database,
+        "SELECT m.id, m.status_reason, s.seat, s.end_reason, s.detail FROM match m"
+        " JOIN matchseat s ON s.match_id = m.id WHERE NOT m.rated ORDER BY 1, 3",
+    )
+    assert counters == played, f"matches left unrated: {unrated}"
     assert sum(played.values()) == 2 * planned
     history = rows(database, "SELECT count(*), count(DISTINCT match_id || '-' || bot_id) FROM ratinghistory")
     assert history[0][0] == history[0][1] == 2 * planned
