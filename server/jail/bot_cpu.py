@@ -57,13 +57,7 @@ class ProcessTreeClock:
         """(monotonic time, ``waiting_seconds``) of the last run-delay reading."""
 
     def seconds(self) -> float:
-        now = time.monotonic()
-        if now - self._read_at > TREE_REFRESH_S:
-            tree = _descendants(self.pid)
-            if tree != self._tree:  # (mostly the same processes: their clocks are looked up once)
-                self._tree = tree
-                self._clocks = _clock_ids(tree)
-            self._read_at = now
+        self._refresh_tree()
         total = 0.0
         for clock in self._clocks:  # (read twice a decision: no generator, no call per clock)
             try:
@@ -71,6 +65,16 @@ class ProcessTreeClock:
             except OSError:
                 continue  # the process is gone since the tree was read
         return total
+
+    def _refresh_tree(self) -> None:
+        """Read the tree's processes again if not read in the last ``TREE_REFRESH_S``."""
+        now = time.monotonic()
+        if now - self._read_at > TREE_REFRESH_S:
+            tree = _descendants(self.pid)
+            if tree != self._tree:  # (mostly the same processes: their clocks are looked up once)
+                self._tree = tree
+                self._clocks = _clock_ids(tree)
+            self._read_at = now
 
     def note_request(self) -> None:
         """A request goes out now: keep a run-delay reading from no later than now (a fresh one
@@ -100,7 +104,9 @@ class ProcessTreeClock:
         return total / 1e9
 
     def _each_thread(self, name: str) -> Iterator[str]:
-        """The text of ``/proc/<pid>/task/<tid>/<name>`` for each thread of the tree still alive."""
+        """The text of ``/proc/<pid>/task/<tid>/<name>`` for each thread of the tree still alive
+        (a bot still starting, whose hello is awaited, has had no decision to read its tree)."""
+        self._refresh_tree()
         for pid in self._tree:
             try:
                 threads = os.listdir(f"/proc/{pid}/task")

@@ -44,7 +44,7 @@ from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
 from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
-from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
+from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool, more_to_wait
 
 KEPT_PER_BOT = 2
 """The most idle processes kept per bot and version (on each host that launches bots)."""
@@ -351,12 +351,7 @@ class Roster:
             return lease
         self._busy.add(lease.process)
         try:
-            exited = asyncio.ensure_future(lease.process.process.wait())
-            pending: set[asyncio.Future[Any]] = {waiting, exited}
-            try:
-                await asyncio.wait(pending, timeout=self.connect_timeout, return_when="FIRST_COMPLETED")
-            finally:
-                exited.cancel()
+            await self._hello_or_exit(lease.process, waiting)
             if waiting.done():
                 lease.session = waiting.result()
                 lease.session.matches.add(match_id)
@@ -372,6 +367,28 @@ class Roster:
             if not waiting.done():
                 waiting.cancel()
         return lease
+
+    async def _hello_or_exit(self, process: BotProcess, waiting: asyncio.Future[BotSession]) -> None:
+        """Wait until the launched bot says hello or exits, for ``connect_timeout`` of its own time:
+        as for a reply (``more_to_wait``), the time the machine kept its processes from a CPU
+        is not its own, up to one more ``connect_timeout``. A bot starting on a busy machine (a
+        JVM, a ladder's bots all starting after a restart) is not blamed for the machine."""
+        loop = asyncio.get_running_loop()
+        clock = process.cpu_clock
+        if clock is not None:
+            clock.note_request()  # (its run delay is counted from here)
+        launched_at = loop.time()
+        exited = asyncio.ensure_future(process.process.wait())
+        pending: set[asyncio.Future[Any]] = {waiting, exited}
+        wait: float | None = self.connect_timeout
+        try:
+            while wait is not None:
+                await asyncio.wait(pending, timeout=wait, return_when="FIRST_COMPLETED")
+                if waiting.done() or exited.done():
+                    return
+                wait = more_to_wait(self.connect_timeout, loop.time() - launched_at, clock)
+        finally:
+            exited.cancel()
 
     def _how_to_start(self, entrant: Entrant) -> tuple[list[str], str | None, SandboxPolicy | None]:
         """The command, folder and policy that start this entrant: a built version starts in its

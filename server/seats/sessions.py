@@ -73,6 +73,25 @@ class CpuWaits(Protocol):
         ...
 
 
+def more_to_wait(wait_seconds: float, own: float, waits: CpuWaits | None) -> float | None:
+    """A wait of ``wait_seconds`` for a bot is over by the wall clock, ``own`` seconds of it the
+    bot's (the server's share left out): how much longer to wait, or None if the bot is late.
+
+    The time the machine kept the bot's processes waiting for a CPU (``waits``, where the server
+    can see them) is not the bot's, up to one more ``wait_seconds``: threads that spin on a
+    crowded machine wait for a CPU all the time, and a bot that hangs so must still be called
+    late. A bot ready to run but not running now is shut out from the CPU (the kernel adds that
+    wait to its count only when it runs again), so it is looked at again shortly. The one rule
+    for a reply's wait (``BotSession.ask``) and a launched bot's hello (``Roster``)."""
+    starved = min(waits.waited_since_request(), wait_seconds) if waits is not None else 0.0
+    owed = wait_seconds - (own - starved)
+    if owed > 0.001:
+        return owed
+    if waits is not None and own < 2 * wait_seconds and waits.runnable_now():
+        return RUNNABLE_RECHECK_S
+    return None
+
+
 @dataclass
 class Answer:
     """What became of one request."""
@@ -310,18 +329,11 @@ class BotSession:
         loop = future.get_loop()
         now = loop.time()
         own = (now - pending.sent_at) - self.servers_share(pending, now)
-        # At most one more ``wait_seconds``: threads that spin on a crowded machine wait for a CPU
-        # all the time, and a bot that hangs so must still be called late.
-        starved = min(waits.waited_since_request(), wait_seconds) if waits is not None else 0.0
-        owed = wait_seconds - (own - starved)
-        if owed > 0.001:
-            loop.call_later(owed, self._expire, pending, wait_seconds, waits)
-        elif waits is not None and own < 2 * wait_seconds and waits.runnable_now():
-            # Ready to run but not answered: shut out from the CPU now (its count of that wait is
-            # updated only when it runs again), so look again shortly.
-            loop.call_later(RUNNABLE_RECHECK_S, self._expire, pending, wait_seconds, waits)
-        else:
+        more = more_to_wait(wait_seconds, own, waits)
+        if more is None:
             _settle(future, None)
+        else:
+            loop.call_later(more, self._expire, pending, wait_seconds, waits)
 
     def on_message(self, message: arena_pb2.BotMessage) -> None:
         """Route one message from the bot; protocol faults answer with an error."""

@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -225,6 +226,27 @@ def test_the_run_delay_of_a_process_kept_from_its_cpu_is_read() -> None:
         for process in processes:
             process.kill()
             process.wait(10)
+
+
+def test_a_bot_still_starting_is_seen_whole_before_its_first_decision() -> None:
+    """While its hello is awaited, a launched bot's clock has read no decision yet; whether it is
+    kept from a CPU is asked of its whole tree as it is now (the jail's launcher, and under it
+    the bot), not of the launcher alone as it was when the clock was made."""
+    spin = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'while True: pass'])"
+    launcher = subprocess.Popen([sys.executable, "-c", spin])
+    try:
+        clock = cpu_clock(launcher.pid)
+        assert clock is not None
+        children = Path(f"/proc/{launcher.pid}/task/{launcher.pid}/children")
+        deadline = time.monotonic() + 60
+        while not children.read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert clock.runnable_now(), "the spinning child was not seen: only the waiting launcher was"
+    finally:
+        for child in Path(f"/proc/{launcher.pid}/task/{launcher.pid}/children").read_text().split():
+            os.kill(int(child), signal.SIGKILL)
+        launcher.kill()
+        launcher.wait(10)
 
 
 def test_the_cpu_clock_counts_the_whole_process_tree_and_not_its_sleep() -> None:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
+from typing import Any
 
 import pytest
 
-from kingmaker.server.seats.roster import Entrant, Roster, SeatAway
+from kingmaker.server.jail.launcher import BotProcess
+from kingmaker.server.seats.roster import Entrant, Lease, Roster, SeatAway
 from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 X = Entrant(name="x", bot_id=1)
@@ -145,3 +148,81 @@ def test_a_wait_given_up_for_an_away_bot_names_it_and_a_begun_match_is_left_alon
         assert begun[0].session is not None and begun[0].session.matches == {"begun"}
 
     asyncio.run(scenario())
+
+
+class _StartingBot:
+    """A launched bot's process as the roster sees it, made up: it says hello (with the token it
+    was given) after ``hello_after`` seconds, or never; ``kept_from_cpu`` says whether the machine
+    kept it waiting for a CPU all that time (its run delay), as a loaded machine does."""
+
+    def __init__(self, pool: SessionPool, hello_after: float | None, kept_from_cpu: bool) -> None:
+        self.pool, self.hello_after, self.kept_from_cpu = pool, hello_after, kept_from_cpu
+        self.returncode = None
+        self.process = self  # (``process.wait()``: it never exits)
+        self.cpu_clock = self if kept_from_cpu else None
+        self.started = 0.0
+
+    async def start(self, command: list[str], environment: dict[str, str], *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        self.started = loop.time()
+        if self.hello_after is not None:
+            token = environment["KINGMAKER_TOKEN"]
+            hello = BotSession(Identity(bot="x", bot_id=1, launch_key=token), (), 1)
+            loop.call_later(self.hello_after, self.pool.admit, hello)
+        return self
+
+    async def wait(self) -> int:
+        await asyncio.Event().wait()
+        return 0
+
+    def note_request(self) -> None:
+        pass
+
+    def waited_since_request(self) -> float:  # every moment since its launch, waiting
+        return asyncio.get_running_loop().time() - self.started
+
+    def runnable_now(self) -> bool:
+        return True
+
+
+def _launch(
+    monkeypatch: pytest.MonkeyPatch, hello_after: float | None, kept_from_cpu: bool
+) -> tuple[Lease, float]:
+    """Lease a managed bot whose start is ``_StartingBot``'s, with a 0.3 s connect timeout: its
+    lease, and how long it took."""
+
+    async def scenario() -> tuple[Lease, float]:
+        pool = SessionPool()
+        bot = _StartingBot(pool, hello_after, kept_from_cpu)
+        monkeypatch.setattr(BotProcess, "start", bot.start)
+        roster = Roster(pool, "unused", connect_timeout=0.3, busy_timeout=5)
+        started = time.monotonic()
+        (lease,) = await roster.lease_all([Entrant(name="x", bot_id=1, command=("bot",))], "kingdoms", "A")
+        return lease, time.monotonic() - started
+
+    return asyncio.run(scenario())
+
+
+def test_a_launched_bot_kept_from_the_cpu_as_it_starts_is_not_blamed_for_a_late_hello(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot's hello is waited for in its own time, as its replies are: on a loaded machine (a
+    server restarted with a ladder's bots all starting at once, a JVM) a bot kept from a CPU past
+    the connect timeout did not fail to show up. Before, it was NEVER_CONNECTED, its fault."""
+    lease, _ = _launch(monkeypatch, hello_after=0.45, kept_from_cpu=True)
+    assert lease.session is not None and not lease.failure
+    # The same hello as late, with no such excuse: the bot's own fault, as before.
+    lease, _ = _launch(monkeypatch, hello_after=0.45, kept_from_cpu=False)
+    assert lease.session is None and not lease.server_fault
+    assert "did not say hello within 0.3 s" in lease.failure
+
+
+def test_a_launched_bot_that_never_says_hello_is_still_its_own_fault_on_a_busy_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The excuse is capped at one more connect timeout: a bot whose threads spin without ever
+    saying hello is kept from a CPU all the time, and must still be called absent."""
+    lease, took = _launch(monkeypatch, hello_after=None, kept_from_cpu=True)
+    assert lease.session is None and not lease.server_fault
+    assert "did not say hello" in lease.failure
+    assert took >= 0.6  # two connect timeouts: its own, and the machine's
