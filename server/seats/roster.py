@@ -44,7 +44,8 @@ from kingmaker.server.jail.launcher import BotProcess, LaunchError
 from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
 from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
-from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool, more_to_wait
+from kingmaker.server.seats.own_time import more_to_wait
+from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
 
 KEPT_PER_BOT = 2
 """The most idle processes kept per bot and version (on each host that launches bots)."""

@@ -16,9 +16,10 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from kingmaker.server.loop_lag import LoopLag
+from kingmaker.server.seats.own_time import CpuWaits, more_to_wait
 from kingmaker.v1 import arena_pb2
 
 UNSOLICITED_LIMIT = 20
@@ -56,40 +57,6 @@ LAST_WORD_WAIT_S = 5.0
 """How long a leaving stream whose hello promised ``MatchEndSeen`` stays open after its last
 match's end, for that acknowledgment. Ending the call as the bot writes it fails the write, and
 gRPC's client then reports INTERNAL in place of the OK the server sent (grpc/grpc#36066)."""
-
-RUNNABLE_RECHECK_S = 0.05
-"""How soon to look again at a bot past its wait whose threads are ready to run but not running."""
-
-
-class CpuWaits(Protocol):
-    """What the server can see of a managed bot's waiting for a CPU (``bot_cpu``)."""
-
-    def waited_since_request(self) -> float:
-        """Seconds its threads spent ready to run without a CPU since the request went out."""
-        ...
-
-    def runnable_now(self) -> bool:
-        """Whether a thread of it is ready to run at this moment."""
-        ...
-
-
-def more_to_wait(wait_seconds: float, own: float, waits: CpuWaits | None) -> float | None:
-    """A wait of ``wait_seconds`` for a bot is over by the wall clock, ``own`` seconds of it the
-    bot's (the server's share left out): how much longer to wait, or None if the bot is late.
-
-    The time the machine kept the bot's processes waiting for a CPU (``waits``, where the server
-    can see them) is not the bot's, up to one more ``wait_seconds``: threads that spin on a
-    crowded machine wait for a CPU all the time, and a bot that hangs so must still be called
-    late. A bot ready to run but not running now is shut out from the CPU (the kernel adds that
-    wait to its count only when it runs again), so it is looked at again shortly. The one rule
-    for a reply's wait (``BotSession.ask``) and a launched bot's hello (``Roster``)."""
-    starved = min(waits.waited_since_request(), wait_seconds) if waits is not None else 0.0
-    owed = wait_seconds - (own - starved)
-    if owed > 0.001:
-        return owed
-    if waits is not None and own < 2 * wait_seconds and waits.runnable_now():
-        return RUNNABLE_RECHECK_S
-    return None
 
 
 @dataclass
