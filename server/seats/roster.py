@@ -45,7 +45,7 @@ from kingmaker.server.jail.sandbox import SandboxPolicy
 from kingmaker.server.live import LiveHub
 from kingmaker.server.seats.deadlines import BUSY_TIMEOUT, KEEP_BOTS_MAX, KEEP_IDLE_S, TimeControl
 from kingmaker.server.seats.own_time import more_to_wait
-from kingmaker.server.seats.sessions import BotSession, Identity, SessionPool
+from kingmaker.server.seats.sessions import REPLY_STALL_S, BotSession, Identity, SessionPool
 
 KEPT_PER_BOT = 2
 """The most idle processes kept per bot and version (on each host that launches bots)."""
@@ -372,8 +372,9 @@ class Roster:
     async def _hello_or_exit(self, process: BotProcess, waiting: asyncio.Future[BotSession]) -> None:
         """Wait until the launched bot says hello or exits, for ``connect_timeout`` of its own time:
         as for a reply (``more_to_wait``), the time the machine kept its processes from a CPU
-        is not its own, up to one more ``connect_timeout``. A bot starting on a busy machine (a
-        JVM, a ladder's bots all starting after a restart) is not blamed for the machine."""
+        is not its own, up to one more ``connect_timeout``, nor a stall of this server's loop that
+        its hello waited through. A bot starting on a busy machine (a JVM, a ladder's bots all
+        starting after a restart) is not blamed for the machine."""
         loop = asyncio.get_running_loop()
         clock = process.cpu_clock
         if clock is not None:
@@ -388,6 +389,10 @@ class Roster:
                 if waiting.done() or exited.done():
                     return
                 wait = more_to_wait(self.connect_timeout, loop.time() - launched_at, clock)
+            # A hello that came while this server's loop was stalled passes a few more loop
+            # iterations (gRPC's completion, the stream's handler) after the stall than the
+            # timer that ends the wait: let them run before calling the bot absent.
+            await asyncio.wait(pending, timeout=REPLY_STALL_S)
         finally:
             exited.cancel()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from typing import Any
 
@@ -226,3 +227,38 @@ def test_a_launched_bot_that_never_says_hello_is_still_its_own_fault_on_a_busy_m
     assert lease.session is None and not lease.server_fault
     assert "did not say hello" in lease.failure
     assert took >= 0.6  # two connect timeouts: its own, and the machine's
+
+
+def test_a_hello_that_came_while_the_servers_loop_stalled_is_not_called_absent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server's loop stalls past the connect timeout while the bot's hello arrives: gRPC's
+    poller thread hands it to the loop, and the stream's handler takes a few loop iterations to
+    admit it, while the timer that ends the wait is due at once. The stall was the server's."""
+
+    async def scenario() -> Lease:
+        pool = SessionPool()
+        loop = asyncio.get_running_loop()
+
+        async def start(command: list[str], environment: dict[str, str], *args: Any, **kwargs: Any) -> Any:
+            hello = BotSession(Identity(bot="x", bot_id=1, launch_key=environment["KINGMAKER_TOKEN"]), (), 1)
+
+            def arrive() -> None:  # as gRPC does: from its poller thread, then hop by hop on the loop
+                loop.call_soon_threadsafe(loop.call_soon, loop.call_soon, pool.admit, hello)
+
+            def stall() -> None:  # the hello comes during it, which lasts past the 0.3 s timeout
+                arrival = threading.Thread(target=arrive)
+                arrival.start()
+                arrival.join()
+                time.sleep(0.4)
+
+            loop.call_later(0.05, stall)
+            return _StartingBot(pool, hello_after=None, kept_from_cpu=False)
+
+        monkeypatch.setattr(BotProcess, "start", start)
+        roster = Roster(pool, "unused", connect_timeout=0.3, busy_timeout=5)
+        (lease,) = await roster.lease_all([Entrant(name="x", bot_id=1, command=("bot",))], "kingdoms", "A")
+        return lease
+
+    lease = asyncio.run(scenario())
+    assert lease.session is not None and not lease.failure
