@@ -241,6 +241,10 @@ def test_a_bot_still_starting_is_seen_whole_before_its_first_decision() -> None:
         deadline = time.monotonic() + 60
         while not children.read_text().split() and time.monotonic() < deadline:
             time.sleep(0.05)
+        # (asked until it says so: a child still reading its files may be waiting on the disk)
+        deadline = time.monotonic() + 30
+        while not clock.runnable_now() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert clock.runnable_now(), "the spinning child was not seen: only the waiting launcher was"
     finally:
         for child in Path(f"/proc/{launcher.pid}/task/{launcher.pid}/children").read_text().split():
