@@ -239,6 +239,7 @@ def test_a_bot_still_starting_is_seen_whole_before_its_first_decision() -> None:
         assert clock is not None
         children = Path(f"/proc/{launcher.pid}/task/{launcher.pid}/children")
         deadline = time.monotonic() + 60
+        # (the launcher is running itself until then, and would be seen runnable on its own)
         while not children.read_text().split() and time.monotonic() < deadline:
             time.sleep(0.05)
         # (asked until it says so: a child still reading its files may be waiting on the disk)

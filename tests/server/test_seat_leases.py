@@ -154,10 +154,13 @@ def test_a_wait_given_up_for_an_away_bot_names_it_and_a_begun_match_is_left_alon
 class _StartingBot:
     """A launched bot's process as the roster sees it, made up: it says hello (with the token it
     was given) after ``hello_after`` seconds, or never; ``kept_from_cpu`` says whether the machine
-    kept it waiting for a CPU all that time (its run delay), as a loaded machine does."""
+    kept it waiting for a CPU all that time (its run delay), as a loaded machine does;
+    ``during_a_stall``: its hello comes while the server's loop stalls past the connect timeout."""
 
-    def __init__(self, pool: SessionPool, hello_after: float | None, kept_from_cpu: bool) -> None:
-        self.pool, self.hello_after, self.kept_from_cpu = pool, hello_after, kept_from_cpu
+    def __init__(
+        self, pool: SessionPool, hello_after: float | None, kept_from_cpu: bool, during_a_stall: bool
+    ) -> None:
+        self.pool, self.hello_after, self.during_a_stall = pool, hello_after, during_a_stall
         self.returncode = None
         self.process = self  # (``process.wait()``: it never exits)
         self.cpu_clock = self if kept_from_cpu else None
@@ -166,10 +169,21 @@ class _StartingBot:
     async def start(self, command: list[str], environment: dict[str, str], *args: Any, **kwargs: Any) -> Any:
         loop = asyncio.get_running_loop()
         self.started = loop.time()
+        hello = BotSession(Identity(bot="x", bot_id=1, launch_key=environment["KINGMAKER_TOKEN"]), (), 1)
         if self.hello_after is not None:
-            token = environment["KINGMAKER_TOKEN"]
-            hello = BotSession(Identity(bot="x", bot_id=1, launch_key=token), (), 1)
             loop.call_later(self.hello_after, self.pool.admit, hello)
+        if self.during_a_stall:
+
+            def arrive() -> None:  # as gRPC does: from its poller thread, then hop by hop on the loop
+                loop.call_soon_threadsafe(loop.call_soon, loop.call_soon, self.pool.admit, hello)
+
+            def stall() -> None:  # the hello comes during it, which lasts past the 0.3 s timeout
+                arrival = threading.Thread(target=arrive)
+                arrival.start()
+                arrival.join()
+                time.sleep(0.4)
+
+            loop.call_later(0.05, stall)
         return self
 
     async def wait(self) -> int:
@@ -187,14 +201,17 @@ class _StartingBot:
 
 
 def _launch(
-    monkeypatch: pytest.MonkeyPatch, hello_after: float | None, kept_from_cpu: bool
+    monkeypatch: pytest.MonkeyPatch,
+    hello_after: float | None,
+    kept_from_cpu: bool = False,
+    during_a_stall: bool = False,
 ) -> tuple[Lease, float]:
     """Lease a managed bot whose start is ``_StartingBot``'s, with a 0.3 s connect timeout: its
     lease, and how long it took."""
 
     async def scenario() -> tuple[Lease, float]:
         pool = SessionPool()
-        bot = _StartingBot(pool, hello_after, kept_from_cpu)
+        bot = _StartingBot(pool, hello_after, kept_from_cpu, during_a_stall)
         monkeypatch.setattr(BotProcess, "start", bot.start)
         roster = Roster(pool, "unused", connect_timeout=0.3, busy_timeout=5)
         started = time.monotonic()
@@ -236,30 +253,5 @@ def test_a_hello_that_came_while_the_servers_loop_stalled_is_not_called_absent(
     """The server's loop stalls past the connect timeout while the bot's hello arrives: gRPC's
     poller thread hands it to the loop, and the stream's handler takes a few loop iterations to
     admit it, while the timer that ends the wait is due at once. The stall was the server's."""
-
-    async def scenario() -> Lease:
-        pool = SessionPool()
-        loop = asyncio.get_running_loop()
-
-        async def start(command: list[str], environment: dict[str, str], *args: Any, **kwargs: Any) -> Any:
-            hello = BotSession(Identity(bot="x", bot_id=1, launch_key=environment["KINGMAKER_TOKEN"]), (), 1)
-
-            def arrive() -> None:  # as gRPC does: from its poller thread, then hop by hop on the loop
-                loop.call_soon_threadsafe(loop.call_soon, loop.call_soon, pool.admit, hello)
-
-            def stall() -> None:  # the hello comes during it, which lasts past the 0.3 s timeout
-                arrival = threading.Thread(target=arrive)
-                arrival.start()
-                arrival.join()
-                time.sleep(0.4)
-
-            loop.call_later(0.05, stall)
-            return _StartingBot(pool, hello_after=None, kept_from_cpu=False)
-
-        monkeypatch.setattr(BotProcess, "start", start)
-        roster = Roster(pool, "unused", connect_timeout=0.3, busy_timeout=5)
-        (lease,) = await roster.lease_all([Entrant(name="x", bot_id=1, command=("bot",))], "kingdoms", "A")
-        return lease
-
-    lease = asyncio.run(scenario())
+    lease, _ = _launch(monkeypatch, hello_after=None, during_a_stall=True)
     assert lease.session is not None and not lease.failure
