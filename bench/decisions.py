@@ -104,7 +104,9 @@ class WorkerBench:
                 match_id = f"m{self.played}"
                 report = await self.executor.play(GAME, seats, self.played, {}, TimeControl(), match_id)
                 assert all(seat.end_reason.name == "FINISHED" for seat in report.seats), report.seats
-                decisions += len(report.decisions)
+                # A worker's report leaves its decisions to the packed log (``report_log.as_sent``);
+                # each seat's think times are its answered requests, one a decision in Kingdoms.
+                decisions += sum(len(times) for times in report.think_ms)
             return decisions
 
         return sum(await asyncio.gather(*(pair(index) for index in range(AT_ONCE))))
