@@ -76,16 +76,17 @@ class SteadyPingPong(PingPongServer):
 
 class WorkerBench:
     """One worker process of `serve` (through ``ProcessExecutor``, as the server drives it),
-    refereeing matches of warm instant bots in pairs, ``AT_ONCE`` at a time."""
+    refereeing matches of warm instant bots in pairs, ``at_once`` at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, at_once: int = AT_ONCE) -> None:
+        self.at_once = at_once
         self.loop = asyncio.new_event_loop()
         jail = bubblewrap().usable
         settings = HostSettings(jail=jail, allow_unjailed=not jail)
         self.executor = ProcessExecutor(1, settings, LocalExecutor(Roster(SessionPool(), "unused")))
         self.loop.run_until_complete(self.executor.start())
         self.pid = self.executor.pids()[0]
-        self.bots = [Entrant(f"bot-{i}", bot_id=i + 1, command=INSTANT) for i in range(2 * AT_ONCE)]
+        self.bots = [Entrant(f"bot-{i}", bot_id=i + 1, command=INSTANT) for i in range(2 * at_once)]
         self.played = 0
         self.cpu_us(1)  # warm-up: every bot process started once
 
@@ -109,7 +110,7 @@ class WorkerBench:
                 decisions += sum(len(times) for times in report.think_ms)
             return decisions
 
-        return sum(await asyncio.gather(*(pair(index) for index in range(AT_ONCE))))
+        return sum(await asyncio.gather(*(pair(index) for index in range(self.at_once))))
 
     def close(self) -> None:
         self.loop.run_until_complete(self.executor.close())
