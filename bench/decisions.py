@@ -88,7 +88,11 @@ class WorkerBench:
         self.pid = self.executor.pids()[0]
         self.bots = [Entrant(f"bot-{i}", bot_id=i + 1, command=INSTANT) for i in range(2 * at_once)]
         self.played = 0
-        self.cpu_us(1)  # warm-up: every bot process started once
+        try:
+            self.cpu_us(1)  # warm-up: every bot process started once
+        except BaseException:
+            self.close()  # the worker and its bots stopped even when the warm-up fails
+            raise
 
     def cpu_us(self, rounds: int) -> float:
         """CPU µs of the worker per decision over ``rounds`` matches of each pair."""
