@@ -70,6 +70,9 @@ WORKERS = usable_cores()
 TOKEN = "bench"
 METADATA = (("authorization", f"Bearer {TOKEN}"),)
 
+CLIENT_EXIT_S = 60
+"""How long the ping-pong's clients may take to exit once their matches are over (a loaded machine)."""
+
 CLIENT = """
 import sys, grpc, queue
 outgoing = queue.SimpleQueue()
@@ -133,10 +136,18 @@ class PingPongServer:
             for _ in range(2 * matches)
         ]
         try:
-            return self.loop.run_until_complete(self._matches(matches, decisions_per_match))
-        finally:
+            rate = self.loop.run_until_complete(self._matches(matches, decisions_per_match))
+        except BaseException:
             for client in clients:
-                client.wait(10)
+                client.kill()
+            raise
+        finally:
+            # Waited for with the loop running: a stream is closed by its handler, which may still
+            # be awaiting its last request's send when the matches end (its completion comes
+            # through the loop, late on a loaded machine); a stopped loop left the clients
+            # waiting for the stream's end until `client.wait` gave up.
+            self.loop.run_until_complete(_exited(clients, CLIENT_EXIT_S))
+        return rate
 
     async def _matches(self, matches: int, decisions: int) -> float:
         assert self.streams is not None
@@ -168,6 +179,11 @@ class PingPongServer:
         self.loop.run_until_complete(self.server.stop(0))
         self.loop.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+async def _exited(clients: list[subprocess.Popen[bytes]], within_s: float) -> None:
+    """Wait for every client to exit, each in a thread, so that the loop runs meanwhile."""
+    await asyncio.gather(*(asyncio.to_thread(client.wait, within_s) for client in clients))
 
 
 class Launches:
