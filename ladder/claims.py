@@ -30,7 +30,7 @@ def claim_with_runnables(
 def _claim_with_runnables(
     db: Database, league_id: int, limit: int, busy: Collection[int], absent: frozenset[int]
 ) -> tuple[list[MatchTicket], dict[int, Runnable] | Exception]:
-    with db.transaction() as session:
+    with db.transaction(flushed=False) as session:  # a restart replays what a crash loses
         league = league_row(session, league_id, lock=True)
         tickets = claim_in(session, league, limit, busy, absent)
         if not tickets:

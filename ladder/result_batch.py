@@ -63,7 +63,7 @@ def _finish_all(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishRe
     taken. If one is refused, the whole transaction is rolled back (``_Refused``) and the batch
     written again by ``_finish_each``, so that what is stored is what that alone stores."""
     found: list[FinishReport | Exception] = []
-    with db.transaction() as session:
+    with db.transaction(flushed=False) as session:  # a restart replays what a crash loses
         for outcome in outcomes:
             try:
                 recorded = record_in(session, outcome, counts=True)
@@ -81,7 +81,7 @@ def _finish_all(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishRe
 
 def _finish_each(db: Database, outcomes: Sequence[MatchOutcome]) -> list[FinishReport | Exception]:
     found: list[FinishReport | Exception] = []
-    with db.transaction() as session:
+    with db.transaction(flushed=False) as session:  # a restart replays what a crash loses
         for outcome in outcomes:
             try:
                 with session.begin_nested():

@@ -12,7 +12,10 @@ SQLite is set up for one server process calling from several worker threads:
   up front, so two threads that both read and then write serialise cleanly instead of one failing
   with "database is locked" when it tries to upgrade its read lock;
 - a read transaction (``read()``) starts with a plain ``BEGIN``: under WAL it reads a snapshot and
-  never takes the write lock, so however long a read runs, no writer waits for it.
+  never takes the write lock, so however long a read runs, no writer waits for it;
+- a write's commit waits until the disk has it (``synchronous=FULL``), except a transaction opened
+  with ``transaction(flushed=False)`` (``synchronous=NORMAL``, set on the connection only when it
+  changes): see ``transaction``.
 
 PostgreSQL (``postgresql://...``, driven by psycopg 3) is set up for several server processes:
 
@@ -23,6 +26,7 @@ PostgreSQL (``postgresql://...``, driven by psycopg 3) is set up for several ser
   it), so two matches of one bot finishing at once both count;
 - a read transaction is REPEATABLE READ and READ ONLY: one snapshot for the whole read (as SQLite's
   WAL gives), which under MVCC never blocks a writer nor waits for one;
+- ``transaction(flushed=False)`` commits with ``synchronous_commit`` off (``SET LOCAL``);
 - a transaction that PostgreSQL still aborts as a deadlock or serialization failure is retried by
   ``retrying`` (the server's ``until_stored`` also retries whatever the database refused for now).
 
@@ -54,6 +58,11 @@ DEFAULT_URL = "sqlite:///kingmaker.db"
 SQLITE_BUSY_TIMEOUT_S = 30
 READ_ONLY_OPTION = "kingmaker_read_only"
 """Execution option marking the connections of read transactions (see ``Database.read``)."""
+UNFLUSHED_OPTION = "kingmaker_unflushed"
+"""Execution option marking the connections of transactions whose commit need not wait for the
+disk (see ``Database.transaction``)."""
+_SYNCHRONOUS = "kingmaker_synchronous"
+"""Where an SQLite connection's record keeps the ``synchronous`` level it was last set to."""
 POSTGRES_CONNECT_TIMEOUT_S = 10
 """How long opening a PostgreSQL connection may take (unless the URL says ``connect_timeout``)."""
 POSTGRES_DRIVER = "postgresql+psycopg"
@@ -75,16 +84,25 @@ class Database:
         if engine.dialect.name == "postgresql":
             reading |= {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
         self._reader = engine.execution_options(**reading)
+        self._unflushed = engine.execution_options(**{UNFLUSHED_OPTION: True})
 
     @property
     def url(self) -> str:
         return shown_url(self.engine.url)
 
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
+    def transaction(self, *, flushed: bool = True) -> Iterator[Session]:
         """A session in one write transaction: committed if the block ends normally, else rolled
-        back."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+        back.
+
+        ``flushed=False`` is for what a restart redoes anyway (a match's claim and its result: a
+        match left *running* or *scheduled* is played again): its commit returns once the
+        database has the transaction, before the disk does. The server process crashing loses
+        none of it; the machine losing power may lose the last such commits, never one made
+        before a flushed commit (both databases write their log in order, and a flushed commit
+        waits for all of it), and never half of one."""
+        bind = self.engine if flushed else self._unflushed
+        with Session(bind, expire_on_commit=False) as session, session.begin():
             yield session
 
     @contextmanager
@@ -179,7 +197,7 @@ def _check_sqlite_path(path: Path, url: URL) -> None:
         raise DatabaseUrlError(f"cannot open {shown_url(url)}: {str(target)!r} is not writable")
 
 
-def _configure_sqlite_connection(busy_timeout_s: float, dbapi_connection: Any, _record: Any) -> None:
+def _configure_sqlite_connection(busy_timeout_s: float, dbapi_connection: Any, record: Any) -> None:
     # Let SQLAlchemy's "begin" event issue BEGIN itself (see _begin_immediate).
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
@@ -187,13 +205,31 @@ def _configure_sqlite_connection(busy_timeout_s: float, dbapi_connection: Any, _
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
         cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=FULL")  # said, not left to how SQLite was built
     finally:
         cursor.close()
+    record.info[_SYNCHRONOUS] = "FULL"
 
 
 def _begin_immediate(connection: Any) -> None:
-    reading = connection.get_execution_options().get(READ_ONLY_OPTION, False)
-    connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
+    options = connection.get_execution_options()
+    if options.get(READ_ONLY_OPTION, False):
+        connection.exec_driver_sql("BEGIN")
+        return
+    # Set between transactions (SQLite refuses it inside one), and only when it changes: the
+    # database thread runs claims and results, unflushed, one after the other.
+    wanted = "NORMAL" if options.get(UNFLUSHED_OPTION, False) else "FULL"
+    info = connection.connection.info
+    if info.get(_SYNCHRONOUS) != wanted:
+        connection.exec_driver_sql(f"PRAGMA synchronous={wanted}")
+        info[_SYNCHRONOUS] = wanted
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _commit_unflushed(connection: Any) -> None:
+    """PostgreSQL: this transaction's commit does not wait for the disk (``SET LOCAL`` ends with it)."""
+    if connection.get_execution_options().get(UNFLUSHED_OPTION, False):
+        connection.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
 
 
 def _server_engine(url: URL) -> Engine:
@@ -208,6 +244,8 @@ def _server_engine(url: URL) -> Engine:
         ) from None
     except ArgumentError as error:
         raise DatabaseUrlError(f"bad database URL {shown_url(url)}: {_first_line(error)}") from None
+    if url.get_backend_name() == "postgresql":
+        event.listen(engine, "begin", _commit_unflushed)
     event.listen(engine.pool, "checkin", _note_checkin)
     event.listen(engine.pool, "checkout", functools.partial(_ping_if_idle, engine.dialect))
     try:
