@@ -8,6 +8,9 @@ with a log packed as a worker packs it and ~70 think times a seat), then one mat
 the bots in play busy. Measured: the CPU time of the claims and of the results (``thread_time``),
 per match, after a warm-up league.
 
+``--bots N`` plays a round robin of N bots instead of 16 (64: 4,032 matches a league, which
+shows what a claim's cost does as a league's plan grows).
+
 ``--compare PYTHON`` runs this file alternately under this tree's interpreter and another tree's
 (``PYTHON``: that tree's ``.venv/bin/python``), ``--runs`` times each, and prints both's medians
 (min-max) and the machine's load: a change measured beside what it changes, in one run. Either
@@ -55,11 +58,11 @@ def _outcome(ticket: MatchTicket, runnables: dict[int, Runnable], coin: random.R
     return MatchOutcome(ticket.match_id, seats, "1", timings=timings, packed=packed)
 
 
-def league(url: str, name: str, seed: int) -> tuple[float, float, int]:
-    """One league played through the ladder's calls: CPU ms of its claims and its results, and
-    its matches."""
+def league(url: str, name: str, seed: int, bots: int = BOTS) -> tuple[float, float, int]:
+    """One league of ``bots`` played through the ladder's calls: CPU ms of its claims and its
+    results, and its matches."""
     db = open_database(url)
-    names = [f"bot-{i:02d}" for i in range(BOTS)]
+    names = [f"bot-{i:02d}" for i in range(bots)]
     league_id = create_league(db, name, GAME, names, rounds=ROUNDS, seed=seed).id
     coin = random.Random(seed)
     in_play: list[MatchTicket] = []
@@ -87,19 +90,19 @@ def league(url: str, name: str, seed: int) -> tuple[float, float, int]:
     return 1000 * claims, 1000 * results, played
 
 
-def once() -> dict[str, float]:
+def once(bots: int = BOTS) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="km-main-path-"))
     url = f"sqlite:///{folder / 'ladder.db'}"
     db = open_database(url)
-    for i in range(BOTS):
+    for i in range(bots):
         register_bot(db, f"bot-{i:02d}", [GAME])
     db.engine.dispose()
-    league(url, "warm-up", 1)
-    claims, results, played = league(url, "measured", 2)
+    league(url, "warm-up", 1, bots)
+    claims, results, played = league(url, "measured", 2, bots)
     return {"claim": claims / played, "result": results / played, "matches": played}
 
 
-def compare(other: str, runs: int, other_path: str | None = None) -> None:
+def compare(other: str, runs: int, other_path: str | None = None, bots: int = BOTS) -> None:
     here = sys.executable
     found: dict[str, list[dict[str, float]]] = {"other": [], "this": []}
     loads = []
@@ -110,7 +113,7 @@ def compare(other: str, runs: int, other_path: str | None = None) -> None:
             if key == "other":  # its own tree's packages (or those of ``--other-path``)
                 env.pop("PYTHONPATH", None)
                 env |= {"PYTHONPATH": other_path} if other_path else {}
-            command = [python, __file__, "--once"]
+            command = [python, __file__, "--once", "--bots", str(bots)]
             out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
             found[key].append(json.loads(out.splitlines()[-1]))
             print(key, found[key][-1], file=sys.stderr)
@@ -128,9 +131,10 @@ def compare(other: str, runs: int, other_path: str | None = None) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    bots = int(args[args.index("--bots") + 1]) if "--bots" in args else BOTS
     if "--compare" in args:
         runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 4
         other_path = args[args.index("--other-path") + 1] if "--other-path" in args else None
-        compare(args[args.index("--compare") + 1], runs, other_path)
+        compare(args[args.index("--compare") + 1], runs, other_path, bots)
     else:
-        print(json.dumps(once()))
+        print(json.dumps(once(bots)))

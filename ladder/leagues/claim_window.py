@@ -82,7 +82,10 @@ _FREE_SEATS = _seats_of(
     select(_window.c.id)
     .where(
         ~exists().where(
-            _taken.c.match_id == _window.c.id, _taken.c.bot_id.in_(bindparam("taken", expanding=True))
+            _taken.c.match_id == _window.c.id,
+            # ``+ 0``: the seats are looked up by match (two rows), not by each busy bot and match
+            # (SQLite chose the latter, a lookup per busy bot per window match: twice the time).
+            (_taken.c.bot_id + 0).in_(bindparam("taken", expanding=True)),
         )
     )
     .order_by(_window.c.ordinal, _window.c.id)

@@ -250,7 +250,8 @@ class LeaguePair(SQLModel, table=True):
 
 class Match(SQLModel, table=True):
     __table_args__ = (
-        Index("ix_match_league_status", "league_id", "status"),
+        # A league's scheduled matches in plan order (a claim's window), read from the index.
+        Index("ix_match_league_status_plan", "league_id", "status", "ordinal", "id"),
         Index("ix_match_game_seed", "game", "seed"),
     )
 
