@@ -413,11 +413,25 @@ class _InChild:
             self.cgroup.join()
         if self.niceness:
             os.nice(self.niceness)
+        _batch_scheduled()
         self.limits.apply()
         if self.uid is not None:
             os.setgroups([])
             os.setgid(self.uid)
             os.setuid(self.uid)
+
+
+def _batch_scheduled() -> None:
+    """Schedule this process and all it starts as batch work (Linux's ``SCHED_BATCH``): the same
+    share of the CPU by its nice value and weight, but, woken, it does not preempt the server at
+    once. A referee's request wakes its bot, which took the core from the worker in the middle of
+    its work: batch bots cost their worker and themselves less CPU a decision (``docs/scaling.md``).
+    A bot's clock counts its own CPU time, and the time it waited for a CPU extends its wall-time
+    ceiling, as before. Where the policy is missing, nothing changes."""
+    batch = getattr(os, "SCHED_BATCH", None)
+    if batch is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, batch, os.sched_param(0))
 
 
 def nice_for_weight(weight: int) -> int:
