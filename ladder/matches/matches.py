@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from kingmaker.games.api import OptionValue
@@ -56,6 +56,7 @@ from kingmaker.ladder.storage.db import Database, retrying
 from kingmaker.ladder.storage.models import (
     Bot,
     League,
+    LeagueStatusCount,
     Match,
     MatchSeat,
     MatchStatus,
@@ -393,11 +394,10 @@ def _close(session: Session, league: League | None) -> None:
         session.add(league)
 
 
-_STATUSES = (
-    select(col(Match.status), func.count())
-    .where(col(Match.league_id) == bindparam("league"))
-    .group_by(col(Match.status))
+_STATUSES = select(col(LeagueStatusCount.status), col(LeagueStatusCount.matches)).where(
+    col(LeagueStatusCount.league_id) == bindparam("league")
 )
+"""Kept by the database's triggers (``status_counts``): a few rows, whatever the league's age."""
 
 
 def statuses_in(session: Session, league_id: int) -> dict[str, int]:

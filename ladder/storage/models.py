@@ -20,6 +20,7 @@ from kingmaker.ladder.storage.notice_rows import NoticeKind as NoticeKind
 from kingmaker.ladder.storage.rating_tables import PeopleRating as PeopleRating
 from kingmaker.ladder.storage.rating_tables import Rating as Rating
 from kingmaker.ladder.storage.rating_tables import RatingHistory as RatingHistory
+from kingmaker.ladder.storage.status_counts import LeagueStatusCount as LeagueStatusCount
 
 
 def utc_now() -> datetime:
