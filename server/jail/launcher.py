@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import math
 import os
 import shutil
 import signal
@@ -35,6 +34,7 @@ from kingmaker.server.jail.bot_folders import bot_folders
 from kingmaker.server.jail.bot_users import BOT_UIDS, closed_to_others, processes_rlimit
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
 from kingmaker.server.jail.folder_bound import FolderBound, FolderTooBig
+from kingmaker.server.jail.in_child import InChild, nice_for_weight
 from kingmaker.server.jail.memory_files import memory_file
 from kingmaker.server.jail.no_follow import FolderRefused, copy_tree
 from kingmaker.server.jail.sandbox import (
@@ -194,7 +194,7 @@ class BotProcess:
         cgroup = BotCgroup.create(memory, limits.bot_processes, limits.cpu_cores, limits.cpu_weight)
         weighed = cgroup is not None and cgroup.weighs_cpu
         niceness = 0 if weighed else nice_for_weight(limits.cpu_weight)
-        in_child = _InChild(limits_in_child, cgroup, uid if bwrap is None else None, niceness)
+        in_child = InChild(limits_in_child, cgroup, uid if bwrap is None else None, niceness)
         env = {name: os.environ[name] for name in INHERITED if name in os.environ}
         own_folder = str(workdir) if bwrap is None else WORK_FOLDER
         env.update(HOME=own_folder, TMPDIR=own_folder)
@@ -399,47 +399,6 @@ def _others_can_run(command: Sequence[str], cwd: str | None) -> bool:
             "closed to other users, so a user of the bot's own could not run it"
         )
     return closed is None
-
-
-class _InChild:
-    """What runs in the bot's process between fork and exec: join its cgroups (as root), set its
-    limits, and, outside the jail, become its own user (inside, the jail's first step does)."""
-
-    def __init__(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None, niceness: int = 0) -> None:
-        self.limits, self.cgroup, self.uid, self.niceness = limits, cgroup, uid, niceness
-
-    def run(self) -> None:
-        if self.cgroup is not None:
-            self.cgroup.join()
-        if self.niceness:
-            os.nice(self.niceness)
-        _batch_scheduled()
-        self.limits.apply()
-        if self.uid is not None:
-            os.setgroups([])
-            os.setgid(self.uid)
-            os.setuid(self.uid)
-
-
-def _batch_scheduled() -> None:
-    """Schedule this process and all it starts as batch work (Linux's ``SCHED_BATCH``): the same
-    share of the CPU by its nice value and weight, but, woken, it does not preempt the server at
-    once. A referee's request wakes its bot, which took the core from the worker in the middle of
-    its work: batch bots cost their worker and themselves less CPU a decision (``docs/scaling.md``).
-    A bot's clock counts its own CPU time, and the time it waited for a CPU extends its wall-time
-    ceiling, as before. Where the policy is missing, nothing changes."""
-    batch = getattr(os, "SCHED_BATCH", None)
-    if batch is not None:
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(0, batch, os.sched_param(0))
-
-
-def nice_for_weight(weight: int) -> int:
-    """The ``nice`` value that weighs about ``weight`` against 100 (each step of nice is ~1.25x
-    of CPU share), where no cgroup carries the weight; 0 for the default or a higher weight."""
-    if not weight or weight >= 100:
-        return 0
-    return min(19, round(math.log(100 / weight) / math.log(1.25)))
 
 
 def _kill_every_process_of(uid: int) -> None:

@@ -17,7 +17,8 @@ from kingmaker.server.building.build_store import BuildStore
 from kingmaker.server.building.builds import build_folder
 from kingmaker.server.building.submission_limits import BUILD_LIMITS, BuildLimits
 from kingmaker.server.jail.cgroups import BotCgroup, cgroup_support
-from kingmaker.server.jail.launcher import BotProcess, nice_for_weight
+from kingmaker.server.jail.in_child import nice_for_weight
+from kingmaker.server.jail.launcher import BotProcess
 from kingmaker.server.jail.sandbox import Limits, SandboxPolicy, bubblewrap
 
 
