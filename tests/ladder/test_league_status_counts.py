@@ -89,24 +89,21 @@ def test_the_revision_counts_the_leagues_already_there(tmp_path: Path) -> None:
     now = datetime(2026, 11, 30, tzinfo=UTC)
     statuses = ["finished"] * 5 + ["void", "scheduled", "scheduled", "running", "cancelled"]
     with engine.begin() as connection:
+
+        def insert(table: str, **values: object) -> None:
+            columns = ", ".join(values)
+            marks = ", ".join(f":{name}" for name in values)
+            connection.execute(text(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})'), values)
+
         for league in (1, 2):
-            connection.execute(
-                text(
-                    "INSERT INTO league (id, name, game, format, players, seed, duplicate, options, settings, "
-                    "groups_planned, matches_planned, finished, paused, created_at) VALUES (:id, :name, "
-                    "'kingdoms', 'round_robin', 2, 1, 0, '{}', '{}', 0, 0, 0, 0, :now)"
-                ),
-                {"id": league, "name": f"old-{league}", "now": now},
-            )
+            insert("league", id=league, name=f"old-{league}", game="kingdoms", format="round_robin",
+                   players=2, seed=1, duplicate=False, options="{}", settings="{}", groups_planned=0,
+                   matches_planned=0, finished=False, paused=False, created_at=now)  # fmt: skip
         for number, status in enumerate(statuses * 2):
             league = None if number == 3 else 1 + number // len(statuses)
-            connection.execute(
-                text(
-                    'INSERT INTO "match" (league_id, ordinal, game, players, seed, options, status, rated, '
-                    "rated_with_people, created_at) VALUES (:league, :n, 'kingdoms', 2, 9, '{}', :status, 1, 0, :now)"
-                ),
-                {"league": league, "n": number, "status": status, "now": now},
-            )
+            insert("match", league_id=league, ordinal=number, game="kingdoms", players=2, seed=9,
+                   options="{}", status=status, rated=True, rated_with_people=False,
+                   created_at=now)  # fmt: skip
     upgrade(engine)
     with engine.connect() as connection:
         kept = connection.execute(text("SELECT league_id, status, matches FROM leaguestatuscount")).all()
