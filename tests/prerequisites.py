@@ -127,6 +127,7 @@ CONDITIONS = (
     ),
     Condition("uninstall the MySQL driver (its absence is what the test checks)", ("MySQL",)),
     Condition("a Linux with glibc (the server caps and trims glibc's memory arenas)", ("glibc only",)),
+    Condition("Linux (the server schedules a bot's processes as SCHED_BATCH)", ("scheduling policies",)),
 )
 
 
