@@ -13,8 +13,9 @@ from kingmaker.server.jail.sandbox import Limits
 
 
 class InChild:
-    """What runs in the bot's process between fork and exec: join its cgroups (as root), set its
-    limits, and, outside the jail, become its own user (inside, the jail's first step does)."""
+    """What runs in the bot's process between fork and exec: join its cgroups (as root), take its
+    nice value and batch scheduling, set its limits, and, outside the jail, become its own user
+    (inside, the jail's first step does)."""
 
     def __init__(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None, niceness: int = 0) -> None:
         self.limits, self.cgroup, self.uid, self.niceness = limits, cgroup, uid, niceness
