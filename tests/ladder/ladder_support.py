@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import inspect, text
+from sqlalchemy import Connection, inspect, text
 from sqlmodel import select
 
 from kingmaker.games.api import Game, GameSpec, OptionSpec
@@ -79,3 +79,10 @@ def snapshot(db: Database) -> dict[str, list[tuple[Any, ...]]]:
             )
             for table in tables
         }
+
+
+def insert_row(connection: Connection, table: str, **values: object) -> None:
+    """One row written as plain SQL: a revision's test fills the tables as an older schema had them."""
+    columns = ", ".join(values)
+    marks = ", ".join(f":{name}" for name in values)
+    connection.execute(text(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})'), values)

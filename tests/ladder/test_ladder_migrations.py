@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,6 +12,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from ladder_support import insert_row
 from postgres_server import Databases
 from sqlalchemy import Engine, create_engine, inspect, text
 from sqlmodel import SQLModel
@@ -97,11 +99,7 @@ def test_0009_counts_the_leagues_already_played(empty_engine: Engine) -> None:
     upgrade(empty_engine, before)
     now = datetime(2026, 11, 22, tzinfo=UTC)
     with empty_engine.begin() as connection:
-
-        def insert(table: str, **values: object) -> None:
-            columns = ", ".join(values)
-            marks = ", ".join(f":{name}" for name in values)
-            connection.execute(text(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})'), values)
+        insert = functools.partial(insert_row, connection)
 
         for bot in (1, 2, 3):
             insert("bot", id=bot, name=f"b{bot}", token_hash=f"h{bot}", enabled=True, created_at=now,

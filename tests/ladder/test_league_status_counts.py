@@ -7,13 +7,14 @@ revision fills them for the leagues already there."""
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
 from alembic.script import ScriptDirectory
-from ladder_support import TEST_GAME, make_bots
+from ladder_support import TEST_GAME, insert_row, make_bots
 from sqlalchemy import create_engine, text
 from test_ladder_concurrent_finishes import outcome
 
@@ -89,11 +90,7 @@ def test_the_revision_counts_the_leagues_already_there(tmp_path: Path) -> None:
     now = datetime(2026, 11, 30, tzinfo=UTC)
     statuses = ["finished"] * 5 + ["void", "scheduled", "scheduled", "running", "cancelled"]
     with engine.begin() as connection:
-
-        def insert(table: str, **values: object) -> None:
-            columns = ", ".join(values)
-            marks = ", ".join(f":{name}" for name in values)
-            connection.execute(text(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})'), values)
+        insert = functools.partial(insert_row, connection)
 
         for league in (1, 2):
             insert("league", id=league, name=f"old-{league}", game="kingdoms", format="round_robin",
