@@ -59,6 +59,20 @@ def play(server: BackgroundServer, name: str, rounds: int) -> None:
     server.run(run())
 
 
+STREAM_TASKS = {"_read", "_handle_exceptions", "_schedule_rpc_coro"}
+"""The coroutines of a stream's tasks: the Arena's reader (``arena._read``) and what grpc.aio runs
+each call in. A fixed pause for them once the sessions were gone (0.5 s) was the one step of this
+count that a slow machine could outrun."""
+
+
+def _stream_tasks() -> list[asyncio.Task[object]]:
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if getattr(task.get_coro(), "__qualname__", "").rpartition(".")[2] in STREAM_TASKS
+    ]
+
+
 def held(server: BackgroundServer) -> tuple[dict[str, int], int]:
     """What the server holds now, counted, once the idle processes it keeps for the next match
     (``Roster.keep_idle_s``: how many depends on how the matches fell) are stopped; and how many
@@ -70,12 +84,13 @@ def held(server: BackgroundServer) -> tuple[dict[str, int], int]:
     server.run(roster.retire())
 
     async def settled() -> int:
-        """The tasks left once every stopped process's stream has ended (they end as it goes)."""
+        """The tasks left once every stopped process's stream has ended (they end as it goes):
+        its session gone, and then its tasks (the stream's reader and gRPC's own task for the
+        call) returned, which a loaded machine may take a while to get to."""
         for _ in range(600):
-            if not kingmaker.pool.sessions:
+            if not kingmaker.pool.sessions and not _stream_tasks():
                 break
             await asyncio.sleep(0.1)
-        await asyncio.sleep(0.5)  # the streams' own handlers return after their sessions go
         return len(asyncio.all_tasks())
 
     tasks = server.run(settled())
