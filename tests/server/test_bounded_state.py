@@ -65,12 +65,10 @@ each call in. A fixed pause for them once the sessions were gone (0.5 s) was the
 count that a slow machine could outrun."""
 
 
-def _stream_tasks() -> list[asyncio.Task[object]]:
-    return [
-        task
-        for task in asyncio.all_tasks()
-        if getattr(task.get_coro(), "__qualname__", "").rpartition(".")[2] in STREAM_TASKS
-    ]
+def _stream_tasks() -> list[str]:
+    """The names of the stream tasks running on this loop now."""
+    names = (getattr(task.get_coro(), "__qualname__", "") for task in asyncio.all_tasks())
+    return [name for name in names if name.rpartition(".")[2] in STREAM_TASKS]
 
 
 def held(server: BackgroundServer) -> tuple[dict[str, int], int]:
@@ -81,6 +79,13 @@ def held(server: BackgroundServer) -> tuple[dict[str, int], int]:
     roster = kingmaker.roster
     assert roster is not None
     kept = roster.kept()
+
+    async def streams_open() -> set[str]:
+        return set(_stream_tasks())
+
+    # Each kept process has its stream open: if gRPC named its tasks otherwise, the wait below
+    # would not see them, and would count too early again.
+    assert not kept or server.run(streams_open()) == STREAM_TASKS, server.run(streams_open())
     server.run(roster.retire())
 
     async def settled() -> int:
